@@ -1,0 +1,209 @@
+//! Parse: the struct-level `#[rowkey(...)]` attribute into plain values.
+//!
+//! The attribute is not a list of `syn::Meta` (`then = a, b, rev(c)` has
+//! commas inside one value), so it has a small grammar of its own:
+//!
+//! ```text
+//! attr      := option ("," option)* ","?
+//! option    := "salt" "=" salt | "then" "=" component ("," component)*
+//!            | "prefix" "=" (string | byte-string) | "format" "=" ident ("(" ... ")")?
+//!            | "crate" "=" string
+//! salt      := "hash" "(" ("*" | ident ("," ident)*)? ")" "%" integer
+//!            | "random" "%" integer
+//! component := ident | ident "(" ident ("," integer)? ")"
+//! ```
+//!
+//! A component list ends where the next `ident =` begins. Nothing is checked
+//! here beyond the grammar: unknown fields, bad bucket counts and the like are
+//! the check stage's business, so they can all be reported at once.
+
+use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::{parenthesized, Ident, LitByteStr, LitInt, LitStr, Token};
+
+/// The options of one or more `#[rowkey(...)]` attributes on the struct.
+#[derive(Default)]
+pub struct KeyAttr {
+    pub salt: Option<SaltExpr>,
+    pub then: Option<(Ident, Vec<ComponentExpr>)>,
+    pub prefix: Option<(Span, Vec<u8>)>,
+    pub format: Option<Ident>,
+    pub krate: Option<syn::Path>,
+}
+
+pub struct SaltExpr {
+    /// `hash` or `random`.
+    pub keyword: Ident,
+    /// `None` for `random`.
+    pub fields: Option<HashFields>,
+    pub modulus: LitInt,
+}
+
+pub enum HashFields {
+    All,
+    List(Vec<Ident>),
+}
+
+pub struct ComponentExpr {
+    pub field: Ident,
+    pub transform: Option<Transform>,
+}
+
+pub struct Transform {
+    pub name: Ident,
+    /// Further arguments after the field (`bucket(ts, 86400)`).
+    pub args: Vec<LitInt>,
+}
+
+/// One option, as parsed.
+enum Option_ {
+    Salt(SaltExpr),
+    Then(Ident, Vec<ComponentExpr>),
+    Prefix(Span, Vec<u8>),
+    Format(Ident),
+    Crate(syn::Path),
+}
+
+impl KeyAttr {
+    /// Merges the options of another `#[rowkey(...)]` attribute; a repeated option is an error.
+    pub fn parse_into(&mut self, input: ParseStream) -> syn::Result<()> {
+        while !input.is_empty() {
+            let key = input.call(Ident::parse_any)?;
+            let duplicate = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
+            match parse_option(&key, input)? {
+                Option_::Salt(s) if self.salt.is_none() => self.salt = Some(s),
+                Option_::Then(k, c) if self.then.is_none() => self.then = Some((k, c)),
+                Option_::Prefix(s, p) if self.prefix.is_none() => self.prefix = Some((s, p)),
+                Option_::Format(f) if self.format.is_none() => self.format = Some(f),
+                Option_::Crate(p) if self.krate.is_none() => self.krate = Some(p),
+                _ => return Err(duplicate()),
+            }
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        Ok(())
+    }
+}
+
+fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
+    let name = key.to_string();
+    let known = ["salt", "then", "prefix", "format", "crate"];
+    if !known.contains(&name.as_str()) {
+        return Err(syn::Error::new(
+            key.span(),
+            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `crate`"),
+        ));
+    }
+    input.parse::<Token![=]>()?;
+    Ok(match name.as_str() {
+        "salt" => Option_::Salt(input.parse()?),
+        "then" => Option_::Then(key.clone(), parse_components(input)?),
+        "prefix" => {
+            if input.peek(LitByteStr) {
+                let lit: LitByteStr = input.parse()?;
+                Option_::Prefix(lit.span(), lit.value())
+            } else {
+                let lit: LitStr = input.parse()?;
+                Option_::Prefix(lit.span(), lit.value().into_bytes())
+            }
+        }
+        "format" => {
+            let format: Ident = input.parse()?;
+            if input.peek(syn::token::Paren) {
+                let content;
+                parenthesized!(content in input);
+                content.parse::<TokenStream>()?;
+            }
+            Option_::Format(format)
+        }
+        _ => {
+            let lit: LitStr = input.parse()?;
+            Option_::Crate(lit.parse()?)
+        }
+    })
+}
+
+fn parse_components(input: ParseStream) -> syn::Result<Vec<ComponentExpr>> {
+    let mut components = vec![input.parse::<ComponentExpr>()?];
+    while input.peek(Token![,]) {
+        let ahead = input.fork();
+        ahead.parse::<Token![,]>()?;
+        let next_is_option =
+            ahead.is_empty() || (ahead.peek(Ident::peek_any) && ahead.peek2(Token![=]));
+        if next_is_option {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+        components.push(input.parse()?);
+    }
+    Ok(components)
+}
+
+impl Parse for ComponentExpr {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let first = input.call(Ident::parse_any)?;
+        if !input.peek(syn::token::Paren) {
+            return Ok(ComponentExpr {
+                field: first,
+                transform: None,
+            });
+        }
+        let content;
+        parenthesized!(content in input);
+        let field = content.call(Ident::parse_any)?;
+        let mut args = Vec::new();
+        while !content.is_empty() {
+            content.parse::<Token![,]>()?;
+            if content.is_empty() {
+                break;
+            }
+            args.push(content.parse()?);
+        }
+        Ok(ComponentExpr {
+            field,
+            transform: Some(Transform { name: first, args }),
+        })
+    }
+}
+
+impl Parse for SaltExpr {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let keyword: Ident = input.parse()?;
+        match keyword.to_string().as_str() {
+            "hash" => {
+                let content;
+                parenthesized!(content in input);
+                let fields = if content.peek(Token![*]) {
+                    content.parse::<Token![*]>()?;
+                    HashFields::All
+                } else {
+                    let list = content.parse_terminated(Ident::parse_any, Token![,])?;
+                    HashFields::List(list.into_iter().collect())
+                };
+                input.parse::<Token![%]>()?;
+                let modulus = input.parse()?;
+                Ok(SaltExpr {
+                    keyword,
+                    fields: Some(fields),
+                    modulus,
+                })
+            }
+            "random" => {
+                input.parse::<Token![%]>()?;
+                let modulus = input.parse()?;
+                Ok(SaltExpr {
+                    keyword,
+                    fields: None,
+                    modulus,
+                })
+            }
+            _ => Err(syn::Error::new(
+                keyword.span(),
+                "expected `hash(field, ...) % N` or `hash(*) % N`",
+            )),
+        }
+    }
+}

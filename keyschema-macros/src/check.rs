@@ -1,0 +1,287 @@
+//! Check: every rule of the compile-time list, each error on the offending
+//! token. All errors are collected and reported together.
+
+use crate::attr::{HashFields, KeyAttr, SaltExpr};
+use crate::model::{Component, Field, KeySpec, Order, SaltSpec};
+use darling::{util::Flag, FromField};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields};
+
+/// The largest bucket count: a two-byte salt.
+const MAX_BUCKETS: u64 = 65_536;
+
+#[derive(FromField)]
+#[darling(attributes(rowkey))]
+struct FieldOpts {
+    ident: Option<syn::Ident>,
+    ty: syn::Type,
+    skip: Flag,
+}
+
+/// The struct, checked and turned into a [`KeySpec`]; or every error found.
+pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
+    let mut errors = darling::Error::accumulator();
+
+    let named = match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(named),
+            Fields::Unnamed(_) => {
+                errors.push(error(
+                    input.ident.span(),
+                    "`RowKey` needs a struct with named fields; this is a tuple struct. Name the fields so `then = ...` can list them",
+                ));
+                None
+            }
+            Fields::Unit => {
+                errors.push(error(
+                    input.ident.span(),
+                    "`RowKey` needs a struct with named fields; this is a unit struct",
+                ));
+                None
+            }
+        },
+        Data::Enum(e) => {
+            errors.push(error(
+                e.enum_token.span,
+                "`RowKey` can be derived only for a struct with named fields, not an enum",
+            ));
+            None
+        }
+        Data::Union(u) => {
+            errors.push(error(
+                u.union_token.span,
+                "`RowKey` can be derived only for a struct with named fields, not a union",
+            ));
+            None
+        }
+    };
+    if !input.generics.params.is_empty() {
+        errors.push(error(
+            input.generics.span(),
+            "`RowKey` does not support generic structs: a key's layout must be fixed; use concrete field types",
+        ));
+    }
+
+    let mut attr = KeyAttr::default();
+    let mut attr_seen = false;
+    for a in input.attrs.iter().filter(|a| a.path().is_ident("rowkey")) {
+        attr_seen = true;
+        if let Err(e) = a.parse_args_with(|stream: syn::parse::ParseStream| attr.parse_into(stream))
+        {
+            errors.push(e.into());
+        }
+    }
+
+    let fields: Vec<(Field, bool)> = named
+        .map(|named| {
+            named
+                .named
+                .iter()
+                .filter_map(|f| {
+                    let opts = errors.handle(FieldOpts::from_field(f))?;
+                    let ident = opts.ident?;
+                    Some((Field { ident, ty: opts.ty }, opts.skip.is_present()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let find = |name: &syn::Ident| fields.iter().find(|(f, _)| f.ident == *name);
+
+    if let Some(format) = &attr.format {
+        if format != "binary" {
+            let message = if format == "text" {
+                "`format = text(...)` is not available yet: keys are binary (memcomparable) in this version; render them for people with `Schema::render`"
+            } else {
+                "unknown format; expected `binary`"
+            };
+            errors.push(error(format.span(), message));
+        }
+    }
+
+    // The components, in key order.
+    let mut components: Vec<Component> = Vec::new();
+    match &attr.then {
+        None if named.is_some() => {
+            let message = if attr_seen {
+                "missing `then = ...`: list the key's components in order, e.g. `#[rowkey(then = user_id, rev(timestamp))]`"
+            } else {
+                "missing `#[rowkey(then = ...)]`: list the key's components in order, e.g. `#[rowkey(then = user_id, rev(timestamp))]`"
+            };
+            errors.push(error(input.ident.span(), message));
+        }
+        None => {}
+        Some((_, exprs)) => {
+            for expr in exprs {
+                let order = match &expr.transform {
+                    None => Some(Order::Ascending),
+                    Some(t) if t.name == "rev" => {
+                        if let Some(extra) = t.args.first() {
+                            errors.push(error(
+                                extra.span(),
+                                "`rev` takes one field: `rev(timestamp)`",
+                            ));
+                        }
+                        Some(Order::Descending)
+                    }
+                    Some(t) if t.name == "reverse" || t.name == "bucket" => {
+                        errors.push(error(
+                            t.name.span(),
+                            format!("`{}(...)` is not available yet in this version; the transforms are `rev(field)`", t.name),
+                        ));
+                        None
+                    }
+                    Some(t) => {
+                        errors.push(error(
+                            t.name.span(),
+                            format!(
+                                "unknown transform `{}`; expected `rev(field)` (descending order)",
+                                t.name
+                            ),
+                        ));
+                        None
+                    }
+                };
+                let Some((field, skipped)) = find(&expr.field) else {
+                    errors.push(error(
+                        expr.field.span(),
+                        format!(
+                            "unknown field `{}` in `then`: `{}` has no field of that name",
+                            expr.field, input.ident
+                        ),
+                    ));
+                    continue;
+                };
+                if *skipped {
+                    errors.push(error(
+                        expr.field.span(),
+                        format!(
+                            "`{}` is marked `#[rowkey(skip)]` and cannot also be a key component",
+                            expr.field
+                        ),
+                    ));
+                    continue;
+                }
+                if components.iter().any(|c| c.field.ident == expr.field) {
+                    errors.push(error(
+                        expr.field.span(),
+                        format!(
+                            "`{}` is listed twice in `then`; each field is one component",
+                            expr.field
+                        ),
+                    ));
+                    continue;
+                }
+                if let Some(order) = order {
+                    components.push(Component {
+                        field: field.clone(),
+                        order,
+                    });
+                }
+            }
+        }
+    }
+
+    // Every field is in the key or skipped: a field left out would make distinct rows share a key.
+    if let Some((_, exprs)) = &attr.then {
+        for (field, skipped) in &fields {
+            if !skipped && !exprs.iter().any(|e| e.field == field.ident) {
+                errors.push(error(
+                    field.span(),
+                    format!(
+                        "field `{}` is not in the row key: add it to `then = ...`, or mark it `#[rowkey(skip)]` if it is not part of the key (a field left out of the key makes distinct rows share one key and overwrite each other)",
+                        field.ident
+                    ),
+                ));
+            }
+        }
+    }
+
+    let salt = attr.salt.as_ref().and_then(|salt| {
+        let SaltExpr {
+            keyword,
+            fields,
+            modulus,
+        } = salt;
+        let buckets = match modulus.base10_parse::<u64>() {
+            Ok(0) => {
+                errors.push(error(modulus.span(), "the salt needs at least 1 bucket: `% 0` divides by zero"));
+                None
+            }
+            Ok(n) if n > MAX_BUCKETS => {
+                errors.push(error(
+                    modulus.span(),
+                    format!("at most 65,536 salt buckets (a two-byte salt); found {n}"),
+                ));
+                None
+            }
+            Ok(n) => Some(n as u32),
+            Err(_) => {
+                errors.push(error(modulus.span(), "the bucket count must be an integer from 1 to 65,536"));
+                None
+            }
+        };
+        let Some(fields) = fields else {
+            errors.push(error(
+                keyword.span(),
+                "`random % N` salt is not available yet in this version; use `hash(field, ...) % N`",
+            ));
+            return None;
+        };
+        let hashed: Vec<usize> = match fields {
+            HashFields::All => (0..components.len()).collect(),
+            HashFields::List(list) if list.is_empty() => {
+                errors.push(error(
+                    keyword.span(),
+                    "`hash()` needs at least one field, or `hash(*)` for every key field",
+                ));
+                Vec::new()
+            }
+            HashFields::List(list) => {
+                let mut hashed = Vec::new();
+                for (n, name) in list.iter().enumerate() {
+                    if list[..n].contains(name) {
+                        errors.push(error(name.span(), format!("`{name}` is hashed twice")));
+                        continue;
+                    }
+                    match components.iter().position(|c| c.field.ident == *name) {
+                        Some(i) => hashed.push(i),
+                        None if find(name).is_some() => errors.push(error(
+                            name.span(),
+                            format!(
+                                "`{name}` is hashed but is not a key component: decode could not recompute the salt; hash only fields listed in `then`"
+                            ),
+                        )),
+                        None => errors.push(error(
+                            name.span(),
+                            format!("unknown field `{name}` in `hash(...)`: `{}` has no field of that name", input.ident),
+                        )),
+                    }
+                }
+                hashed
+            }
+        };
+        Some(SaltSpec {
+            buckets: buckets?,
+            hashed,
+        })
+    });
+
+    errors.finish()?;
+    Ok(KeySpec {
+        ident: input.ident.clone(),
+        vis: input.vis.clone(),
+        krate: attr.krate.unwrap_or_else(|| syn::parse_quote!(::keyschema)),
+        prefix: attr.prefix.map(|(_, p)| p).unwrap_or_default(),
+        salt,
+        components,
+        skipped: fields
+            .into_iter()
+            .filter(|(_, skip)| *skip)
+            .map(|(f, _)| f)
+            .collect(),
+    })
+}
+
+fn error(span: proc_macro2::Span, message: impl std::fmt::Display) -> darling::Error {
+    darling::Error::custom(message).with_span(&span)
+}

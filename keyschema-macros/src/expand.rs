@@ -1,0 +1,271 @@
+//! Expand: small pieces that each produce tokens. Generated code is
+//! straight-line and calls the runtime through `__private`.
+
+use crate::model::{Component, KeySpec, Order};
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+pub fn expand(spec: &KeySpec) -> TokenStream {
+    let KeySpec {
+        ident, vis, krate, ..
+    } = spec;
+    let scan_ident = format_ident!("{}Scan", ident);
+    let schema = schema(spec);
+    let row_key = row_key_impl(spec);
+    let get_key = get_key_fns(spec);
+    let scan = scan_builder(spec, &scan_ident);
+    let doc = format!(
+        "Typed scan builder for [`{ident}`], made by [`{ident}::scan`]. `STAGE` counts the components bound so far; each method binds the next one, by equality (the scan goes on) or by a range (the scan ends)."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone)]
+        #[must_use = "a scan does nothing until its ranges are used"]
+        #vis struct #scan_ident<const STAGE: usize> {
+            state: #krate::__private::ScanState,
+        }
+
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            use #krate::__private as __ks;
+            #schema
+            #row_key
+            #get_key
+            #scan
+        };
+    }
+}
+
+/// The static `Schema`.
+fn schema(spec: &KeySpec) -> TokenStream {
+    let name = spec.ident.to_string();
+    let prefix = Literal::byte_string(&spec.prefix);
+    let salt = match &spec.salt {
+        None => quote!(None),
+        Some(s) => {
+            let buckets = s.buckets;
+            let hashed = &s.hashed;
+            quote!(Some(__ks::Salt::__new(#buckets, &[#(#hashed),*])))
+        }
+    };
+    let components = spec.components.iter().map(|c| {
+        let ty = &c.field.ty;
+        let name = c.field.name();
+        let type_name = quote!(#ty).to_string().replace(' ', "");
+        let order = order_tokens(c.order);
+        quote_spanned!(ty.span()=> __ks::Component::__new::<#ty>(#name, #type_name, #order))
+    });
+    quote! {
+        static __KEYSCHEMA: __ks::Schema = __ks::Schema::__new(
+            #name, #prefix, #salt, &[#(#components),*], __ks::Format::Binary,
+        );
+    }
+}
+
+fn order_tokens(order: Order) -> TokenStream {
+    match order {
+        Order::Ascending => quote!(__ks::Order::Ascending),
+        Order::Descending => quote!(__ks::Order::Descending),
+    }
+}
+
+fn size_hint(spec: &KeySpec) -> TokenStream {
+    let fixed = spec.prefix.len()
+        + match &spec.salt {
+            Some(s) if s.buckets > 256 => 2,
+            Some(_) => 1,
+            None => 0,
+        };
+    let parts = spec.components.iter().map(|c| {
+        let ty = &c.field.ty;
+        quote!(<#ty as __ks::KeyComponent>::SIZE_HINT)
+    });
+    quote!(#fixed #(+ #parts)*)
+}
+
+/// `impl RowKey`: encode through `get_key_into`, decode component by component.
+fn row_key_impl(spec: &KeySpec) -> TokenStream {
+    let ident = &spec.ident;
+    let buckets = spec.salt.as_ref().map_or(1, |s| s.buckets);
+    let size_hint = size_hint(spec);
+    let n = spec.components.len();
+    let refs = spec.components.iter().map(|c| {
+        let field = &c.field.ident;
+        quote!(__ks::KeyComponent::as_key_ref(&self.#field))
+    });
+    let reads = spec.components.iter().map(|c| {
+        let Component { field, order } = c;
+        let (ident, ty) = (&field.ident, &field.ty);
+        let method = direction(*order);
+        quote_spanned!(ty.span()=> let #ident = __decoder.#method::<#ty>()?;)
+    });
+    let fields = spec.components.iter().map(|c| &c.field.ident);
+    let skipped = spec.skipped.iter().map(|f| {
+        let ident = &f.ident;
+        quote_spanned!(f.ty.span()=> #ident: __ks::Default::default())
+    });
+    quote! {
+        impl __ks::RowKey for #ident {
+            const BUCKETS: u32 = #buckets;
+            const SIZE_HINT: usize = #size_hint;
+
+            fn schema() -> &'static __ks::Schema {
+                &__KEYSCHEMA
+            }
+
+            #[inline]
+            fn encode_into(&self, __out: &mut __ks::Vec<u8>) {
+                Self::get_key_into(__out, #(#refs),*)
+            }
+
+            fn decode(__bytes: &[u8]) -> __ks::Result<Self, __ks::DecodeError> {
+                let mut __decoder = __ks::KeyDecoder::<#n>::new(&__KEYSCHEMA, __bytes)?;
+                #(#reads)*
+                __decoder.finish()?;
+                __ks::Result::Ok(#ident { #(#fields,)* #(#skipped,)* })
+            }
+        }
+    }
+}
+
+fn direction(order: Order) -> TokenStream {
+    match order {
+        Order::Ascending => quote!(asc),
+        Order::Descending => quote!(desc),
+    }
+}
+
+/// `get_key` and `get_key_into`, taking borrowed field values in key order.
+fn get_key_fns(spec: &KeySpec) -> TokenStream {
+    let KeySpec { ident, vis, .. } = spec;
+    let n = spec.components.len();
+    let params: Vec<TokenStream> = spec
+        .components
+        .iter()
+        .map(|c| {
+            let (ident, ty) = (&c.field.ident, &c.field.ty);
+            quote!(#ident: <#ty as __ks::KeyComponent>::Ref<'_>)
+        })
+        .collect();
+    let args: Vec<_> = spec.components.iter().map(|c| &c.field.ident).collect();
+    let writes = spec.components.iter().map(|c| {
+        let (ident, ty) = (&c.field.ident, &c.field.ty);
+        let method = direction(c.order);
+        quote!(__encoder.#method::<#ty>(#ident);)
+    });
+    let order: Vec<String> = spec
+        .components
+        .iter()
+        .map(|c| format!("`{}`", c.field.name()))
+        .collect();
+    let doc = format!(
+        "The key of the row with these key fields, in key order ({}), without building a [`{ident}`]. Equal to `encode()` of such a row.",
+        order.join(", ")
+    );
+    let doc_into =
+        "Appends the key to `__out`, like `get_key`; allocates nothing when `__out` has room.";
+    quote! {
+        impl #ident {
+            #[doc = #doc]
+            #[must_use]
+            #vis fn get_key(#(#params),*) -> __ks::Vec<u8> {
+                let mut __out = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
+                Self::get_key_into(&mut __out, #(#args),*);
+                __out
+            }
+
+            #[doc = #doc_into]
+            #[inline]
+            #vis fn get_key_into(__out: &mut __ks::Vec<u8>, #(#params),*) {
+                let mut __encoder = __ks::KeyEncoder::<#n>::new(
+                    &__KEYSCHEMA, __out, <Self as __ks::RowKey>::SIZE_HINT,
+                );
+                #(#writes)*
+                __encoder.finish();
+            }
+        }
+    }
+}
+
+/// `scan()` and the builder stages: stage `i` has one method, for component `i`.
+fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
+    let KeySpec { ident, vis, .. } = spec;
+    let stages = spec.components.iter().enumerate().map(|(i, c)| {
+        let (field, ty) = (&c.field.ident, &c.field.ty);
+        let next = i + 1;
+        let doc = format!(
+            "Binds `{}`: a value (equality; the scan can go on to the next component) or a range (`a..b`, `a..=b`, `a..`, `..b`; the scan ends){}.",
+            c.field.name(),
+            if c.order == Order::Descending {
+                ". The component is stored descending (`rev`); give the range in value order and the key bounds are flipped for you"
+            } else {
+                ""
+            }
+        );
+        quote! {
+            impl #scan_ident<#i> {
+                #[doc = #doc]
+                #vis fn #field<__A, __M>(self, value: __A) -> <__A as __ks::ScanArg<#ty, __M>>::Output<#scan_ident<#next>>
+                where
+                    __A: __ks::ScanArg<#ty, __M>,
+                {
+                    __ks::ScanArg::<#ty, __M>::apply::<#scan_ident<#next>>(value, self.state)
+                }
+            }
+        }
+    });
+    let doc = format!("Starts a typed scan over [`{ident}`] keys; bind components in key order, then call `ranges()`.");
+    quote! {
+        impl #ident {
+            #[doc = #doc]
+            #vis fn scan() -> #scan_ident<0> {
+                #scan_ident { state: __ks::ScanState::new(&__KEYSCHEMA) }
+            }
+        }
+
+        impl<const STAGE: usize> __ks::ScanStage for #scan_ident<STAGE> {
+            type Key = #ident;
+            fn from_state(state: __ks::ScanState) -> Self {
+                #scan_ident { state }
+            }
+        }
+
+        impl<const STAGE: usize> #scan_ident<STAGE> {
+            /// The key ranges holding exactly the keys that match the components bound so far.
+            #vis fn ranges(&self) -> __ks::ScanRangeSet {
+                self.state.ranges()
+            }
+        }
+
+        #(#stages)*
+    }
+}
+
+/// What is emitted beside the errors, so that uses of the trait do not
+/// drown the real errors in follow-on ones.
+pub fn dummy(input: &syn::DeriveInput) -> TokenStream {
+    let ident = &input.ident;
+    let krate: syn::Path = syn::parse_quote!(::keyschema);
+    if !input.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        const _: () = {
+            impl #krate::RowKey for #ident {
+                const BUCKETS: u32 = 1;
+                const SIZE_HINT: usize = 0;
+                fn schema() -> &'static #krate::Schema {
+                    unimplemented!()
+                }
+                fn encode_into(&self, _: &mut ::std::vec::Vec<u8>) {
+                    unimplemented!()
+                }
+                fn decode(_: &[u8]) -> ::std::result::Result<Self, #krate::DecodeError> {
+                    unimplemented!()
+                }
+            }
+        };
+    }
+}

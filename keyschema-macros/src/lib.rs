@@ -1,0 +1,28 @@
+//! The `#[derive(RowKey)]` macro of keyschema. Use it through the `keyschema`
+//! crate, whose documentation describes the attribute.
+//!
+//! The derive runs in four stages, one module each: [`attr`] parses the
+//! attributes, [`check`] applies every compile-time rule and builds the
+//! [`model`], and [`expand`] turns the model into code.
+
+mod attr;
+mod check;
+mod expand;
+mod model;
+
+use proc_macro::TokenStream;
+
+/// Derives `keyschema::RowKey`, `get_key`, `get_key_into` and `scan()` from a
+/// `#[rowkey(...)]` declaration. See the `keyschema` crate for the syntax.
+#[proc_macro_derive(RowKey, attributes(rowkey))]
+pub fn derive_row_key(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    match check::check(&input) {
+        Ok(spec) => expand::expand(&spec).into(),
+        Err(errors) => {
+            let mut out = errors.write_errors();
+            out.extend(expand::dummy(&input));
+            out.into()
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! Model: the checked description of a key, one struct per idea.
+
+use proc_macro2::Span;
+use syn::{Ident, Path, Type, Visibility};
+
+/// A key layout that passed every check.
+pub struct KeySpec {
+    pub ident: Ident,
+    pub vis: Visibility,
+    /// How generated code reaches the runtime (`::keyschema` unless overridden).
+    pub krate: Path,
+    pub prefix: Vec<u8>,
+    pub salt: Option<SaltSpec>,
+    pub components: Vec<Component>,
+    /// Fields outside the key, filled with `Default` on decode.
+    pub skipped: Vec<Field>,
+}
+
+/// `hash(...) % buckets`.
+pub struct SaltSpec {
+    pub buckets: u32,
+    /// Indexes into `KeySpec::components`, in hash order.
+    pub hashed: Vec<usize>,
+}
+
+/// One key component.
+pub struct Component {
+    pub field: Field,
+    pub order: Order,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Ascending,
+    Descending,
+}
+
+#[derive(Clone)]
+pub struct Field {
+    pub ident: Ident,
+    pub ty: Type,
+}
+
+impl Field {
+    /// The field's name without `r#`, as users read it.
+    pub fn name(&self) -> String {
+        use syn::ext::IdentExt;
+        self.ident.unraw().to_string()
+    }
+
+    pub fn span(&self) -> Span {
+        self.ident.span()
+    }
+}

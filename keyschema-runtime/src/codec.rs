@@ -1,0 +1,153 @@
+//! The encoder and decoder that generated code drives, one component at a time.
+
+use crate::encoding::{KeyComponent, Reader};
+use crate::error::DecodeError;
+use crate::salt;
+use crate::schema::{Order, Schema};
+
+/// Writes a key: prefix, a salt placeholder, then each component; `finish`
+/// fills in the salt from the hashed components' bytes.
+#[doc(hidden)]
+pub struct KeyEncoder<'a, const N: usize> {
+    schema: &'static Schema,
+    out: &'a mut Vec<u8>,
+    salt_at: usize,
+    body: usize,
+    ends: [usize; N],
+    next: usize,
+}
+
+impl<'a, const N: usize> KeyEncoder<'a, N> {
+    #[inline]
+    pub fn new(schema: &'static Schema, out: &'a mut Vec<u8>, size_hint: usize) -> Self {
+        out.reserve(size_hint);
+        out.extend_from_slice(schema.prefix());
+        let salt_at = out.len();
+        if let Some(s) = schema.salt() {
+            out.resize(salt_at + s.width(), 0);
+        }
+        let body = out.len();
+        KeyEncoder {
+            schema,
+            out,
+            salt_at,
+            body,
+            ends: [0; N],
+            next: 0,
+        }
+    }
+
+    /// Appends an ascending component.
+    #[inline]
+    pub fn asc<T: KeyComponent>(&mut self, value: T::Ref<'_>) {
+        T::encode_key(value, self.out);
+        self.end_component();
+    }
+
+    /// Appends a descending (`rev`) component: its encoding, inverted.
+    #[inline]
+    pub fn desc<T: KeyComponent>(&mut self, value: T::Ref<'_>) {
+        let start = self.out.len();
+        T::encode_key(value, self.out);
+        for b in &mut self.out[start..] {
+            *b = !*b;
+        }
+        self.end_component();
+    }
+
+    #[inline]
+    fn end_component(&mut self) {
+        self.ends[self.next] = self.out.len() - self.body;
+        self.next += 1;
+    }
+
+    /// Computes and writes the salt.
+    #[inline]
+    pub fn finish(self) {
+        debug_assert_eq!(self.next, N, "every component is encoded");
+        if let Some(s) = self.schema.salt() {
+            let bucket = self
+                .schema
+                .bucket_of_body(s, &self.out[self.body..], &self.ends);
+            salt::write(bucket, &mut self.out[self.salt_at..self.body]);
+        }
+    }
+}
+
+/// Reads a key: checks the prefix and salt range, reads each component, and
+/// in `finish` rejects trailing bytes and checks the salt against the fields.
+#[doc(hidden)]
+pub struct KeyDecoder<'a, const N: usize> {
+    schema: &'static Schema,
+    input: &'a [u8],
+    salt: u32,
+    body: usize,
+    pos: usize,
+    ends: [usize; N],
+    next: usize,
+}
+
+impl<'a, const N: usize> KeyDecoder<'a, N> {
+    #[inline]
+    pub fn new(schema: &'static Schema, input: &'a [u8]) -> Result<Self, DecodeError> {
+        let salt = schema.bucket_of(input)?;
+        let body = schema.header_len();
+        Ok(KeyDecoder {
+            schema,
+            input,
+            salt,
+            body,
+            pos: body,
+            ends: [0; N],
+            next: 0,
+        })
+    }
+
+    /// Reads the next component, ascending.
+    #[inline]
+    pub fn asc<T: KeyComponent>(&mut self) -> Result<T, DecodeError> {
+        self.read::<T>(false)
+    }
+
+    /// Reads the next component, descending (`rev`).
+    #[inline]
+    pub fn desc<T: KeyComponent>(&mut self) -> Result<T, DecodeError> {
+        self.read::<T>(true)
+    }
+
+    #[inline]
+    fn read<T: KeyComponent>(&mut self, descending: bool) -> Result<T, DecodeError> {
+        let component = &self.schema.components()[self.next];
+        debug_assert_eq!(component.order() == Order::Descending, descending);
+        let mut reader = Reader::at(self.input, self.pos, descending, component.name());
+        let value = T::decode_key(&mut reader)?;
+        self.pos = reader.offset();
+        self.ends[self.next] = self.pos - self.body;
+        self.next += 1;
+        Ok(value)
+    }
+
+    /// Rejects trailing bytes, then checks the salt.
+    #[inline]
+    pub fn finish(self) -> Result<(), DecodeError> {
+        if self.pos < self.input.len() {
+            return Err(DecodeError::TrailingBytes {
+                offset: self.pos,
+                count: self.input.len() - self.pos,
+            });
+        }
+        if let Some(s) = self.schema.salt() {
+            let expected = self
+                .schema
+                .bucket_of_body(s, &self.input[self.body..], &self.ends);
+            if expected != self.salt {
+                return Err(DecodeError::SaltMismatch {
+                    offset: self.schema.prefix().len(),
+                    found: self.salt,
+                    expected,
+                });
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,140 @@
+//! Strings and byte strings: 0x00 and 0x01 escaped by a 0x01 in front, then a 0x00 terminator.
+//! Fixed-size arrays: their bytes as they are.
+
+use super::{KeyArg, KeyComponent, Reader};
+use crate::error::DecodeError;
+
+/// Ends every string and byte-string encoding.
+pub(crate) const TERMINATOR: u8 = 0x00;
+/// Precedes a 0x00 or 0x01 byte inside a string.
+pub(crate) const ESCAPE: u8 = 0x01;
+
+pub(crate) fn encode_escaped(value: &[u8], out: &mut Vec<u8>) {
+    out.reserve(value.len() + 1);
+    let mut rest = value;
+    while let Some(n) = rest.iter().position(|&b| b <= ESCAPE) {
+        out.extend_from_slice(&rest[..n]);
+        out.push(ESCAPE);
+        out.push(rest[n]);
+        rest = &rest[n + 1..];
+    }
+    out.extend_from_slice(rest);
+    out.push(TERMINATOR);
+}
+
+/// Appends `c` for a human reader: printable characters as they are,
+/// the separator `|`, `\` and control characters escaped.
+pub(crate) fn push_escaped_char(out: &mut String, c: char) {
+    match c {
+        '|' => out.push_str("\\|"),
+        '\\' => out.push_str("\\\\"),
+        c if c.is_control() => out.extend(c.escape_default()),
+        c => out.push(c),
+    }
+}
+
+impl KeyComponent for String {
+    type Ref<'a> = &'a str;
+
+    fn as_key_ref(&self) -> &str {
+        self
+    }
+    fn encode_key(value: &str, out: &mut Vec<u8>) {
+        encode_escaped(value.as_bytes(), out)
+    }
+    fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let mut bytes = Vec::new();
+        input.read_escaped(&mut bytes, "a string ending in 0x00")?;
+        String::from_utf8(bytes).map_err(|_| input.invalid_utf8())
+    }
+    fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+        let value = Self::decode_key(input)?;
+        for c in value.chars() {
+            push_escaped_char(out, c);
+        }
+        Ok(())
+    }
+}
+
+impl KeyArg<String> for &str {
+    fn encode_arg(&self, out: &mut Vec<u8>) {
+        encode_escaped(self.as_bytes(), out)
+    }
+}
+
+impl KeyArg<String> for &String {
+    fn encode_arg(&self, out: &mut Vec<u8>) {
+        encode_escaped(self.as_bytes(), out)
+    }
+}
+
+impl KeyComponent for Vec<u8> {
+    type Ref<'a> = &'a [u8];
+
+    fn as_key_ref(&self) -> &[u8] {
+        self
+    }
+    fn encode_key(value: &[u8], out: &mut Vec<u8>) {
+        encode_escaped(value, out)
+    }
+    fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let mut bytes = Vec::new();
+        input.read_escaped(&mut bytes, "a byte string ending in 0x00")?;
+        Ok(bytes)
+    }
+    fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+        let value = Self::decode_key(input)?;
+        out.push_str("0x");
+        for b in value {
+            super::push_hex(out, b);
+        }
+        Ok(())
+    }
+}
+
+impl KeyArg<Vec<u8>> for &[u8] {
+    fn encode_arg(&self, out: &mut Vec<u8>) {
+        encode_escaped(self, out)
+    }
+}
+
+impl KeyArg<Vec<u8>> for &Vec<u8> {
+    fn encode_arg(&self, out: &mut Vec<u8>) {
+        encode_escaped(self, out)
+    }
+}
+
+impl<const N: usize> KeyArg<Vec<u8>> for &[u8; N] {
+    fn encode_arg(&self, out: &mut Vec<u8>) {
+        encode_escaped(&self[..], out)
+    }
+}
+
+impl<const N: usize> KeyComponent for [u8; N] {
+    type Ref<'a> = &'a [u8; N];
+    const FIXED_WIDTH: Option<usize> = Some(N);
+
+    fn as_key_ref(&self) -> &[u8; N] {
+        self
+    }
+    fn encode_key(value: &[u8; N], out: &mut Vec<u8>) {
+        out.extend_from_slice(value);
+    }
+    fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        input.read_array("a fixed-size byte array")
+    }
+    fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+        let value: [u8; N] = Self::decode_key(input)?;
+        out.push_str("0x");
+        for b in value {
+            super::push_hex(out, b);
+        }
+        Ok(())
+    }
+}
+
+impl<const N: usize> KeyArg<[u8; N]> for &[u8; N] {
+    fn encode_arg(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self[..])
+    }
+}

@@ -1,0 +1,48 @@
+//! Floats in IEEE 754 total order (`f64::total_cmp`): -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
+
+use super::{KeyArg, KeyComponent, Reader};
+use crate::error::DecodeError;
+use std::fmt::Write as _;
+
+macro_rules! float {
+    ($($t:ty : $u:ty => $what:literal),* $(,)?) => {$(
+        impl KeyComponent for $t {
+            type Ref<'a> = $t;
+            const FIXED_WIDTH: Option<usize> = Some(std::mem::size_of::<$t>());
+
+            fn as_key_ref(&self) -> $t {
+                *self
+            }
+            fn encode_key(value: $t, out: &mut Vec<u8>) {
+                let bits = value.to_bits();
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                // Negative numbers: invert everything, so a larger magnitude sorts first.
+                // Positive numbers: set the sign bit, so they sort after every negative.
+                let ordered = if bits & SIGN != 0 { !bits } else { bits | SIGN };
+                out.extend_from_slice(&ordered.to_be_bytes());
+            }
+            fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
+                let ordered = <$u>::from_be_bytes(input.read_array($what)?);
+                const SIGN: $u = 1 << (<$u>::BITS - 1);
+                let bits = if ordered & SIGN != 0 { ordered & !SIGN } else { !ordered };
+                Ok(<$t>::from_bits(bits))
+            }
+            fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+                let value = Self::decode_key(input)?;
+                let _ = write!(out, "{value:?}");
+                Ok(())
+            }
+        }
+
+        impl KeyArg<$t> for &$t {
+            fn encode_arg(&self, out: &mut Vec<u8>) {
+                <$t>::encode_key(**self, out)
+            }
+        }
+    )*};
+}
+
+float! {
+    f32: u32 => "4 bytes of f32",
+    f64: u64 => "8 bytes of f64",
+}

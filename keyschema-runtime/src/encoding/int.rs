@@ -1,0 +1,84 @@
+//! Integers: big-endian, fixed width; signed ones with the sign bit flipped.
+
+use super::{KeyArg, KeyComponent, Reader};
+use crate::error::DecodeError;
+use std::fmt::Write as _;
+
+macro_rules! unsigned {
+    ($($t:ty => $what:literal),* $(,)?) => {$(
+        impl KeyComponent for $t {
+            type Ref<'a> = $t;
+            const FIXED_WIDTH: Option<usize> = Some(std::mem::size_of::<$t>());
+
+            fn as_key_ref(&self) -> $t {
+                *self
+            }
+            fn encode_key(value: $t, out: &mut Vec<u8>) {
+                out.extend_from_slice(&value.to_be_bytes());
+            }
+            fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
+                input.read_array($what).map(<$t>::from_be_bytes)
+            }
+            fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+                let value = Self::decode_key(input)?;
+                let _ = write!(out, "{value}");
+                Ok(())
+            }
+        }
+
+        impl KeyArg<$t> for &$t {
+            fn encode_arg(&self, out: &mut Vec<u8>) {
+                <$t>::encode_key(**self, out)
+            }
+        }
+    )*};
+}
+
+macro_rules! signed {
+    ($($t:ty : $u:ty => $what:literal),* $(,)?) => {$(
+        impl KeyComponent for $t {
+            type Ref<'a> = $t;
+            const FIXED_WIDTH: Option<usize> = Some(std::mem::size_of::<$t>());
+
+            fn as_key_ref(&self) -> $t {
+                *self
+            }
+            fn encode_key(value: $t, out: &mut Vec<u8>) {
+                // Flipping the sign bit maps MIN..=MAX onto 0..=MAX of the unsigned type, in order.
+                let flipped = (value as $u) ^ (1 << (<$u>::BITS - 1));
+                out.extend_from_slice(&flipped.to_be_bytes());
+            }
+            fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
+                let flipped = <$u>::from_be_bytes(input.read_array($what)?);
+                Ok((flipped ^ (1 << (<$u>::BITS - 1))) as $t)
+            }
+            fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+                let value = Self::decode_key(input)?;
+                let _ = write!(out, "{value}");
+                Ok(())
+            }
+        }
+
+        impl KeyArg<$t> for &$t {
+            fn encode_arg(&self, out: &mut Vec<u8>) {
+                <$t>::encode_key(**self, out)
+            }
+        }
+    )*};
+}
+
+unsigned! {
+    u8 => "1 byte of u8",
+    u16 => "2 bytes of u16",
+    u32 => "4 bytes of u32",
+    u64 => "8 bytes of u64",
+    u128 => "16 bytes of u128",
+}
+
+signed! {
+    i8: u8 => "1 byte of i8",
+    i16: u16 => "2 bytes of i16",
+    i32: u32 => "4 bytes of i32",
+    i64: u64 => "8 bytes of i64",
+    i128: u128 => "16 bytes of i128",
+}

@@ -1,0 +1,359 @@
+//! Order-preserving, self-delimiting encodings of key components.
+//!
+//! Every supported type implements [`KeyComponent`]. Its encoding has two
+//! properties that the rest of the crate relies on:
+//!
+//! * **order**: comparing two encodings byte-wise gives the same answer as
+//!   comparing the values;
+//! * **prefix-freedom**: no encoding is a proper prefix of another, so a key
+//!   can be cut into components without lengths or separators, a prefix scan
+//!   on `"u1"` never matches `"u10"`, and inverting a component's bytes
+//!   (`rev`) gives exactly the descending order.
+//!
+//! The byte layout of each type is specified in `docs/ENCODING.md`.
+
+mod bytes;
+mod float;
+mod int;
+mod misc;
+mod option;
+
+use crate::error::DecodeError;
+
+/// A type that can be a row-key component.
+///
+/// Implemented for `u8`..`u128`, `i8`..`i128`, `bool`, `char`, `String`,
+/// `Vec<u8>`, `[u8; N]`, `f32`, `f64` and `Option<T>` of any of them.
+///
+/// # Implementing it for your own type
+///
+/// Delegate to the encoding of a type that already implements it. The
+/// encoding you produce must keep the two laws of this module (byte order is
+/// value order; no encoding is a prefix of another), which delegation gives
+/// for free:
+///
+/// ```
+/// use keyschema::{DecodeError, KeyComponent, Reader, RowKey};
+///
+/// /// A tenant id, stored in keys as its big-endian `u32`.
+/// #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// pub struct TenantId(u32);
+///
+/// impl KeyComponent for TenantId {
+///     type Ref<'a> = TenantId;
+///     const FIXED_WIDTH: Option<usize> = Some(4);
+///
+///     fn as_key_ref(&self) -> TenantId {
+///         *self
+///     }
+///     fn encode_key(value: TenantId, out: &mut Vec<u8>) {
+///         u32::encode_key(value.0, out)
+///     }
+///     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
+///         u32::decode_key(input).map(TenantId)
+///     }
+/// }
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// #[rowkey(then = tenant, name)]
+/// struct Document { tenant: TenantId, name: String }
+///
+/// let doc = Document { tenant: TenantId(7), name: "readme".into() };
+/// assert_eq!(doc.encode(), b"\x00\x00\x00\x07readme\x00");
+/// assert_eq!(Document::decode(&doc.encode()), Ok(doc));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a row-key component",
+    label = "this type does not implement `keyschema::KeyComponent`",
+    note = "key components can be u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, or an Option of one of them",
+    note = "implement `keyschema::KeyComponent` for `{Self}` (its docs show how), or mark the field `#[rowkey(skip)]` to leave it out of the key"
+)]
+pub trait KeyComponent: Sized {
+    /// The borrowed form taken by `get_key` and used to encode: `&str` for
+    /// `String`, `&[u8]` for `Vec<u8>`, the value itself for numbers.
+    type Ref<'a>: Copy
+    where
+        Self: 'a;
+
+    /// The width of every encoding when it is fixed (integers, floats,
+    /// arrays), `None` for variable-width types. Used to size buffers and to
+    /// describe the layout in a [`Schema`](crate::Schema).
+    const FIXED_WIDTH: Option<usize> = None;
+
+    /// The usual encoded size, used to reserve buffer space.
+    const SIZE_HINT: usize = match Self::FIXED_WIDTH {
+        Some(width) => width,
+        None => 16,
+    };
+
+    /// Borrows the value for encoding.
+    fn as_key_ref(&self) -> Self::Ref<'_>;
+
+    /// Appends the encoding of `value` to `out`.
+    fn encode_key(value: Self::Ref<'_>, out: &mut Vec<u8>);
+
+    /// Reads one encoded value from `input`, leaving it positioned after it.
+    fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError>;
+
+    /// Reads one encoded value and appends a human-readable form to `out`, for
+    /// logs and tools. The default decodes the value and writes the bytes it
+    /// consumed as hex (`0x0a1b`).
+    fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+        let start = input.offset();
+        Self::decode_key(input)?;
+        input.render_hex_since(start, out);
+        Ok(())
+    }
+}
+
+/// A value that can stand for a component of type `T` in a scan: `&str` for
+/// a `String` component, `&[u8]` for `Vec<u8>`, and every `T` itself.
+pub trait KeyArg<T: KeyComponent> {
+    /// Appends the encoding of the value, as `T` would encode it.
+    fn encode_arg(&self, out: &mut Vec<u8>);
+}
+
+impl<T: KeyComponent> KeyArg<T> for T {
+    fn encode_arg(&self, out: &mut Vec<u8>) {
+        T::encode_key(self.as_key_ref(), out)
+    }
+}
+
+/// Reads encoded components out of a key.
+///
+/// A `Reader` hands a [`KeyComponent::decode_key`] implementation the bytes of
+/// one component. When the component is declared `rev(...)`, the reader undoes
+/// the inversion, so implementations always see the ascending encoding.
+/// Errors built by the reader name the component and its offset in the key.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    start: usize,
+    mask: u8,
+    component: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `bytes` holding one or more ascending encodings, for
+    /// decoding values outside a key (tests, tools). Errors name the
+    /// component `"value"`.
+    ///
+    /// ```
+    /// use keyschema::{KeyComponent, Reader};
+    ///
+    /// let mut reader = Reader::new(b"\x00\x00\x01\x00");
+    /// assert_eq!(u16::decode_key(&mut reader), Ok(1));
+    /// assert_eq!(u16::decode_key(&mut reader), Ok(256));
+    /// assert!(reader.is_empty());
+    /// ```
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader::at(bytes, 0, false, "value")
+    }
+
+    pub(crate) fn at(buf: &'a [u8], pos: usize, descending: bool, component: &'static str) -> Self {
+        Reader {
+            buf,
+            pos,
+            start: pos,
+            mask: if descending { 0xFF } else { 0x00 },
+            component,
+        }
+    }
+
+    /// The offset of the next byte to read, from the start of the key.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// Whether every byte has been read.
+    pub fn is_empty(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+
+    /// The name of the component being read.
+    pub fn component(&self) -> &'static str {
+        self.component
+    }
+
+    /// Reads one byte. `expected` describes the whole value, for the error
+    /// when the key ends here (`"8 bytes of u64"`).
+    pub fn read_byte(&mut self, expected: &'static str) -> Result<u8, DecodeError> {
+        match self.buf.get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
+                Ok(b ^ self.mask)
+            }
+            None => Err(self.truncated(expected)),
+        }
+    }
+
+    /// Reads exactly `N` bytes.
+    pub fn read_array<const N: usize>(
+        &mut self,
+        expected: &'static str,
+    ) -> Result<[u8; N], DecodeError> {
+        let end = self.pos.checked_add(N).filter(|&end| end <= self.buf.len());
+        let Some(end) = end else {
+            return Err(self.truncated(expected));
+        };
+        let mut array = [0u8; N];
+        array.copy_from_slice(&self.buf[self.pos..end]);
+        if self.mask != 0 {
+            for b in &mut array {
+                *b ^= self.mask;
+            }
+        }
+        self.pos = end;
+        Ok(array)
+    }
+
+    /// Reads an escaped, terminated byte string (the encoding of `String` and
+    /// `Vec<u8>`) and appends its unescaped bytes to `out`.
+    pub fn read_escaped(
+        &mut self,
+        out: &mut Vec<u8>,
+        expected: &'static str,
+    ) -> Result<(), DecodeError> {
+        let rest = &self.buf[self.pos..];
+        if self.mask == 0 {
+            // Fast path: copy runs of plain bytes in one go.
+            let mut i = 0;
+            loop {
+                let Some(n) = rest[i..].iter().position(|&b| b <= bytes::ESCAPE) else {
+                    return Err(self.truncated(expected));
+                };
+                out.extend_from_slice(&rest[i..i + n]);
+                i += n;
+                if rest[i] == bytes::TERMINATOR {
+                    self.pos += i + 1;
+                    return Ok(());
+                }
+                let Some(&escaped) = rest.get(i + 1) else {
+                    return Err(self.truncated(expected));
+                };
+                if escaped > bytes::ESCAPE {
+                    return Err(self.invalid_byte(
+                        self.pos + i + 1,
+                        escaped,
+                        "0x00 or 0x01 after the escape byte 0x01",
+                    ));
+                }
+                out.push(escaped);
+                i += 2;
+            }
+        }
+        let mut i = 0;
+        loop {
+            let Some(&b) = rest.get(i) else {
+                return Err(self.truncated(expected));
+            };
+            let b = b ^ self.mask;
+            if b == bytes::TERMINATOR {
+                self.pos += i + 1;
+                return Ok(());
+            }
+            if b == bytes::ESCAPE {
+                let Some(&escaped) = rest.get(i + 1) else {
+                    return Err(self.truncated(expected));
+                };
+                let escaped = escaped ^ self.mask;
+                if escaped > bytes::ESCAPE {
+                    return Err(self.invalid_byte(
+                        self.pos + i + 1,
+                        escaped,
+                        "0x00 or 0x01 after the escape byte 0x01",
+                    ));
+                }
+                out.push(escaped);
+                i += 2;
+            } else {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+
+    /// An error for the key ending inside this component.
+    pub fn truncated(&self, expected: &'static str) -> DecodeError {
+        DecodeError::Truncated {
+            component: self.component,
+            offset: self.start,
+            expected,
+        }
+    }
+
+    /// An error for a byte the encoding never produces, at `offset`.
+    pub fn invalid_byte(&self, offset: usize, found: u8, expected: &'static str) -> DecodeError {
+        DecodeError::InvalidByte {
+            component: self.component,
+            offset,
+            found,
+            expected,
+        }
+    }
+
+    /// An error for well-formed bytes that denote no value of the type.
+    pub fn invalid_value(&self, reason: &'static str) -> DecodeError {
+        DecodeError::InvalidValue {
+            component: self.component,
+            offset: self.start,
+            reason,
+        }
+    }
+
+    /// An error for a string component that is not UTF-8.
+    pub fn invalid_utf8(&self) -> DecodeError {
+        DecodeError::InvalidUtf8 {
+            component: self.component,
+            offset: self.start,
+        }
+    }
+
+    /// Writes the (ascending) bytes read since `start` as `0x` and hex.
+    pub fn render_hex_since(&self, start: usize, out: &mut String) {
+        let start = start.min(self.pos);
+        out.push_str("0x");
+        for &b in &self.buf[start..self.pos] {
+            push_hex(out, b ^ self.mask);
+        }
+    }
+}
+
+pub(crate) fn push_hex(out: &mut String, b: u8) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.push(DIGITS[usize::from(b >> 4)] as char);
+    out.push(DIGITS[usize::from(b & 0xF)] as char);
+}
+
+/// Encodes one value on its own, as it appears inside a key (ascending).
+///
+/// ```
+/// assert_eq!(keyschema::encoding::encode_value::<String>("u1"), b"u1\x00");
+/// assert_eq!(keyschema::encoding::encode_value::<i16>(-1), [0x7F, 0xFF]);
+/// ```
+pub fn encode_value<T: KeyComponent>(value: T::Ref<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(T::SIZE_HINT);
+    T::encode_key(value, &mut out);
+    out
+}
+
+/// Decodes one value encoded on its own, rejecting bytes left after it.
+///
+/// ```
+/// use keyschema::encoding::decode_value;
+///
+/// assert_eq!(decode_value::<String>(b"u1\x00"), Ok("u1".to_string()));
+/// assert!(decode_value::<String>(b"u1").is_err()); // no terminator
+/// ```
+pub fn decode_value<T: KeyComponent>(bytes: &[u8]) -> Result<T, DecodeError> {
+    let mut reader = Reader::new(bytes);
+    let value = T::decode_key(&mut reader)?;
+    if !reader.is_empty() {
+        return Err(DecodeError::TrailingBytes {
+            offset: reader.offset(),
+            count: bytes.len() - reader.offset(),
+        });
+    }
+    Ok(value)
+}

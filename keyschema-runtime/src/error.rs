@@ -1,0 +1,107 @@
+//! Errors returned when bytes do not form a key of the expected schema.
+
+/// Why a byte string is not a valid key of a schema.
+///
+/// Every variant says where the problem is: the component (`"salt"` and
+/// `"prefix"` for the parts before the first field) and the byte offset
+/// from the start of the key.
+///
+/// ```
+/// use keyschema::{DecodeError, RowKey};
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// #[rowkey(then = user_id, ts)]
+/// struct Visit { user_id: String, ts: u64 }
+///
+/// // "u1" and its terminator, then only three of the eight bytes of `ts`.
+/// let err = Visit::decode(b"u1\x00\x00\x00\x01").unwrap_err();
+/// assert_eq!(err, DecodeError::Truncated { component: "ts", offset: 3, expected: "8 bytes of u64" });
+/// assert_eq!(err.to_string(), "key ends inside component `ts` at byte 3: expected 8 bytes of u64");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The key ended before the component was complete.
+    #[error("key ends inside component `{component}` at byte {offset}: expected {expected}")]
+    Truncated {
+        /// The component being read.
+        component: &'static str,
+        /// Where the component starts.
+        offset: usize,
+        /// What the component needed.
+        expected: &'static str,
+    },
+    /// A byte that the component's encoding never produces.
+    #[error("component `{component}` has byte {found:#04x} at byte {offset}: expected {expected}")]
+    InvalidByte {
+        /// The component being read.
+        component: &'static str,
+        /// Where the bad byte is.
+        offset: usize,
+        /// The byte found there (after undoing `rev`).
+        found: u8,
+        /// What the encoding allows there.
+        expected: &'static str,
+    },
+    /// A string component whose bytes are not UTF-8.
+    #[error("component `{component}` starting at byte {offset} is not valid UTF-8")]
+    InvalidUtf8 {
+        /// The component being read.
+        component: &'static str,
+        /// Where the component starts.
+        offset: usize,
+    },
+    /// Well-formed bytes that do not denote a value of the type.
+    #[error("component `{component}` at byte {offset} is not a valid value: {reason}")]
+    InvalidValue {
+        /// The component being read.
+        component: &'static str,
+        /// Where the component starts.
+        offset: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The key does not start with the schema's constant prefix: it belongs to another table or schema.
+    #[error("key does not start with the prefix {expected:?} of schema `{schema}` (first difference at byte {offset})")]
+    ForeignPrefix {
+        /// The schema's name.
+        schema: &'static str,
+        /// The expected prefix, escaped for printing.
+        expected: String,
+        /// The first byte that differs.
+        offset: usize,
+    },
+    /// A salt value that is not below the schema's bucket count.
+    #[error("salt at byte {offset} is {found}, but schema `{schema}` has only {buckets} buckets")]
+    SaltOutOfRange {
+        /// The schema's name.
+        schema: &'static str,
+        /// Where the salt is.
+        offset: usize,
+        /// The salt value found.
+        found: u32,
+        /// The schema's bucket count.
+        buckets: u32,
+    },
+    /// The salt does not match the hash of the key's fields: the key was built by
+    /// a different schema or hash, or its bytes were altered.
+    #[error(
+        "salt at byte {offset} is {found}, but the key's hashed fields give bucket {expected}"
+    )]
+    SaltMismatch {
+        /// Where the salt is.
+        offset: usize,
+        /// The salt value found.
+        found: u32,
+        /// The bucket the key's fields hash to.
+        expected: u32,
+    },
+    /// Bytes left after the last component.
+    #[error("{count} unexpected bytes after the last component, starting at byte {offset}")]
+    TrailingBytes {
+        /// Where the extra bytes start.
+        offset: usize,
+        /// How many there are.
+        count: usize,
+    },
+}

@@ -1,0 +1,344 @@
+//! Scan requests and the byte ranges they cover.
+//!
+//! A typed scan binds a prefix of a key's components by equality, then
+//! optionally a range on the next one. [`ScanRangeSet`] is the set of
+//! half-open byte ranges that holds exactly the keys matching the request:
+//! one range when every hashed field is bound (the salt is known), one per
+//! bucket otherwise.
+
+use crate::encoding::{KeyArg, KeyComponent};
+use crate::schema::{Order, Schema};
+use crate::{salt, RowKey};
+use std::marker::PhantomData;
+use std::ops::{Bound, Range, RangeFrom, RangeInclusive, RangeTo, RangeToInclusive};
+
+/// A half-open range of keys in one salt bucket: `start <= key < end`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KeyRange {
+    start: Vec<u8>,
+    end: Option<Vec<u8>>,
+    bucket: u32,
+}
+
+impl KeyRange {
+    /// A range from raw bounds; `end = None` means no upper bound.
+    pub fn new(start: Vec<u8>, end: Option<Vec<u8>>, bucket: u32) -> Self {
+        KeyRange { start, end, bucket }
+    }
+
+    /// The first key in the range (inclusive).
+    pub fn start(&self) -> &[u8] {
+        &self.start
+    }
+
+    /// The first key after the range (exclusive); `None` when the range runs
+    /// to the end of the key space.
+    pub fn end(&self) -> Option<&[u8]> {
+        self.end.as_deref()
+    }
+
+    /// The salt bucket every key of the range is in (0 when unsalted).
+    pub fn bucket(&self) -> u32 {
+        self.bucket
+    }
+
+    /// Whether `key` lies in the range.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        key >= self.start.as_slice() && self.end.as_deref().is_none_or(|end| key < end)
+    }
+}
+
+/// Sorted, non-overlapping key ranges that together hold exactly the keys a
+/// scan asks for.
+///
+/// ```
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey)]
+/// #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+/// struct Event { user_id: String, site: String, timestamp: u64 }
+///
+/// // Every hashed field bound: the salt is known, one range.
+/// let one = Event::scan().user_id("u1").site("s").ranges();
+/// assert_eq!(one.len(), 1);
+/// assert!(one.contains(&Event::get_key("u1", "s", 5)));
+/// assert!(!one.contains(&Event::get_key("u10", "s", 5)));
+///
+/// // `site` unbound: the rows of `u1` may be in any bucket, one range each.
+/// let all = Event::scan().user_id("u1").ranges();
+/// assert_eq!(all.len(), 8);
+/// assert_eq!(all.iter().map(|r| r.bucket()).collect::<Vec<_>>(), (0..8).collect::<Vec<_>>());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ScanRangeSet {
+    ranges: Vec<KeyRange>,
+}
+
+impl ScanRangeSet {
+    /// A set from ranges that are sorted by start and do not overlap.
+    ///
+    /// # Panics
+    ///
+    /// When the ranges are unsorted or overlap.
+    pub fn from_sorted(ranges: Vec<KeyRange>) -> Self {
+        for pair in ranges.windows(2) {
+            let end = pair[0].end();
+            assert!(
+                end.is_some_and(|end| end <= pair[1].start()),
+                "key ranges must be sorted and must not overlap"
+            );
+        }
+        ScanRangeSet { ranges }
+    }
+
+    /// The number of ranges.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether the set holds no range (the scan can match nothing).
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The ranges, in key order.
+    pub fn iter(&self) -> std::slice::Iter<'_, KeyRange> {
+        self.ranges.iter()
+    }
+
+    /// Whether `key` lies in one of the ranges.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        let after = self.ranges.partition_point(|r| r.start() <= key);
+        after > 0 && self.ranges[after - 1].contains(key)
+    }
+}
+
+impl<'a> IntoIterator for &'a ScanRangeSet {
+    type Item = &'a KeyRange;
+    type IntoIter = std::slice::Iter<'a, KeyRange>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.ranges.iter()
+    }
+}
+
+impl IntoIterator for ScanRangeSet {
+    type Item = KeyRange;
+    type IntoIter = std::vec::IntoIter<KeyRange>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.ranges.into_iter()
+    }
+}
+
+/// The smallest byte string greater than every string that starts with
+/// `prefix`; `None` when there is none (`prefix` empty or all 0xFF).
+///
+/// ```
+/// use keyschema::scan::prefix_successor;
+///
+/// assert_eq!(prefix_successor(b"ab"), Some(b"ac".to_vec()));
+/// assert_eq!(prefix_successor(b"a\xff"), Some(b"b".to_vec()));
+/// assert_eq!(prefix_successor(b"\xff\xff"), None);
+/// ```
+pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let keep = prefix.iter().rposition(|&b| b != 0xFF)?;
+    let mut next = prefix[..=keep].to_vec();
+    next[keep] += 1;
+    Some(next)
+}
+
+/// The bound components of a scan under construction. Generated scan
+/// builders wrap one.
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct ScanState {
+    schema: &'static Schema,
+    /// The encodings (inverted where descending) of the bound components.
+    body: Vec<u8>,
+    /// Where each bound component ends in `body`.
+    ends: Vec<usize>,
+    /// Encoded (inverted where descending) bounds on the next component.
+    range: Option<(Bound<Vec<u8>>, Bound<Vec<u8>>)>,
+}
+
+impl ScanState {
+    pub fn new(schema: &'static Schema) -> Self {
+        ScanState {
+            schema,
+            body: Vec::new(),
+            ends: Vec::new(),
+            range: None,
+        }
+    }
+
+    fn next_order(&self) -> Order {
+        self.schema.components()[self.ends.len()].order()
+    }
+
+    fn push_equal<T: KeyComponent>(&mut self, value: &impl KeyArg<T>) {
+        let start = self.body.len();
+        value.encode_arg(&mut self.body);
+        if self.next_order() == Order::Descending {
+            invert(&mut self.body[start..]);
+        }
+        self.ends.push(self.body.len());
+    }
+
+    fn set_range<T: KeyComponent, X: KeyArg<T>>(&mut self, lo: Bound<&X>, hi: Bound<&X>) {
+        let descending = self.next_order() == Order::Descending;
+        let encode = |x: &X| {
+            let mut bytes = Vec::with_capacity(T::SIZE_HINT);
+            x.encode_arg(&mut bytes);
+            if descending {
+                invert(&mut bytes);
+            }
+            bytes
+        };
+        self.range = Some((lo.map(encode), hi.map(encode)));
+    }
+
+    /// The key ranges holding exactly the matching keys.
+    pub fn ranges(&self) -> ScanRangeSet {
+        let schema = self.schema;
+        let bound = self.ends.len();
+        let mut ranges = Vec::new();
+        let mut push = |bucket: Option<u32>| {
+            let mut prefix = Vec::with_capacity(schema.header_len() + self.body.len());
+            prefix.extend_from_slice(schema.prefix());
+            if let (Some(s), Some(b)) = (schema.salt(), bucket) {
+                let at = prefix.len();
+                prefix.resize(at + s.width(), 0);
+                salt::write(b, &mut prefix[at..]);
+            }
+            prefix.extend_from_slice(&self.body);
+            if let Some((start, end)) = self.bounds_under(prefix) {
+                ranges.push(KeyRange::new(start, end, bucket.unwrap_or(0)));
+            }
+        };
+        match schema.salt() {
+            None => push(None),
+            Some(s) if s.hashed().iter().all(|&i| i < bound) => {
+                push(Some(schema.bucket_of_body(s, &self.body, &self.ends)))
+            }
+            Some(s) => (0..s.buckets()).for_each(|b| push(Some(b))),
+        }
+        ScanRangeSet { ranges }
+    }
+
+    /// The range of keys that start with `prefix` and whose next component
+    /// lies within `self.range`; `None` when empty.
+    fn bounds_under(&self, prefix: Vec<u8>) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+        let Some((lo, hi)) = &self.range else {
+            let end = prefix_successor(&prefix);
+            return Some((prefix, end));
+        };
+        // A descending component's encoding is inverted: its value's upper
+        // bound limits where keys start, and its lower bound where they end.
+        let (low, high) = match self.next_order() {
+            Order::Ascending => (lo, hi),
+            Order::Descending => (hi, lo),
+        };
+        let joined = |e: &Vec<u8>| [prefix.as_slice(), e].concat();
+        let start = match low {
+            Bound::Unbounded => Some(prefix.clone()),
+            Bound::Included(e) => Some(joined(e)),
+            // Prefix-free encodings: no other value's encoding extends `e`.
+            Bound::Excluded(e) => prefix_successor(&joined(e)),
+        }?;
+        let end = match high {
+            Bound::Unbounded => prefix_successor(&prefix),
+            Bound::Included(e) => prefix_successor(&joined(e)),
+            Bound::Excluded(e) => Some(joined(e)),
+        };
+        match &end {
+            Some(end) if *end <= start => None,
+            _ => Some((start, end)),
+        }
+    }
+}
+
+fn invert(bytes: &mut [u8]) {
+    for b in bytes {
+        *b = !*b;
+    }
+}
+
+/// A stage of a generated scan builder (`EventScan<N>`).
+#[doc(hidden)]
+pub trait ScanStage: Sized {
+    type Key: RowKey;
+    fn from_state(state: ScanState) -> Self;
+}
+
+/// Marks an equality argument of a scan method.
+#[doc(hidden)]
+pub enum Equal {}
+
+/// Marks a range argument of a scan method.
+#[doc(hidden)]
+pub enum Within {}
+
+/// An argument to a scan builder method for a component of type `T`: a value
+/// (equality; the scan may go on to the next component) or a range such as
+/// `a..b`, `a..=b`, `a..`, `..b` (the last constraint of a scan).
+///
+/// `M` tells the two kinds apart; it is inferred and never written.
+pub trait ScanArg<T: KeyComponent, M> {
+    /// What the scan becomes: the next builder stage after an equality, a
+    /// finished [`ScanRequest`] after a range.
+    type Output<S: ScanStage>;
+    #[doc(hidden)]
+    fn apply<S: ScanStage>(self, state: ScanState) -> Self::Output<S>;
+}
+
+impl<T: KeyComponent, A: KeyArg<T>> ScanArg<T, Equal> for A {
+    type Output<S: ScanStage> = S;
+    fn apply<S: ScanStage>(self, mut state: ScanState) -> S {
+        state.push_equal::<T>(&self);
+        S::from_state(state)
+    }
+}
+
+macro_rules! range_arg {
+    ($($range:ty => |$r:ident| ($lo:expr, $hi:expr)),* $(,)?) => {$(
+        impl<T: KeyComponent, X: KeyArg<T>> ScanArg<T, Within> for $range {
+            type Output<S: ScanStage> = ScanRequest<S::Key>;
+            fn apply<S: ScanStage>(self, mut state: ScanState) -> ScanRequest<S::Key> {
+                let $r = &self;
+                state.set_range::<T, X>($lo, $hi);
+                ScanRequest::from_state(state)
+            }
+        }
+    )*};
+}
+
+range_arg! {
+    Range<X> => |r| (Bound::Included(&r.start), Bound::Excluded(&r.end)),
+    RangeInclusive<X> => |r| (Bound::Included(r.start()), Bound::Included(r.end())),
+    RangeFrom<X> => |r| (Bound::Included(&r.start), Bound::Unbounded),
+    RangeTo<X> => |r| (Bound::Unbounded, Bound::Excluded(&r.end)),
+    RangeToInclusive<X> => |r| (Bound::Unbounded, Bound::Included(&r.end)),
+    (Bound<X>, Bound<X>) => |r| (r.0.as_ref(), r.1.as_ref()),
+}
+
+/// A finished scan request: equality on a prefix of the components and a
+/// range on the next one.
+#[derive(Debug, Clone)]
+pub struct ScanRequest<K> {
+    state: ScanState,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<K: RowKey> ScanRequest<K> {
+    #[doc(hidden)]
+    pub fn from_state(state: ScanState) -> Self {
+        ScanRequest {
+            state,
+            key: PhantomData,
+        }
+    }
+
+    /// The key ranges holding exactly the matching keys.
+    pub fn ranges(&self) -> ScanRangeSet {
+        self.state.ranges()
+    }
+}

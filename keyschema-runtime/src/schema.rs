@@ -1,0 +1,346 @@
+//! A runtime description of a key layout, for tools: printing keys, planning
+//! splits, estimating sizes.
+
+use crate::encoding::Reader;
+use crate::error::DecodeError;
+use crate::salt;
+use std::fmt;
+
+/// The direction a component sorts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Smallest value first (a plain field).
+    Ascending,
+    /// Largest value first (`rev(field)`): the component's bytes are inverted.
+    Descending,
+}
+
+/// The textual form of keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// Compact, memcomparable bytes (the default).
+    Binary,
+}
+
+/// Renders one component's encoding for a human reader.
+pub type RenderFn = fn(&mut Reader<'_>, &mut String) -> Result<(), DecodeError>;
+
+/// The layout of a row key, as declared in `#[rowkey(...)]`.
+///
+/// ```
+/// use keyschema::{Order, RowKey};
+///
+/// #[derive(RowKey)]
+/// #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+/// struct Event { user_id: String, site: String, timestamp: u64 }
+///
+/// let schema = Event::schema();
+/// assert_eq!(schema.buckets(), 8);
+/// assert_eq!(schema.components()[2].name(), "timestamp");
+/// assert_eq!(schema.components()[2].order(), Order::Descending);
+/// assert_eq!(
+///     schema.to_string(),
+///     "Event: salt = hash(user_id, site) % 8, then = user_id: String, site: String, rev(timestamp: u64)"
+/// );
+///
+/// let key = Event::get_key("u1", "s", 1_700_000_000);
+/// assert_eq!(schema.render(&key), "6|u1|s|~1700000000");
+/// ```
+#[derive(Debug)]
+pub struct Schema {
+    name: &'static str,
+    prefix: &'static [u8],
+    salt: Option<Salt>,
+    components: &'static [Component],
+    format: Format,
+}
+
+/// A deterministic salt: `hash(fields) % buckets`.
+#[derive(Debug, Clone, Copy)]
+pub struct Salt {
+    buckets: u32,
+    hashed: &'static [usize],
+}
+
+/// One component of a key.
+#[derive(Debug, Clone, Copy)]
+pub struct Component {
+    name: &'static str,
+    type_name: &'static str,
+    order: Order,
+    fixed_width: Option<usize>,
+    render: RenderFn,
+}
+
+impl Schema {
+    #[doc(hidden)]
+    pub const fn __new(
+        name: &'static str,
+        prefix: &'static [u8],
+        salt: Option<Salt>,
+        components: &'static [Component],
+        format: Format,
+    ) -> Self {
+        Schema {
+            name,
+            prefix,
+            salt,
+            components,
+            format,
+        }
+    }
+
+    /// The name of the struct the schema was derived for.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The constant bytes every key starts with (empty when none).
+    pub fn prefix(&self) -> &'static [u8] {
+        self.prefix
+    }
+
+    /// The salt, when the key has one.
+    pub fn salt(&self) -> Option<&Salt> {
+        self.salt.as_ref()
+    }
+
+    /// The number of salt buckets; 1 when unsalted.
+    pub fn buckets(&self) -> u32 {
+        self.salt.map_or(1, |s| s.buckets)
+    }
+
+    /// The key's components, in key order.
+    pub fn components(&self) -> &'static [Component] {
+        self.components
+    }
+
+    /// The key format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The length of the prefix and the salt: where the first component starts.
+    pub fn header_len(&self) -> usize {
+        self.prefix.len() + self.salt.map_or(0, |s| salt::width(s.buckets))
+    }
+
+    /// The salt bucket of an encoded key, read from its bytes (not checked
+    /// against the fields; [`RowKey::decode`](crate::RowKey::decode) does that).
+    pub fn bucket_of(&self, key: &[u8]) -> Result<u32, DecodeError> {
+        self.check_prefix(key)?;
+        let Some(s) = self.salt else {
+            return Ok(0);
+        };
+        let start = self.prefix.len();
+        let end = start + salt::width(s.buckets);
+        let Some(bytes) = key.get(start..end) else {
+            return Err(DecodeError::Truncated {
+                component: "salt",
+                offset: start,
+                expected: "the salt",
+            });
+        };
+        let found = salt::read(bytes);
+        if found >= s.buckets {
+            return Err(DecodeError::SaltOutOfRange {
+                schema: self.name,
+                offset: start,
+                found,
+                buckets: s.buckets,
+            });
+        }
+        Ok(found)
+    }
+
+    pub(crate) fn check_prefix(&self, key: &[u8]) -> Result<(), DecodeError> {
+        if key.starts_with(self.prefix) {
+            return Ok(());
+        }
+        let offset = key
+            .iter()
+            .zip(self.prefix)
+            .take_while(|(a, b)| a == b)
+            .count();
+        Err(DecodeError::ForeignPrefix {
+            schema: self.name,
+            expected: self.prefix.escape_ascii().to_string(),
+            offset,
+        })
+    }
+
+    /// The salt bucket from the encoded components after the header.
+    /// `ends[i]` is the offset in `body` where component `i` ends.
+    pub(crate) fn bucket_of_body(&self, s: &Salt, body: &[u8], ends: &[usize]) -> u32 {
+        let parts = s.hashed.iter().map(|&i| {
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            (
+                &body[start..ends[i]],
+                self.components[i].order == Order::Descending,
+            )
+        });
+        salt::bucket_of_parts(parts, s.buckets)
+    }
+
+    /// Renders an encoded key for a human reader: the salt as zero-padded
+    /// decimal, then each component, separated by `|`, with `~` before
+    /// descending ones. Strings are shown as they are (with `|`, `\` and
+    /// control characters escaped), bytes as hex.
+    ///
+    /// Never fails: bytes that do not decode are shown as hex after a
+    /// `|!` marker with the reason, so a corrupt key is still visible in a log.
+    pub fn render(&self, key: &[u8]) -> String {
+        match self.try_render(key) {
+            Ok(text) => text,
+            Err((mut text, offset, err)) => {
+                if !text.is_empty() {
+                    text.push('|');
+                }
+                text.push_str("!0x");
+                for &b in key.get(offset..).unwrap_or_default() {
+                    crate::encoding::push_hex(&mut text, b);
+                }
+                text.push_str(&format!(" ({err})"));
+                text
+            }
+        }
+    }
+
+    /// Renders like [`render`](Self::render), but returns the first decode error.
+    pub fn render_strict(&self, key: &[u8]) -> Result<String, DecodeError> {
+        self.try_render(key).map_err(|(_, _, err)| err)
+    }
+
+    fn try_render(&self, key: &[u8]) -> Result<String, (String, usize, DecodeError)> {
+        let mut out = String::with_capacity(key.len() * 2);
+        if !self.prefix.is_empty() {
+            out.push_str(&self.prefix.escape_ascii().to_string().replace('|', "\\|"));
+        }
+        let bucket = self.bucket_of(key).map_err(|e| (out.clone(), 0, e))?;
+        if let Some(s) = self.salt {
+            if !out.is_empty() {
+                out.push('|');
+            }
+            let digits = (s.buckets - 1).max(1).ilog10() as usize + 1;
+            out.push_str(&format!("{bucket:0digits$}"));
+        }
+        let mut pos = self.header_len();
+        for (i, c) in self.components.iter().enumerate() {
+            if i > 0 || !out.is_empty() {
+                out.push('|');
+            }
+            if c.order == Order::Descending {
+                out.push('~');
+            }
+            let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
+            let mark = out.len();
+            if let Err(err) = (c.render)(&mut reader, &mut out) {
+                out.truncate(mark);
+                if out.ends_with('~') {
+                    out.pop();
+                }
+                if out.ends_with('|') {
+                    out.pop();
+                }
+                return Err((out, pos, err));
+            }
+            pos = reader.offset();
+        }
+        if pos < key.len() {
+            let err = DecodeError::TrailingBytes {
+                offset: pos,
+                count: key.len() - pos,
+            };
+            return Err((out, pos, err));
+        }
+        Ok(out)
+    }
+}
+
+impl fmt::Display for Schema {
+    /// The declaration, with component types: `Event: salt = hash(user_id, site) % 8, then = user_id: String, ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.name)?;
+        if !self.prefix.is_empty() {
+            write!(f, "prefix = \"{}\", ", self.prefix.escape_ascii())?;
+        }
+        if let Some(s) = self.salt {
+            write!(f, "salt = hash(")?;
+            for (n, &i) in s.hashed.iter().enumerate() {
+                let sep = if n == 0 { "" } else { ", " };
+                write!(f, "{sep}{}", self.components[i].name)?;
+            }
+            write!(f, ") % {}, ", s.buckets)?;
+        }
+        write!(f, "then = ")?;
+        for (i, c) in self.components.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            match c.order {
+                Order::Ascending => write!(f, "{sep}{}: {}", c.name, c.type_name)?,
+                Order::Descending => write!(f, "{sep}rev({}: {})", c.name, c.type_name)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Salt {
+    #[doc(hidden)]
+    pub const fn __new(buckets: u32, hashed: &'static [usize]) -> Self {
+        Salt { buckets, hashed }
+    }
+
+    /// The number of buckets, N in `% N`.
+    pub fn buckets(&self) -> u32 {
+        self.buckets
+    }
+
+    /// The indexes (into [`Schema::components`]) of the hashed fields, in
+    /// the order they are hashed.
+    pub fn hashed(&self) -> &'static [usize] {
+        self.hashed
+    }
+
+    /// The width of the salt in bytes: 1, or 2 above 256 buckets.
+    pub fn width(&self) -> usize {
+        salt::width(self.buckets)
+    }
+}
+
+impl Component {
+    #[doc(hidden)]
+    pub const fn __new<T: crate::KeyComponent>(
+        name: &'static str,
+        type_name: &'static str,
+        order: Order,
+    ) -> Self {
+        Component {
+            name,
+            type_name,
+            order,
+            fixed_width: T::FIXED_WIDTH,
+            render: T::render_key,
+        }
+    }
+
+    /// The field name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The field type as written in the struct.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+
+    /// Ascending, or descending for `rev(field)`.
+    pub fn order(&self) -> Order {
+        self.order
+    }
+
+    /// The encoded width when it is fixed.
+    pub fn fixed_width(&self) -> Option<usize> {
+        self.fixed_width
+    }
+}

@@ -1,0 +1,6 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub use keyschema_macros::RowKey;
+pub use keyschema_runtime::*;
