@@ -64,12 +64,19 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
 
     let mut attr = KeyAttr::default();
     let mut attr_seen = false;
+    let mut attr_broken = false;
     for a in input.attrs.iter().filter(|a| a.path().is_ident("rowkey")) {
         attr_seen = true;
         if let Err(e) = a.parse_args_with(|stream: syn::parse::ParseStream| attr.parse_into(stream))
         {
             errors.push(e.into());
+            attr_broken = true;
         }
+    }
+    // Past a wrong shape or an unparsable attribute, the field checks would
+    // only report follow-on errors.
+    if named.is_none() || attr_broken {
+        return Err(errors.finish().expect_err("an error was recorded"));
     }
 
     let fields: Vec<(Field, bool)> = named
@@ -196,7 +203,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         }
     }
 
-    let salt = attr.salt.as_ref().and_then(|salt| {
+    let salt = attr.salt.as_ref().filter(|_| attr.then.is_some()).and_then(|salt| {
         let SaltExpr {
             keyword,
             fields,

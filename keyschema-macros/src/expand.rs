@@ -80,7 +80,7 @@ fn size_hint(spec: &KeySpec) -> TokenStream {
         };
     let parts = spec.components.iter().map(|c| {
         let ty = &c.field.ty;
-        quote!(<#ty as __ks::KeyComponent>::SIZE_HINT)
+        quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::SIZE_HINT)
     });
     quote!(#fixed #(+ #parts)*)
 }
@@ -92,13 +92,13 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     let size_hint = size_hint(spec);
     let n = spec.components.len();
     let refs = spec.components.iter().map(|c| {
-        let field = &c.field.ident;
-        quote!(__ks::KeyComponent::as_key_ref(&self.#field))
+        let (field, ty) = (&c.field.ident, &c.field.ty);
+        quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::as_key_ref(&self.#field))
     });
     let reads = spec.components.iter().map(|c| {
         let Component { field, order } = c;
         let (ident, ty) = (&field.ident, &field.ty);
-        let method = direction(*order);
+        let method = direction(*order, ty.span());
         quote_spanned!(ty.span()=> let #ident = __decoder.#method::<#ty>()?;)
     });
     let fields = spec.components.iter().map(|c| &c.field.ident);
@@ -130,10 +130,10 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     }
 }
 
-fn direction(order: Order) -> TokenStream {
+fn direction(order: Order, span: proc_macro2::Span) -> syn::Ident {
     match order {
-        Order::Ascending => quote!(asc),
-        Order::Descending => quote!(desc),
+        Order::Ascending => syn::Ident::new("asc", span),
+        Order::Descending => syn::Ident::new("desc", span),
     }
 }
 
@@ -146,14 +146,14 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         .iter()
         .map(|c| {
             let (ident, ty) = (&c.field.ident, &c.field.ty);
-            quote!(#ident: <#ty as __ks::KeyComponent>::Ref<'_>)
+            quote_spanned!(ty.span()=> #ident: <#ty as __ks::KeyComponent>::Ref<'_>)
         })
         .collect();
     let args: Vec<_> = spec.components.iter().map(|c| &c.field.ident).collect();
     let writes = spec.components.iter().map(|c| {
         let (ident, ty) = (&c.field.ident, &c.field.ty);
-        let method = direction(c.order);
-        quote!(__encoder.#method::<#ty>(#ident);)
+        let method = direction(c.order, ty.span());
+        quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);)
     });
     let order: Vec<String> = spec
         .components
@@ -204,12 +204,13 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
                 ""
             }
         );
+        let bound = quote_spanned!(ty.span()=> __ks::ScanArg<#ty, __M>);
         quote! {
             impl #scan_ident<#i> {
                 #[doc = #doc]
-                #vis fn #field<__A, __M>(self, value: __A) -> <__A as __ks::ScanArg<#ty, __M>>::Output<#scan_ident<#next>>
+                #vis fn #field<__A, __M>(self, value: __A) -> <__A as #bound>::Output<#scan_ident<#next>>
                 where
-                    __A: __ks::ScanArg<#ty, __M>,
+                    __A: #bound,
                 {
                     __ks::ScanArg::<#ty, __M>::apply::<#scan_ident<#next>>(value, self.state)
                 }

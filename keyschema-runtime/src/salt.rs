@@ -28,7 +28,7 @@ pub const MAX_BUCKETS: u32 = 65_536;
 /// // The salt input of `hash(user_id, site)` for ("u1", "s").
 /// let mut input = encode_value::<String>("u1");
 /// input.extend(encode_value::<String>("s"));
-/// assert_eq!(salt::bucket(&input, 8), 6);
+/// assert_eq!(salt::bucket(&input, 8), 3);
 /// ```
 ///
 /// # Panics

@@ -282,7 +282,7 @@ pub enum Within {}
 /// `a..b`, `a..=b`, `a..`, `..b` (the last constraint of a scan).
 ///
 /// `M` tells the two kinds apart; it is inferred and never written.
-pub trait ScanArg<T: KeyComponent, M> {
+pub trait ScanArg<T, M> {
     /// What the scan becomes: the next builder stage after an equality, a
     /// finished [`ScanRequest`] after a range.
     type Output<S: ScanStage>;

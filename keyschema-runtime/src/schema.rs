@@ -45,7 +45,7 @@ pub type RenderFn = fn(&mut Reader<'_>, &mut String) -> Result<(), DecodeError>;
 /// );
 ///
 /// let key = Event::get_key("u1", "s", 1_700_000_000);
-/// assert_eq!(schema.render(&key), "6|u1|s|~1700000000");
+/// assert_eq!(schema.render(&key), "3|u1|s|~1700000000");
 /// ```
 #[derive(Debug)]
 pub struct Schema {

@@ -108,6 +108,11 @@ pub trait KeyComponent: Sized {
 
 /// A value that can stand for a component of type `T` in a scan: `&str` for
 /// a `String` component, `&[u8]` for `Vec<u8>`, and every `T` itself.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot stand for a key component of type `{T}`",
+    label = "expected a `{T}` or its borrowed form",
+    note = "a scan method takes the component's type (`&str` or `String` for a `String` component, `&[u8]` for `Vec<u8>`), or a range of it such as `a..b`"
+)]
 pub trait KeyArg<T: KeyComponent> {
     /// Appends the encoding of the value, as `T` would encode it.
     fn encode_arg(&self, out: &mut Vec<u8>);

@@ -1,0 +1,10 @@
+use keyschema::RowKey;
+
+#[derive(RowKey)]
+#[rowkey(salt = crc32(user_id) % 8, then = user_id, timestamp)]
+struct Event {
+    user_id: String,
+    timestamp: u64,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use keyschema::RowKey;
+
+#[derive(RowKey)]
+#[rowkey(then = user_id)]
+#[rowkey(then = timestamp)]
+struct Event {
+    user_id: String,
+    timestamp: u64,
+}
+
+fn main() {}

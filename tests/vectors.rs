@@ -1,0 +1,374 @@
+//! The test vectors of `docs/ENCODING.md`, checked byte for byte in both
+//! directions: every row the code produces is in the document, and every row
+//! in the document is one the code produces.
+//!
+//! `KEYSCHEMA_BLESS=1 cargo test --test vectors` rewrites the tables.
+
+use keyschema::encoding::encode_value;
+use keyschema::{salt, KeyComponent, RowKey};
+use std::fmt::Debug;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn component<T: KeyComponent + Debug>(rows: &mut Vec<String>, type_name: &str, values: &[T]) {
+    for v in values {
+        let asc = encode_value::<T>(v.as_key_ref());
+        let desc: Vec<u8> = asc.iter().map(|b| !b).collect();
+        let shown = format!("{v:?}").replace('|', "\\|");
+        rows.push(format!(
+            "| `{type_name}` | `{shown}` | `{}` | `{}` |",
+            hex(&asc),
+            hex(&desc)
+        ));
+    }
+}
+
+fn component_rows() -> Vec<String> {
+    let mut rows = Vec::new();
+    component::<u8>(&mut rows, "u8", &[0, 1, 255]);
+    component::<u16>(&mut rows, "u16", &[1, 0x1234]);
+    component::<u32>(&mut rows, "u32", &[1, 0xDEAD_BEEF]);
+    component::<u64>(&mut rows, "u64", &[0, 1, 1_700_000_000, u64::MAX]);
+    component::<u128>(&mut rows, "u128", &[1]);
+    component::<i8>(&mut rows, "i8", &[i8::MIN, -1, 0, 1, i8::MAX]);
+    component::<i16>(&mut rows, "i16", &[-1, 1]);
+    component::<i32>(&mut rows, "i32", &[-2, 5]);
+    component::<i64>(&mut rows, "i64", &[i64::MIN, -1, 0, 1, i64::MAX]);
+    component::<i128>(&mut rows, "i128", &[-1]);
+    component::<bool>(&mut rows, "bool", &[false, true]);
+    component::<char>(&mut rows, "char", &['a', 'é', '😀']);
+    component::<String>(
+        &mut rows,
+        "String",
+        &["", "a", "a\0", "a\u{1}", "a\u{2}", "u1", "u10", "日本"].map(String::from),
+    );
+    component::<Vec<u8>>(
+        &mut rows,
+        "Vec<u8>",
+        &[vec![], vec![0x00], vec![0x01, 0x02, 0xFF]],
+    );
+    component::<[u8; 4]>(&mut rows, "[u8; 4]", &[[0xDE, 0xAD, 0xBE, 0xEF]]);
+    component::<f32>(&mut rows, "f32", &[-1.0, -0.0, 0.0, 1.5]);
+    component::<f64>(
+        &mut rows,
+        "f64",
+        &[
+            f64::NEG_INFINITY,
+            -1.0,
+            -0.0,
+            0.0,
+            1.0,
+            f64::INFINITY,
+            f64::NAN,
+        ],
+    );
+    component::<Option<u16>>(&mut rows, "Option<u16>", &[None, Some(1)]);
+    component::<Option<String>>(
+        &mut rows,
+        "Option<String>",
+        &[None, Some(String::new()), Some("a".into())],
+    );
+    rows
+}
+
+fn salt_rows() -> Vec<String> {
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "(\"u1\", \"s\")",
+            [encode_value::<String>("u1"), encode_value::<String>("s")].concat(),
+        ),
+        (
+            "(\"ab\", \"c\")",
+            [encode_value::<String>("ab"), encode_value::<String>("c")].concat(),
+        ),
+        (
+            "(\"a\", \"bc\")",
+            [encode_value::<String>("a"), encode_value::<String>("bc")].concat(),
+        ),
+        ("(\"\",)", encode_value::<String>("")),
+        ("(42u64,)", encode_value::<u64>(42)),
+        (
+            "(\"u1\", 1700000000u64)",
+            [
+                encode_value::<String>("u1"),
+                encode_value::<u64>(1_700_000_000),
+            ]
+            .concat(),
+        ),
+    ];
+    inputs
+        .into_iter()
+        .map(|(fields, input)| {
+            let digest = sha2_prefix(&input);
+            let buckets = [8, 256, 1000, 65536]
+                .map(|n| salt::bucket(&input, n).to_string())
+                .join(" / ");
+            format!(
+                "| `{fields}` | `{}` | `{}` | {buckets} |",
+                hex(&input),
+                digest
+            )
+        })
+        .collect()
+}
+
+/// The first 8 bytes of SHA-256 of `input`, as hex.
+fn sha2_prefix(input: &[u8]) -> String {
+    hex(&sha256(input)[..8])
+}
+
+/// A small, independent SHA-256 (FIPS 180-4), so the vectors do not depend on
+/// the implementation under test.
+fn sha256(message: &[u8]) -> [u8; 32] {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
+    ];
+    let mut h: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    let mut padded = message.to_vec();
+    padded.push(0x80);
+    while padded.len() % 64 != 56 {
+        padded.push(0);
+    }
+    padded.extend_from_slice(&((message.len() as u64) * 8).to_be_bytes());
+    for block in padded.chunks(64) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        for i in 0..64 {
+            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+            let ch = (e & f) ^ (!e & g);
+            let t1 = hh
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
+            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+            let maj = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(maj);
+            (hh, g, f, e, d, c, b, a) = (g, f, e, d.wrapping_add(t1), c, b, a, t1.wrapping_add(t2));
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    let mut out = [0u8; 32];
+    for (chunk, word) in out.chunks_mut(4).zip(h) {
+        chunk.copy_from_slice(&word.to_be_bytes());
+    }
+    out
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+struct Event {
+    user_id: String,
+    site: String,
+    timestamp: u64,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id) % 1000, then = user_id, timestamp)]
+struct WideEvent {
+    user_id: String,
+    timestamp: u64,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(*) % 16, then = rev(score), name)]
+struct Ranking {
+    score: i32,
+    name: String,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "ev", then = user_id, timestamp)]
+struct Prefixed {
+    user_id: String,
+    timestamp: u64,
+}
+
+fn key_rows() -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut row = |decl: &str, value: &str, key: Vec<u8>, rendered: String| {
+        rows.push(format!(
+            "| `{decl}` | `{value}` | `{}` | `{}` |",
+            hex(&key),
+            rendered.replace('|', "\\|")
+        ));
+    };
+    let event = "salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp)";
+    for (u, s, t) in [
+        ("u1", "s", 1_700_000_000u64),
+        ("u1", "s", 1_700_000_001),
+        ("u10", "s", 1_700_000_000),
+    ] {
+        let key = Event::get_key(u, s, t);
+        row(
+            event,
+            &format!("(\"{u}\", \"{s}\", {t})"),
+            key.clone(),
+            Event::render(&key),
+        );
+    }
+    let wide = "salt = hash(user_id) % 1000, then = user_id, timestamp";
+    let key = WideEvent::get_key("u1", 1_700_000_000);
+    row(
+        wide,
+        "(\"u1\", 1700000000)",
+        key.clone(),
+        WideEvent::render(&key),
+    );
+    let ranking = "salt = hash(*) % 16, then = rev(score), name";
+    let key = Ranking::get_key(-5, "ann");
+    row(ranking, "(-5, \"ann\")", key.clone(), Ranking::render(&key));
+    let prefixed = "prefix = \"ev\", then = user_id, timestamp";
+    let key = Prefixed::get_key("u1", 7);
+    row(prefixed, "(\"u1\", 7)", key.clone(), Prefixed::render(&key));
+    rows
+}
+
+const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ENCODING.md");
+
+/// The table rows between `<!-- vectors:NAME -->` and `<!-- end -->`.
+fn doc_rows(doc: &str, name: &str) -> Vec<String> {
+    let begin = format!("<!-- vectors:{name} -->");
+    let start = doc
+        .find(&begin)
+        .unwrap_or_else(|| panic!("{DOC} has no {begin} marker"));
+    let body = &doc[start + begin.len()..];
+    let end = body
+        .find("<!-- end -->")
+        .expect("vectors table has an end marker");
+    body[..end]
+        .lines()
+        .filter(|l| {
+            l.starts_with("| ")
+                && !l.starts_with("| type")
+                && !l.starts_with("| declaration")
+                && !l.starts_with("| hashed")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+fn bless(doc: &str, name: &str, header: &str, rows: &[String]) -> String {
+    let begin = format!("<!-- vectors:{name} -->");
+    let start = doc.find(&begin).expect("marker") + begin.len();
+    let end = start + doc[start..].find("<!-- end -->").expect("end marker");
+    format!(
+        "{}\n{header}\n{}\n{}",
+        &doc[..start],
+        rows.join("\n"),
+        &doc[end..]
+    )
+}
+
+#[test]
+fn encoding_md_vectors_match_the_code() {
+    let tables = [
+        ("components", "| type | value | ascending | descending (`rev`) |\n|---|---|---|---|", component_rows()),
+        ("salt", "| hashed fields | hash input | SHA-256[0..8] | bucket for N = 8 / 256 / 1000 / 65536 |\n|---|---|---|---|", salt_rows()),
+        ("keys", "| declaration | key fields | key | rendered |\n|---|---|---|---|", key_rows()),
+    ];
+    let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
+    if std::env::var_os("KEYSCHEMA_BLESS").is_some() {
+        for (name, header, rows) in &tables {
+            doc = bless(&doc, name, header, rows);
+        }
+        std::fs::write(DOC, &doc).expect("write docs/ENCODING.md");
+    }
+    for (name, _, rows) in &tables {
+        let documented = doc_rows(&doc, name);
+        for row in rows {
+            assert!(
+                documented.contains(row),
+                "docs/ENCODING.md ({name}) lacks the row\n{row}"
+            );
+        }
+        for row in &documented {
+            assert!(
+                rows.contains(row),
+                "docs/ENCODING.md ({name}) has a row the code does not produce\n{row}"
+            );
+        }
+    }
+}
+
+#[test]
+fn salt_uses_the_published_sha256_prefix() {
+    // The salt function agrees with an independent SHA-256 on every vector input.
+    for input in [
+        &b""[..],
+        b"u1\x00s\x00",
+        b"\x00\x00\x00\x00\x00\x00\x00\x2a",
+        &[0xAB; 200],
+    ] {
+        let digest = sha256(input);
+        let first = u64::from_be_bytes(digest[..8].try_into().unwrap());
+        for n in [1u32, 2, 7, 8, 255, 256, 257, 1000, 65_535, 65_536] {
+            assert_eq!(
+                salt::bucket(input, n),
+                (first % u64::from(n)) as u32,
+                "input {input:02x?}, N = {n}"
+            );
+        }
+    }
+    // FIPS 180-4 example: SHA-256("abc").
+    assert_eq!(hex(&sha256(b"abc")[..8]), "ba 78 16 bf 8f 01 cf ea");
+}
+
+#[test]
+fn key_vectors_decode_back() {
+    let e = Event {
+        user_id: "u1".into(),
+        site: "s".into(),
+        timestamp: 1_700_000_000,
+    };
+    assert_eq!(
+        Event::decode(&Event::get_key("u1", "s", 1_700_000_000)),
+        Ok(e)
+    );
+    let w = WideEvent {
+        user_id: "u1".into(),
+        timestamp: 1_700_000_000,
+    };
+    assert_eq!(WideEvent::decode(&w.encode()), Ok(w));
+    let r = Ranking {
+        score: -5,
+        name: "ann".into(),
+    };
+    assert_eq!(Ranking::decode(&r.encode()), Ok(r));
+    let p = Prefixed {
+        user_id: "u1".into(),
+        timestamp: 7,
+    };
+    assert_eq!(Prefixed::decode(&p.encode()), Ok(p));
+}
