@@ -147,7 +147,7 @@ impl<'a> Reader<'a> {
     /// ```
     /// use keyschema::{KeyComponent, Reader};
     ///
-    /// let mut reader = Reader::new(b"\x00\x00\x01\x00");
+    /// let mut reader = Reader::new(b"\x00\x01\x01\x00");
     /// assert_eq!(u16::decode_key(&mut reader), Ok(1));
     /// assert_eq!(u16::decode_key(&mut reader), Ok(256));
     /// assert!(reader.is_empty());
