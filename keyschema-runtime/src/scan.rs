@@ -157,8 +157,11 @@ pub struct ScanState {
     /// Where each bound component ends in `body`.
     ends: Vec<usize>,
     /// Encoded (inverted where descending) bounds on the next component.
-    range: Option<(Bound<Vec<u8>>, Bound<Vec<u8>>)>,
+    range: Option<EncodedBounds>,
 }
+
+/// The lower and upper bound of a range, each an encoded value.
+type EncodedBounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
 impl ScanState {
     pub fn new(schema: &'static Schema) -> Self {
