@@ -292,3 +292,86 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
 fn error(span: proc_macro2::Span, message: impl std::fmt::Display) -> darling::Error {
     darling::Error::custom(message).with_span(&span)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+
+    /// Runs the check on a struct with the given attribute and fields.
+    fn run(attr: &str, fields: &str) -> Result<crate::model::KeySpec, darling::Error> {
+        let source = format!("#[rowkey({attr})] struct Event {{ {fields} }}");
+        let input: syn::DeriveInput =
+            syn::parse_str(&source).expect("test input parses as a struct");
+        check(&input)
+    }
+
+    #[test]
+    fn odd_attributes_are_errors_not_panics() {
+        let fields = "a: String, b: u64";
+        let attrs = [
+            "",
+            "then",
+            "then =",
+            "then = ,",
+            "then = a,,b",
+            "then = a, b,",
+            "then = a(b(c)), b",
+            "then = rev(), b",
+            "then = rev(a, b, c), b",
+            "then = a, b, salt",
+            "then = a, b, salt =",
+            "then = a, b, salt = hash",
+            "then = a, b, salt = hash(a)",
+            "then = a, b, salt = hash(a) %",
+            "then = a, b, salt = hash(a) % -1",
+            "then = a, b, salt = hash(a) % 1.5",
+            "then = a, b, salt = hash(a) % 99999999999999999999999",
+            "then = a, b, salt = hash(a,) % 8",
+            "then = a, b, salt = hash(*, a) % 8",
+            "then = a, b, salt = random % 8",
+            "then = a, b, prefix = 5",
+            "then = a, b, crate = \"not a path!\"",
+            "then = a, b, format = text(sep = \"#\")",
+            "then = a, b, format = yaml",
+            "then = self, b",
+            "then = r#a, b",
+            "= a",
+            "then == a",
+        ];
+        for attr in attrs {
+            let _ = run(attr, fields);
+        }
+        let _ = run("then = a", "");
+        let _ = run("then = a", "a: String, #[rowkey(skip = 1)] b: u64");
+        let _ = run("then = a", "a: String, #[rowkey(unknown)] b: u64");
+        let _ = run("then = a", "a: String, #[rowkey] b: u64");
+    }
+
+    #[test]
+    fn trailing_comma_and_several_attributes_are_accepted() {
+        let spec = run("then = a, b,", "a: String, b: u64").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.components.len(), 2);
+        let input: syn::DeriveInput = syn::parse_str(
+            "#[rowkey(salt = hash(*) % 256)] #[rowkey(then = a, rev(b), prefix = b\"x\\0\")] struct E { a: String, b: u64 }",
+        )
+        .expect("parses");
+        let spec = check(&input).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            spec.salt.as_ref().map(|s| (s.buckets, s.hashed.clone())),
+            Some((256, vec![0, 1]))
+        );
+        assert_eq!(spec.prefix, b"x\0");
+    }
+
+    #[test]
+    fn every_mistake_is_reported_at_once() {
+        let errors = run(
+            "salt = hash(a, zz) % 0, then = a, qq, nope(b)",
+            "a: String, b: u64, c: bool",
+        )
+        .err()
+        .expect("mistakes are errors");
+        // zz unknown, % 0, qq unknown, nope unknown, c not in the key (`nope(b)` names b).
+        assert_eq!(errors.len(), 5, "{errors}");
+    }
+}

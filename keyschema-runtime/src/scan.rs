@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use std::ops::{Bound, Range, RangeFrom, RangeInclusive, RangeTo, RangeToInclusive};
 
 /// A half-open range of keys in one salt bucket: `start <= key < end`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct KeyRange {
     start: Vec<u8>,
     end: Option<Vec<u8>>,
@@ -48,6 +48,24 @@ impl KeyRange {
     }
 }
 
+impl std::fmt::Debug for KeyRange {
+    /// Bytes as escaped byte strings, readable in a log:
+    /// `KeyRange { bucket: 3, start: b"\x03u1\x00", end: Some(b"\x03u1\x01") }`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        struct Bytes<'a>(&'a [u8]);
+        impl std::fmt::Debug for Bytes<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "b\"{}\"", self.0.escape_ascii())
+            }
+        }
+        f.debug_struct("KeyRange")
+            .field("bucket", &self.bucket)
+            .field("start", &Bytes(&self.start))
+            .field("end", &self.end.as_deref().map(Bytes))
+            .finish()
+    }
+}
+
 /// Sorted, non-overlapping key ranges that together hold exactly the keys a
 /// scan asks for.
 ///
@@ -68,6 +86,10 @@ impl KeyRange {
 /// let all = Event::scan().user_id("u1").ranges();
 /// assert_eq!(all.len(), 8);
 /// assert_eq!(all.iter().map(|r| r.bucket()).collect::<Vec<_>>(), (0..8).collect::<Vec<_>>());
+/// assert_eq!(
+///     format!("{:?}", all.iter().next().unwrap()),
+///     r#"KeyRange { bucket: 0, start: b"\x00u1\x00", end: Some(b"\x00u1\x01") }"#
+/// );
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ScanRangeSet {

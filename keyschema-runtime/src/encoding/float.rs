@@ -1,6 +1,6 @@
 //! Floats in IEEE 754 total order (`f64::total_cmp`): -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
 
-use super::{KeyArg, KeyComponent, Reader};
+use super::{KeyComponent, Reader};
 use crate::error::DecodeError;
 use std::fmt::Write as _;
 
@@ -33,12 +33,6 @@ macro_rules! float {
                 Ok(())
             }
         }
-
-        impl KeyArg<$t> for &$t {
-            fn encode_arg(&self, out: &mut Vec<u8>) {
-                <$t>::encode_key(**self, out)
-            }
-        }
     )*};
 }
 
@@ -46,3 +40,5 @@ float! {
     f32: u32 => "4 bytes of f32",
     f64: u64 => "8 bytes of f64",
 }
+
+arg_by_ref!(f32, f64);

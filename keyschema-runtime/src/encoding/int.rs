@@ -1,8 +1,7 @@
 //! Integers: big-endian, fixed width; signed ones with the sign bit flipped.
 
-use super::{KeyArg, KeyComponent, Reader};
+use super::{render_display, KeyComponent, Reader};
 use crate::error::DecodeError;
-use std::fmt::Write as _;
 
 macro_rules! unsigned {
     ($($t:ty => $what:literal),* $(,)?) => {$(
@@ -20,15 +19,7 @@ macro_rules! unsigned {
                 input.read_array($what).map(<$t>::from_be_bytes)
             }
             fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
-                let value = Self::decode_key(input)?;
-                let _ = write!(out, "{value}");
-                Ok(())
-            }
-        }
-
-        impl KeyArg<$t> for &$t {
-            fn encode_arg(&self, out: &mut Vec<u8>) {
-                <$t>::encode_key(**self, out)
+                render_display::<$t>(input, out)
             }
         }
     )*};
@@ -53,15 +44,7 @@ macro_rules! signed {
                 Ok((flipped ^ (1 << (<$u>::BITS - 1))) as $t)
             }
             fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
-                let value = Self::decode_key(input)?;
-                let _ = write!(out, "{value}");
-                Ok(())
-            }
-        }
-
-        impl KeyArg<$t> for &$t {
-            fn encode_arg(&self, out: &mut Vec<u8>) {
-                <$t>::encode_key(**self, out)
+                render_display::<$t>(input, out)
             }
         }
     )*};
@@ -82,3 +65,5 @@ signed! {
     i64: u64 => "8 bytes of i64",
     i128: u128 => "16 bytes of i128",
 }
+
+arg_by_ref!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);

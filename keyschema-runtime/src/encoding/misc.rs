@@ -1,6 +1,6 @@
 //! `bool` (one byte, 0 or 1) and `char` (its scalar value as a big-endian `u32`).
 
-use super::{KeyArg, KeyComponent, Reader};
+use super::{KeyComponent, Reader};
 use crate::error::DecodeError;
 
 impl KeyComponent for bool {
@@ -31,12 +31,6 @@ impl KeyComponent for bool {
     }
 }
 
-impl KeyArg<bool> for &bool {
-    fn encode_arg(&self, out: &mut Vec<u8>) {
-        bool::encode_key(**self, out)
-    }
-}
-
 impl KeyComponent for char {
     type Ref<'a> = char;
     const FIXED_WIDTH: Option<usize> = Some(4);
@@ -60,8 +54,4 @@ impl KeyComponent for char {
     }
 }
 
-impl KeyArg<char> for &char {
-    fn encode_arg(&self, out: &mut Vec<u8>) {
-        char::encode_key(**self, out)
-    }
-}
+arg_by_ref!(bool, char);

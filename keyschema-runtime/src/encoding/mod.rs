@@ -12,12 +12,6 @@
 //!
 //! The byte layout of each type is specified in `docs/ENCODING.md`.
 
-mod bytes;
-mod float;
-mod int;
-mod misc;
-mod option;
-
 use crate::error::DecodeError;
 
 /// A type that can be a row-key component.
@@ -324,6 +318,34 @@ impl<'a> Reader<'a> {
         }
     }
 }
+
+/// `render_key` for types whose `Display` form is what a reader wants.
+pub(crate) fn render_display<T: KeyComponent + std::fmt::Display>(
+    input: &mut Reader<'_>,
+    out: &mut String,
+) -> Result<(), DecodeError> {
+    use std::fmt::Write as _;
+    let value = T::decode_key(input)?;
+    let _ = write!(out, "{value}");
+    Ok(())
+}
+
+/// `KeyArg<T> for &T`, for `Copy` types whose `Ref` is the value itself.
+macro_rules! arg_by_ref {
+    ($($t:ty),*) => {$(
+        impl $crate::encoding::KeyArg<$t> for &$t {
+            fn encode_arg(&self, out: &mut Vec<u8>) {
+                <$t as $crate::encoding::KeyComponent>::encode_key(**self, out)
+            }
+        }
+    )*};
+}
+
+mod bytes;
+mod float;
+mod int;
+mod misc;
+mod option;
 
 pub(crate) fn push_hex(out: &mut String, b: u8) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
