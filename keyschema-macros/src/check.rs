@@ -7,6 +7,17 @@ use darling::{util::Flag, FromField};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields};
 
+/// The methods every scan builder stage has; a component's method cannot share a name.
+const SCAN_METHODS: [&str; 7] = [
+    "ranges",
+    "request",
+    "limit",
+    "reverse",
+    "unordered",
+    "after",
+    "run",
+];
+
 /// The largest bucket count: a two-byte salt.
 const MAX_BUCKETS: u64 = 65_536;
 
@@ -173,6 +184,16 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                         expr.field.span(),
                         format!(
                             "`{}` is listed twice in `then`; each field is one component",
+                            expr.field
+                        ),
+                    ));
+                    continue;
+                }
+                if SCAN_METHODS.contains(&expr.field.to_string().as_str()) {
+                    errors.push(error(
+                        expr.field.span(),
+                        format!(
+                            "a key component cannot be named `{}`: the typed scan builder has a method of that name; rename the field",
                             expr.field
                         ),
                     ));

@@ -164,6 +164,9 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         "The key of the row with these key fields, in key order ({}), without building a [`{ident}`]. Equal to `encode()` of such a row.",
         order.join(", ")
     );
+    let doc_get = format!(
+        "Reads the row with these key fields from `store`: the decoded [`{ident}`] (skipped fields at their `Default`) and its value, or `None`."
+    );
     let doc_into =
         "Appends the key to `__out`, like `get_key`; allocates nothing when `__out` has room.";
     quote! {
@@ -174,6 +177,14 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
                 let mut __out = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
                 Self::get_key_into(&mut __out, #(#args),*);
                 __out
+            }
+
+            #[doc = #doc_get]
+            #vis fn get<__S: __ks::Store>(
+                __store: &__S,
+                #(#params),*
+            ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
+                __ks::RowStore::get_row::<Self>(__store, &Self::get_key(#(#args),*))
             }
 
             #[doc = #doc_into]
@@ -237,6 +248,36 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
             /// The key ranges holding exactly the keys that match the components bound so far.
             #vis fn ranges(&self) -> __ks::ScanRangeSet {
                 self.state.ranges()
+            }
+
+            /// Ends the scan here: the rows matching the components bound so far.
+            #vis fn request(self) -> __ks::ScanRequest<#ident> {
+                __ks::ScanRequest::from_state(self.state)
+            }
+
+            /// Returns at most `n` rows; see [`ScanRequest::limit`](::keyschema::ScanRequest::limit).
+            #vis fn limit(self, n: usize) -> __ks::ScanRequest<#ident> {
+                self.request().limit(n)
+            }
+
+            /// Descending key order; see [`ScanRequest::reverse`](::keyschema::ScanRequest::reverse).
+            #vis fn reverse(self) -> __ks::ScanRequest<#ident> {
+                self.request().reverse()
+            }
+
+            /// Rows as they come; see [`ScanRequest::unordered`](::keyschema::ScanRequest::unordered).
+            #vis fn unordered(self) -> __ks::ScanRequest<#ident> {
+                self.request().unordered()
+            }
+
+            /// Resumes after a cursor; see [`ScanRequest::after`](::keyschema::ScanRequest::after).
+            #vis fn after(self, cursor: __ks::Cursor) -> __ks::ScanRequest<#ident> {
+                self.request().after(cursor)
+            }
+
+            /// Runs the scan on `store`; see [`ScanRequest::run`](::keyschema::ScanRequest::run).
+            #vis fn run<'__s, __S: __ks::Store>(&self, store: &'__s __S) -> __ks::TypedRows<'__s, #ident, __S> {
+                __ks::ScanRequest::<#ident>::from_state(self.state.clone()).run(store)
             }
         }
 

@@ -7,14 +7,19 @@
 #![deny(missing_docs)]
 
 mod codec;
+mod cursor;
 pub mod encoding;
 mod error;
+mod merge;
 pub mod salt;
 pub mod scan;
 mod schema;
+pub mod store;
 
+pub use cursor::{Cursor, CursorError};
 pub use encoding::{KeyArg, KeyComponent, Reader};
 pub use error::DecodeError;
+pub use merge::TypedRows;
 pub use scan::{KeyRange, ScanArg, ScanRangeSet, ScanRequest};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
@@ -82,9 +87,10 @@ pub trait RowKey: Sized {
 pub mod __private {
     pub use crate::codec::{KeyDecoder, KeyEncoder};
     pub use crate::scan::{ScanStage, ScanState};
+    pub use crate::store::{RowError, RowStore, Store, TypedRow};
     pub use crate::{
-        Component, DecodeError, Format, KeyComponent, Order, RowKey, Salt, ScanArg, ScanRangeSet,
-        ScanRequest, Schema,
+        Component, Cursor, DecodeError, Format, KeyComponent, Order, RowKey, Salt, ScanArg,
+        ScanRangeSet, ScanRequest, Schema, TypedRows,
     };
-    pub use std::{default::Default, result::Result, vec::Vec};
+    pub use std::{default::Default, option::Option, result::Result, vec::Vec};
 }

@@ -6,8 +6,11 @@
 //! one range when every hashed field is bound (the salt is known), one per
 //! bucket otherwise.
 
+use crate::cursor::Cursor;
 use crate::encoding::{KeyArg, KeyComponent};
+use crate::merge::{ScanOptions, TypedRows};
 use crate::schema::{Order, Schema};
+use crate::store::{Direction, Store};
 use crate::{salt, RowKey};
 use std::marker::PhantomData;
 use std::ops::{Bound, Range, RangeFrom, RangeInclusive, RangeTo, RangeToInclusive};
@@ -345,11 +348,37 @@ range_arg! {
     (Bound<X>, Bound<X>) => |r| (r.0.as_ref(), r.1.as_ref()),
 }
 
-/// A finished scan request: equality on a prefix of the components and a
-/// range on the next one.
+/// A scan request: equality on a prefix of the components, maybe a range on
+/// the next one, and how to run it.
+///
+/// ```
+/// use keyschema::store::{MemoryStore, RowStore};
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey, Debug, Clone, PartialEq)]
+/// #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+/// struct Event { user_id: String, site: String, timestamp: u64 }
+///
+/// let store = MemoryStore::new();
+/// for (site, ts) in [("a", 1), ("b", 2), ("a", 3), ("c", 4), ("b", 5)] {
+///     let e = Event { user_id: "u1".into(), site: site.into(), timestamp: ts };
+///     store.put_row(&e, b"")?;
+/// }
+/// // The user's rows sit in up to 8 buckets; the merge returns them in key
+/// // order (by site, then newest first), two per page.
+/// let mut page = Event::scan().user_id("u1").limit(2).run(&store);
+/// let first: Vec<(String, u64)> = page.by_ref().map(|r| r.map(|(e, _)| (e.site, e.timestamp))).collect::<Result<_, _>>()?;
+/// assert_eq!(first, [("a".to_string(), 3), ("a".to_string(), 1)]);
+/// let rest: Vec<u64> = Event::scan().user_id("u1").after(page.cursor()).run(&store)
+///     .map(|r| r.map(|(e, _)| e.timestamp)).collect::<Result<_, _>>()?;
+/// assert_eq!(rest, [5, 2, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
+#[must_use = "a scan does nothing until it runs"]
 pub struct ScanRequest<K> {
     state: ScanState,
+    options: ScanOptions,
     key: PhantomData<fn() -> K>,
 }
 
@@ -358,12 +387,48 @@ impl<K: RowKey> ScanRequest<K> {
     pub fn from_state(state: ScanState) -> Self {
         ScanRequest {
             state,
+            options: ScanOptions::default(),
             key: PhantomData,
         }
     }
 
-    /// The key ranges holding exactly the matching keys.
+    /// The key ranges holding exactly the matching keys (whatever the cursor).
     pub fn ranges(&self) -> ScanRangeSet {
         self.state.ranges()
+    }
+
+    /// Returns at most `n` rows; each bucket is asked for at most `n`.
+    pub fn limit(mut self, n: usize) -> Self {
+        self.options.limit = Some(n);
+        self
+    }
+
+    /// Descending key order (for a `rev` timestamp: oldest first).
+    pub fn reverse(mut self) -> Self {
+        self.options.direction = Direction::Reverse;
+        self
+    }
+
+    /// Rows as they come, bucket after bucket, without merging into key order.
+    pub fn unordered(mut self) -> Self {
+        self.options.ordered = false;
+        self
+    }
+
+    /// Resumes after the rows a previous run of the same request returned.
+    /// The scan continues in the cursor's direction.
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.options.direction = cursor.direction;
+        self.options.after = Some(cursor);
+        self
+    }
+
+    /// Runs the scan on `store`: decoded rows with their values.
+    pub fn run<'s, S: Store>(&self, store: &'s S) -> TypedRows<'s, K, S> {
+        TypedRows::new(
+            store,
+            self.ranges().into_iter().collect(),
+            self.options.clone(),
+        )
     }
 }

@@ -1,0 +1,146 @@
+//! An in-memory store on a `BTreeMap`, for tests and examples.
+
+use super::{Direction, Mutation, Row, Store};
+use crate::scan::KeyRange;
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::ops::Bound;
+use std::sync::{Arc, PoisonError, RwLock};
+
+/// A thread-safe, in-memory [`Store`]. Batches are atomic; scans page through
+/// the map (256 rows per lock), so they see writes made while they run and
+/// never copy a whole range.
+///
+/// ```
+/// use keyschema::store::{Direction, MemoryStore, Store};
+/// use keyschema::KeyRange;
+///
+/// let store = MemoryStore::new();
+/// store.put(b"a", b"1")?;
+/// store.put(b"b", b"2")?;
+/// let all = KeyRange::new(Vec::new(), None, 0);
+/// let keys: Vec<Vec<u8>> = store.scan(&all, Direction::Reverse)?.map(|r| r.unwrap().0).collect();
+/// assert_eq!(keys, [b"b".to_vec(), b"a".to_vec()]);
+/// # Ok::<(), std::convert::Infallible>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    map: Arc<RwLock<BTreeMap<Vec<u8>, Vec<u8>>>>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.map
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Whether the store holds no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Store for MemoryStore {
+    type Error = Infallible;
+    type Rows<'a> = MemoryRows;
+
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Infallible> {
+        Ok(self
+            .map
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .cloned())
+    }
+
+    fn write_batch(&self, batch: &[Mutation]) -> Result<(), Infallible> {
+        let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
+        for m in batch {
+            match m {
+                Mutation::Put { key, value } => map.insert(key.clone(), value.clone()),
+                Mutation::Delete { key } => map.remove(key),
+            };
+        }
+        Ok(())
+    }
+
+    fn scan(&self, range: &KeyRange, direction: Direction) -> Result<MemoryRows, Infallible> {
+        // BTreeMap::range panics on inverted bounds; such a range is empty.
+        let empty = range.end().is_some_and(|end| end <= range.start());
+        Ok(MemoryRows {
+            map: Arc::clone(&self.map),
+            lower: Bound::Included(range.start().to_vec()),
+            upper: range
+                .end()
+                .map_or(Bound::Unbounded, |e| Bound::Excluded(e.to_vec())),
+            direction,
+            page: Vec::new(),
+            done: empty,
+        })
+    }
+}
+
+/// The rows of a [`MemoryStore`] scan.
+#[derive(Debug)]
+pub struct MemoryRows {
+    map: Arc<RwLock<BTreeMap<Vec<u8>, Vec<u8>>>>,
+    lower: Bound<Vec<u8>>,
+    upper: Bound<Vec<u8>>,
+    direction: Direction,
+    /// The current page, reversed so that `pop` yields the next row.
+    page: Vec<Row>,
+    done: bool,
+}
+
+const PAGE: usize = 256;
+
+impl MemoryRows {
+    fn fill(&mut self) {
+        let map = self.map.read().unwrap_or_else(PoisonError::into_inner);
+        let bounds = (
+            self.lower.as_ref().map(Vec::as_slice),
+            self.upper.as_ref().map(Vec::as_slice),
+        );
+        let range = map.range::<[u8], _>(bounds);
+        let page: Vec<Row> = match self.direction {
+            Direction::Forward => range
+                .take(PAGE)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            Direction::Reverse => range
+                .rev()
+                .take(PAGE)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        };
+        drop(map);
+        self.done = page.len() < PAGE;
+        if let Some((last, _)) = page.last() {
+            match self.direction {
+                Direction::Forward => self.lower = Bound::Excluded(last.clone()),
+                Direction::Reverse => self.upper = Bound::Excluded(last.clone()),
+            }
+        }
+        self.page = page;
+        self.page.reverse();
+    }
+}
+
+impl Iterator for MemoryRows {
+    type Item = Result<Row, Infallible>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.page.is_empty() && !self.done {
+            self.fill();
+        }
+        self.page.pop().map(Ok)
+    }
+}

@@ -1,0 +1,195 @@
+//! Ordered byte-key stores, and typed reads and writes on them.
+//!
+//! [`Store`] is the small interface a backend implements: get, put, delete,
+//! an atomic batch write, and forward and reverse scans over a [`KeyRange`].
+//! Everything typed (decoding rows, merging salt buckets, limits, cursors) is
+//! built on top of it, so a new backend gets all of that for free.
+//!
+//! # Implementing `Store` for another backend
+//!
+//! TiKV's raw client, HBase through its REST or Thrift gateway, or RocksDB
+//! each fit in an afternoon:
+//!
+//! * `scan(range, Forward)` yields the rows with `range.start() <= key <
+//!   range.end()` in ascending key order; `Reverse` yields the same rows in
+//!   descending order. `end() == None` means "to the end of the table".
+//!   Page through the backend lazily (TiKV `scan` with a limit, an HBase
+//!   scanner with caching) rather than loading the range: the typed scans
+//!   stop early when a limit is reached.
+//! * I/O errors are items of the iterator (`Err(...)`), never panics or a
+//!   silently shortened scan.
+//! * `write_batch` applies every mutation or none when the backend can
+//!   (TiKV transactions, a redb write transaction); document it otherwise.
+//!
+//! [`MemoryStore`] is the reference implementation, about 100 lines.
+
+mod memory;
+#[cfg(feature = "redb")]
+mod redb;
+
+#[cfg(feature = "redb")]
+pub use self::redb::RedbStore;
+pub use memory::MemoryStore;
+
+use crate::scan::KeyRange;
+use crate::{DecodeError, RowKey};
+
+/// The order a scan yields rows in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Ascending keys.
+    Forward,
+    /// Descending keys.
+    Reverse,
+}
+
+/// One write of a batch.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Mutation {
+    /// Sets `key` to `value`.
+    Put {
+        /// The row key.
+        key: Vec<u8>,
+        /// The stored value.
+        value: Vec<u8>,
+    },
+    /// Removes `key` (nothing happens if it is absent).
+    Delete {
+        /// The row key.
+        key: Vec<u8>,
+    },
+}
+
+/// A stored row: its key and its value.
+pub type Row = (Vec<u8>, Vec<u8>);
+
+/// A decoded row: the key struct (skipped fields at their `Default`) and the value.
+pub type TypedRow<K> = (K, Vec<u8>);
+
+/// An ordered key-value store with byte keys.
+pub trait Store {
+    /// What goes wrong: I/O, corruption, a lost connection.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The rows of one scan, in the order asked for.
+    type Rows<'a>: Iterator<Item = Result<Row, Self::Error>>
+    where
+        Self: 'a;
+
+    /// The value stored under `key`.
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error>;
+
+    /// Applies every mutation, in order, atomically where the store allows.
+    fn write_batch(&self, batch: &[Mutation]) -> Result<(), Self::Error>;
+
+    /// The rows whose keys lie in `range`, ascending or descending.
+    fn scan(&self, range: &KeyRange, direction: Direction) -> Result<Self::Rows<'_>, Self::Error>;
+
+    /// Sets `key` to `value`.
+    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), Self::Error> {
+        self.write_batch(&[Mutation::Put {
+            key: key.to_vec(),
+            value: value.to_vec(),
+        }])
+    }
+
+    /// Removes `key`.
+    fn delete(&self, key: &[u8]) -> Result<(), Self::Error> {
+        self.write_batch(&[Mutation::Delete { key: key.to_vec() }])
+    }
+}
+
+/// A shared reference to a store is a store.
+impl<S: Store + ?Sized> Store for &S {
+    type Error = S::Error;
+    type Rows<'a>
+        = S::Rows<'a>
+    where
+        Self: 'a;
+
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, S::Error> {
+        (**self).get(key)
+    }
+    fn write_batch(&self, batch: &[Mutation]) -> Result<(), S::Error> {
+        (**self).write_batch(batch)
+    }
+    fn scan(&self, range: &KeyRange, direction: Direction) -> Result<S::Rows<'_>, S::Error> {
+        (**self).scan(range, direction)
+    }
+}
+
+/// Why a typed read failed: the store failed, or a key in the scanned range
+/// is not a key of the schema.
+#[derive(Debug, thiserror::Error)]
+pub enum RowError<E> {
+    /// The store reported an error.
+    #[error("store error: {0}")]
+    Store(#[source] E),
+    /// A stored key inside the requested range does not decode: another
+    /// schema's rows share the key space, or the row is corrupt.
+    #[error("key {} in the scanned range does not decode: {source}", key.escape_ascii())]
+    Decode {
+        /// The offending key, as stored.
+        key: Vec<u8>,
+        /// Why it does not decode.
+        #[source]
+        source: DecodeError,
+    },
+}
+
+/// Typed writes and gets on any [`Store`], through the generated key code.
+///
+/// ```
+/// use keyschema::store::{MemoryStore, RowStore};
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// #[rowkey(salt = hash(user_id) % 4, then = user_id, rev(ts))]
+/// struct Visit { user_id: String, ts: u64 }
+///
+/// let store = MemoryStore::new();
+/// store.put_row(&Visit { user_id: "u1".into(), ts: 7 }, b"page=/home")?;
+/// let (visit, value) = store.get_row::<Visit>(&Visit::get_key("u1", 7))?.expect("stored");
+/// assert_eq!((visit.ts, value.as_slice()), (7, &b"page=/home"[..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait RowStore: Store {
+    /// Stores `value` under `row`'s key.
+    fn put_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
+        self.put(&row.encode(), value)
+    }
+
+    /// Stores many rows in one batch (atomic where the store allows).
+    fn put_rows<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
+        &self,
+        rows: impl IntoIterator<Item = (&'r K, V)>,
+    ) -> Result<(), Self::Error> {
+        let batch: Vec<Mutation> = rows
+            .into_iter()
+            .map(|(row, value)| Mutation::Put {
+                key: row.encode(),
+                value: value.as_ref().to_vec(),
+            })
+            .collect();
+        self.write_batch(&batch)
+    }
+
+    /// Removes `row`'s key.
+    fn delete_row<K: RowKey>(&self, row: &K) -> Result<(), Self::Error> {
+        self.delete(&row.encode())
+    }
+
+    /// The row stored under `key`, decoded, with its value.
+    fn get_row<K: RowKey>(&self, key: &[u8]) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
+        let Some(value) = self.get(key).map_err(RowError::Store)? else {
+            return Ok(None);
+        };
+        let row = K::decode(key).map_err(|source| RowError::Decode {
+            key: key.to_vec(),
+            source,
+        })?;
+        Ok(Some((row, value)))
+    }
+}
+
+impl<S: Store + ?Sized> RowStore for S {}

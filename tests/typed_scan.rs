@@ -1,0 +1,523 @@
+//! Typed scans on real stores, against a brute-force model: random datasets
+//! and requests, 1, 8 and 256 buckets, the in-memory store and redb.
+
+use keyschema::store::{
+    Direction, MemoryStore, Mutation, RedbStore, Row, RowError, RowStore, Store,
+};
+use keyschema::{KeyRange, RowKey};
+use proptest::prelude::*;
+use std::cmp::Ordering;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+
+/// The logical row; the key structs below lay it out with different salts.
+#[derive(Debug, Clone, PartialEq)]
+struct Row3 {
+    user: String,
+    site: String,
+    ts: i64,
+}
+
+/// Declared order: user, site ascending; ts descending.
+fn logical_cmp(a: &Row3, b: &Row3) -> Ordering {
+    a.user
+        .cmp(&b.user)
+        .then(a.site.cmp(&b.site))
+        .then(b.ts.cmp(&a.ts))
+}
+
+macro_rules! key_struct {
+    ($name:ident, $($attr:tt)*) => {
+        #[derive(RowKey, Debug, Clone, PartialEq)]
+        #[rowkey($($attr)*)]
+        struct $name {
+            user: String,
+            site: String,
+            ts: i64,
+        }
+        impl From<&Row3> for $name {
+            fn from(r: &Row3) -> Self {
+                $name { user: r.user.clone(), site: r.site.clone(), ts: r.ts }
+            }
+        }
+        impl From<$name> for Row3 {
+            fn from(k: $name) -> Self {
+                Row3 { user: k.user, site: k.site, ts: k.ts }
+            }
+        }
+    };
+}
+
+key_struct!(One, salt = hash(user, site) % 1, then = user, site, rev(ts));
+key_struct!(
+    Eight,
+    salt = hash(user, site) % 8,
+    then = user,
+    site,
+    rev(ts)
+);
+key_struct!(Wide, salt = hash(*) % 256, then = user, site, rev(ts));
+
+fn small_string() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec!['a', 'b', '\0', '\u{1}', '\u{ff}']),
+        0..3,
+    )
+    .prop_map(String::from_iter)
+}
+
+fn row() -> impl Strategy<Value = Row3> {
+    (small_string(), small_string(), -4i64..4).prop_map(|(user, site, ts)| Row3 { user, site, ts })
+}
+
+#[derive(Debug, Clone)]
+struct Request {
+    pivot: Row3,
+    depth: usize,
+    range: Option<(Row3, u8, Row3, u8)>,
+    reverse: bool,
+    limit: Option<usize>,
+}
+
+fn bound<T>(v: T, kind: u8) -> Bound<T> {
+    match kind % 3 {
+        0 => Bound::Included(v),
+        1 => Bound::Excluded(v),
+        _ => Bound::Unbounded,
+    }
+}
+
+fn within<T: Ord>(v: &T, lo: &Bound<T>, hi: &Bound<T>) -> bool {
+    (match lo {
+        Bound::Included(l) => v >= l,
+        Bound::Excluded(l) => v > l,
+        Bound::Unbounded => true,
+    }) && (match hi {
+        Bound::Included(h) => v <= h,
+        Bound::Excluded(h) => v < h,
+        Bound::Unbounded => true,
+    })
+}
+
+impl Request {
+    fn matches(&self, v: &Row3) -> bool {
+        let p = &self.pivot;
+        let eq = [v.user == p.user, v.site == p.site, v.ts == p.ts];
+        if !eq[..self.depth].iter().all(|&e| e) {
+            return false;
+        }
+        let Some((lo, lk, hi, hk)) = &self.range else {
+            return true;
+        };
+        match self.depth {
+            0 => within(
+                &v.user,
+                &bound(lo.user.clone(), *lk),
+                &bound(hi.user.clone(), *hk),
+            ),
+            1 => within(
+                &v.site,
+                &bound(lo.site.clone(), *lk),
+                &bound(hi.site.clone(), *hk),
+            ),
+            _ => within(&v.ts, &bound(lo.ts, *lk), &bound(hi.ts, *hk)),
+        }
+    }
+
+    /// The brute-force answer: filter, sort by logical key, direction, limit.
+    fn expected(&self, rows: &[Row3]) -> Vec<Row3> {
+        let mut hits: Vec<Row3> = rows.iter().filter(|r| self.matches(r)).cloned().collect();
+        hits.sort_by(logical_cmp);
+        hits.dedup();
+        if self.reverse {
+            hits.reverse();
+        }
+        hits
+    }
+}
+
+fn request() -> impl Strategy<Value = Request> {
+    (
+        row(),
+        0..=3usize,
+        proptest::option::of((row(), any::<u8>(), row(), any::<u8>())),
+        any::<bool>(),
+        proptest::option::of(0..6usize),
+    )
+        .prop_map(|(pivot, depth, range, reverse, limit)| Request {
+            pivot,
+            depth,
+            range: if depth == 3 { None } else { range },
+            reverse,
+            limit,
+        })
+}
+
+/// Builds the request for key type `$k` (without limit or cursor).
+macro_rules! scan_for {
+    ($k:ident, $req:expr) => {{
+        let r: &Request = $req;
+        let p = &r.pivot;
+        let request = match (r.depth, &r.range) {
+            (0, None) => $k::scan().request(),
+            (0, Some((lo, lk, hi, hk))) => {
+                $k::scan().user((bound(lo.user.clone(), *lk), bound(hi.user.clone(), *hk)))
+            }
+            (1, None) => $k::scan().user(&p.user).request(),
+            (1, Some((lo, lk, hi, hk))) => $k::scan()
+                .user(&p.user)
+                .site((bound(lo.site.clone(), *lk), bound(hi.site.clone(), *hk))),
+            (2, None) => $k::scan().user(&p.user).site(&p.site).request(),
+            (2, Some((lo, lk, hi, hk))) => $k::scan()
+                .user(&p.user)
+                .site(&p.site)
+                .ts((bound(lo.ts, *lk), bound(hi.ts, *hk))),
+            _ => $k::scan().user(&p.user).site(&p.site).ts(p.ts).request(),
+        };
+        if r.reverse {
+            request.reverse()
+        } else {
+            request
+        }
+    }};
+}
+
+/// Runs every check of one request on one store and key type.
+macro_rules! check_model {
+    ($k:ident, $store:expr, $rows:expr, $req:expr) => {{
+        let store = $store;
+        let rows: &[Row3] = $rows;
+        let req: &Request = $req;
+        let batch: Vec<Mutation> = rows
+            .iter()
+            .map(|r| Mutation::Put {
+                key: $k::from(r).encode(),
+                value: format!("{r:?}").into_bytes(),
+            })
+            .collect();
+        store.write_batch(&batch).expect("write");
+        let expected = req.expected(rows);
+        let base = scan_for!($k, req);
+        let collect =
+            |it: &mut dyn Iterator<Item = Result<($k, Vec<u8>), RowError<_>>>| -> Vec<Row3> {
+                it.map(|r| {
+                    let (k, v) = r.expect("scan row");
+                    let row = Row3::from(k);
+                    assert_eq!(
+                        v,
+                        format!("{row:?}").into_bytes(),
+                        "value travels with its key"
+                    );
+                    row
+                })
+                .collect()
+            };
+
+        // Ordered, with and without a limit.
+        let mut all = base.run(&store);
+        assert_eq!(collect(&mut all), expected, "ordered scan of {req:?}");
+        assert!(all.cursor().is_finished());
+        if let Some(n) = req.limit {
+            let got = collect(&mut base.clone().limit(n).run(&store));
+            assert_eq!(
+                got,
+                expected[..n.min(expected.len())],
+                "limit {n} of {req:?}"
+            );
+        }
+
+        // Unordered: the same rows.
+        let mut unordered = collect(&mut base.clone().unordered().run(&store));
+        unordered.sort_by(logical_cmp);
+        let mut sorted = expected.clone();
+        sorted.sort_by(logical_cmp);
+        assert_eq!(unordered, sorted, "unordered scan of {req:?}");
+
+        // Resume at every position, ordered and unordered: never a repeat, never a gap.
+        for k in 0..=expected.len() {
+            let mut first = base.clone().limit(k).run(&store);
+            let head = collect(&mut first);
+            let cursor: keyschema::Cursor = first
+                .cursor()
+                .to_string()
+                .parse()
+                .expect("cursor round-trips as hex");
+            let tail = collect(&mut base.clone().after(cursor).run(&store));
+            assert_eq!(
+                [head, tail].concat(),
+                expected,
+                "resume after {k} rows of {req:?}"
+            );
+
+            let mut first = base.clone().unordered().limit(k).run(&store);
+            let mut seen = collect(&mut first);
+            let cursor = keyschema::Cursor::from_bytes(&first.cursor().to_bytes())
+                .expect("cursor round-trips as bytes");
+            seen.extend(collect(
+                &mut base.clone().unordered().after(cursor).run(&store),
+            ));
+            seen.sort_by(logical_cmp);
+            assert_eq!(seen, sorted, "unordered resume after {k} rows of {req:?}");
+        }
+    }};
+}
+
+fn redb() -> (tempfile::TempDir, RedbStore) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = RedbStore::open(dir.path()).expect("open redb");
+    (dir, store)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn memory_store_matches_the_model(rows in prop::collection::vec(row(), 0..30), req in request()) {
+        check_model!(One, MemoryStore::new(), &rows, &req);
+        check_model!(Eight, MemoryStore::new(), &rows, &req);
+        check_model!(Wide, MemoryStore::new(), &rows, &req);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn redb_store_matches_the_model(rows in prop::collection::vec(row(), 0..30), req in request()) {
+        let (_dir, store) = redb();
+        check_model!(One, &store, &rows, &req);
+        let (_dir, store) = redb();
+        check_model!(Eight, &store, &rows, &req);
+        let (_dir, store) = redb();
+        check_model!(Wide, &store, &rows, &req);
+    }
+}
+
+/// A store that counts the rows its scans hand out and can fail on the n-th.
+#[derive(Default)]
+struct Probe {
+    inner: MemoryStore,
+    pulled: AtomicUsize,
+    fail_at: Option<usize>,
+}
+
+#[derive(Debug)]
+struct Lost(usize);
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "connection lost after {} rows", self.0)
+    }
+}
+
+impl std::error::Error for Lost {}
+
+struct ProbeRows<'a> {
+    inner: <MemoryStore as Store>::Rows<'a>,
+    probe: &'a Probe,
+}
+
+impl Iterator for ProbeRows<'_> {
+    type Item = Result<Row, Lost>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let row = self.inner.next()?;
+        let n = self.probe.pulled.fetch_add(1, AtomicOrdering::SeqCst) + 1;
+        if self.probe.fail_at == Some(n) {
+            return Some(Err(Lost(n)));
+        }
+        Some(row.map_err(|never| match never {}))
+    }
+}
+
+impl Store for Probe {
+    type Error = Lost;
+    type Rows<'a> = ProbeRows<'a>;
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Lost> {
+        Ok(self.inner.get(key).unwrap_or_else(|never| match never {}))
+    }
+    fn write_batch(&self, batch: &[Mutation]) -> Result<(), Lost> {
+        self.inner
+            .write_batch(batch)
+            .map_err(|never| match never {})
+    }
+    fn scan(&self, range: &KeyRange, direction: Direction) -> Result<ProbeRows<'_>, Lost> {
+        let inner = self
+            .inner
+            .scan(range, direction)
+            .unwrap_or_else(|never| match never {});
+        Ok(ProbeRows { inner, probe: self })
+    }
+}
+
+fn events(n: usize) -> Vec<Eight> {
+    (0..n)
+        .map(|i| Eight {
+            user: format!("u{}", i % 50),
+            site: format!("s{}", i % 7),
+            ts: i as i64,
+        })
+        .collect()
+}
+
+#[test]
+fn ordered_merge_holds_one_row_per_bucket() {
+    let probe = Probe::default();
+    let rows = events(10_000);
+    probe.put_rows(rows.iter().map(|r| (r, b""))).unwrap();
+    let mut scan = Eight::scan().run(&probe);
+    let first = scan.next().unwrap().unwrap();
+    // One row read from each of the 8 buckets, plus the refill of the one returned.
+    assert_eq!(probe.pulled.load(AtomicOrdering::SeqCst), 9);
+    let mut previous = first.0;
+    let mut count = 1;
+    for row in scan {
+        let (row, _) = row.unwrap();
+        assert!(logical_cmp(&previous.clone().into(), &row.clone().into()) == Ordering::Less);
+        previous = row;
+        count += 1;
+    }
+    assert_eq!(count, 10_000);
+}
+
+#[test]
+fn limit_is_pushed_down_to_every_bucket() {
+    let probe = Probe::default();
+    let rows = events(10_000);
+    probe.put_rows(rows.iter().map(|r| (r, b""))).unwrap();
+    let got: Vec<_> = Eight::scan().limit(10).run(&probe).collect();
+    assert_eq!(got.len(), 10);
+    // At most 10 rows per bucket, never the whole table.
+    assert!(probe.pulled.load(AtomicOrdering::SeqCst) <= 8 * 10);
+}
+
+#[test]
+fn a_lost_connection_is_an_error_and_the_cursor_resumes_exactly() {
+    let rows = events(500);
+    let healthy = MemoryStore::new();
+    healthy.put_rows(rows.iter().map(|r| (r, b""))).unwrap();
+    let expected: Vec<Row3> = Eight::scan()
+        .run(&healthy)
+        .map(|r| r.unwrap().0.into())
+        .collect();
+    for fail_at in [1, 2, 9, 50, 499] {
+        let failing = Probe {
+            inner: healthy.clone(),
+            pulled: AtomicUsize::new(0),
+            fail_at: Some(fail_at),
+        };
+        let mut scan = Eight::scan().run(&failing);
+        let mut got: Vec<Row3> = Vec::new();
+        let mut errors = 0;
+        for row in scan.by_ref() {
+            match row {
+                Ok((k, _)) => got.push(k.into()),
+                Err(RowError::Store(Lost(n))) => {
+                    assert_eq!(n, fail_at);
+                    errors += 1;
+                }
+                Err(e) => panic!("unexpected {e}"),
+            }
+        }
+        assert_eq!(errors, 1, "the failure is reported, not swallowed");
+        assert!(got.len() < expected.len(), "the scan stopped at the error");
+        let rest = Eight::scan()
+            .after(scan.cursor())
+            .run(&healthy)
+            .map(|r| r.unwrap().0.into());
+        got.extend(rest);
+        assert_eq!(
+            got, expected,
+            "after resuming, every row exactly once (failure at row {fail_at})"
+        );
+    }
+}
+
+#[test]
+fn a_key_that_does_not_decode_is_an_error_item_naming_it() {
+    let store = MemoryStore::new();
+    let good = Eight {
+        user: "u1".into(),
+        site: "s".into(),
+        ts: 1,
+    };
+    store.put_row(&good, b"ok").unwrap();
+    // A key in the same bucket and under the same user, but not a key of the schema.
+    let mut bad = Eight::get_key("u1", "s", 1);
+    bad.truncate(bad.len() - 3);
+    store.put(&bad, b"junk").unwrap();
+    let results: Vec<_> = Eight::scan().user("u1").site("s").run(&store).collect();
+    assert_eq!(results.len(), 2);
+    let errors: Vec<String> = results
+        .iter()
+        .filter_map(|r| r.as_ref().err())
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].contains("does not decode"), "{}", errors[0]);
+    assert!(
+        errors[0].contains("key ends inside component `ts`"),
+        "{}",
+        errors[0]
+    );
+    assert!(results
+        .iter()
+        .any(|r| matches!(r, Ok((k, v)) if *k == good && v == b"ok")));
+}
+
+#[test]
+fn typed_get_and_redb_persistence() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = events(2_000);
+    {
+        let store = RedbStore::open(dir.path()).unwrap();
+        store
+            .put_rows(rows.iter().map(|r| (r, r.user.as_bytes())))
+            .unwrap();
+        store.delete_row(&rows[0]).unwrap();
+    }
+    let store = RedbStore::open(dir.path()).unwrap();
+    let (row, value) = Eight::get(&store, "u7", "s0", 7)
+        .unwrap()
+        .expect("row 7 survives a reopen");
+    assert_eq!((row, value), (rows[7].clone(), b"u7".to_vec()));
+    assert!(
+        Eight::get(&store, "u0", "s0", 0).unwrap().is_none(),
+        "deleted"
+    );
+    let all: Vec<Eight> = Eight::scan()
+        .unordered()
+        .run(&store)
+        .map(|r| r.unwrap().0)
+        .collect();
+    assert_eq!(all.len(), 1_999);
+}
+
+#[test]
+fn reverse_scans_on_both_stores() {
+    let rows = events(300);
+    let memory = MemoryStore::new();
+    memory.put_rows(rows.iter().map(|r| (r, b""))).unwrap();
+    let (_dir, redb) = redb();
+    redb.put_rows(rows.iter().map(|r| (r, b""))).unwrap();
+    let forward: Vec<Row3> = Eight::scan()
+        .user("u3")
+        .run(&memory)
+        .map(|r| r.unwrap().0.into())
+        .collect();
+    let mut backward: Vec<Row3> = Eight::scan()
+        .user("u3")
+        .reverse()
+        .run(&memory)
+        .map(|r| r.unwrap().0.into())
+        .collect();
+    let redb_backward: Vec<Row3> = Eight::scan()
+        .user("u3")
+        .reverse()
+        .run(&redb)
+        .map(|r| r.unwrap().0.into())
+        .collect();
+    assert_eq!(backward, redb_backward);
+    backward.reverse();
+    assert_eq!(forward, backward);
+    assert_eq!(forward.len(), 6);
+}
