@@ -8,6 +8,11 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::marker::PhantomData;
 
+fn set_after(buf: &mut Vec<u8>, body: &[u8]) {
+    buf.clear();
+    buf.extend_from_slice(body);
+}
+
 /// How a typed scan runs: set through the methods of [`ScanRequest`](crate::ScanRequest).
 #[derive(Debug, Clone)]
 pub(crate) struct ScanOptions {
@@ -309,12 +314,19 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
             }
         };
         self.returned += 1;
-        let body = key.get(self.header..).unwrap_or_default().to_vec();
-        // A bucket whose last row this is may already be marked done by the refill.
-        if self.sources[source].position != Position::Done {
-            self.sources[source].position = Position::After(body.clone());
+        // Cursor bookkeeping reuses its buffers: no allocation per row.
+        let body = key.get(self.header..).unwrap_or_default();
+        if self.options.ordered {
+            set_after(self.last.get_or_insert_with(Vec::new), body);
+        } else {
+            let position = &mut self.sources[source].position;
+            match position {
+                Position::After(buf) => set_after(buf, body),
+                // The refill may already have marked the bucket done.
+                Position::Done => {}
+                Position::Start => *position = Position::After(body.to_vec()),
+            }
         }
-        self.last = Some(body);
         Some(match K::decode(&key) {
             Ok(row) => Ok((row, value)),
             Err(source) => Err(RowError::Decode { key, source }),
