@@ -5,12 +5,38 @@ use crate::scan::KeyRange;
 use crate::store::{Direction, Row, RowError, Store, TypedRow};
 use crate::RowKey;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use std::marker::PhantomData;
 
 fn set_after(buf: &mut Vec<u8>, body: &[u8]) {
     buf.clear();
     buf.extend_from_slice(body);
+}
+
+/// Pulls the next row of a source, honouring the per-bucket limit.
+fn pull<I, E>(source: &mut Source<I>, limit: Option<usize>) -> Result<Option<Row>, E>
+where
+    I: Iterator<Item = Result<Row, E>>,
+{
+    let Some(rows) = source.rows.as_mut() else {
+        return Ok(None);
+    };
+    if limit.is_some_and(|n| source.pulled >= n) {
+        source.rows = None;
+        return Ok(None);
+    }
+    match rows.next() {
+        Some(Ok(row)) => {
+            source.pulled += 1;
+            Ok(Some(row))
+        }
+        Some(Err(e)) => Err(e),
+        None => {
+            source.rows = None;
+            source.position = Position::Done;
+            Ok(None)
+        }
+    }
 }
 
 /// How a typed scan runs: set through the methods of [`ScanRequest`](crate::ScanRequest).
@@ -231,27 +257,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
 
     /// Pulls the next row of source `i`, honouring the per-bucket limit.
     fn pull(&mut self, i: usize) -> Result<Option<Row>, S::Error> {
-        let limit = self.options.limit;
-        let source = &mut self.sources[i];
-        let Some(rows) = source.rows.as_mut() else {
-            return Ok(None);
-        };
-        if limit.is_some_and(|n| source.pulled >= n) {
-            source.rows = None;
-            return Ok(None);
-        }
-        match rows.next() {
-            Some(Ok(row)) => {
-                source.pulled += 1;
-                Ok(Some(row))
-            }
-            Some(Err(e)) => Err(e),
-            None => {
-                source.rows = None;
-                source.position = Position::Done;
-                Ok(None)
-            }
-        }
+        pull(&mut self.sources[i], self.options.limit)
     }
 
     /// Puts source `i`'s next row into the merge.
@@ -273,14 +279,31 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             self.start()?;
         }
         if self.options.ordered {
-            let Some(p) = self.heap.pop() else {
+            // Replace the smallest pending row by the next row of its bucket
+            // in place: one sift instead of a pop and a push.
+            let Some(mut top) = self.heap.peek_mut() else {
                 return Ok(None);
             };
-            // Never drop the row in hand: a refill error waits for the next call.
-            if let Err(e) = self.refill(p.source) {
-                self.deferred = Some(e);
-            }
-            return Ok(Some((p.source, (p.key, p.value))));
+            let i = top.source;
+            let next = pull(&mut self.sources[i], self.options.limit);
+            let (key, value) = match next {
+                Ok(Some((key, value))) => {
+                    let key = std::mem::replace(&mut top.key, key);
+                    let value = std::mem::replace(&mut top.value, value);
+                    (key, value)
+                }
+                Ok(None) => {
+                    let p = PeekMut::pop(top);
+                    (p.key, p.value)
+                }
+                // Never drop the row in hand: the error waits for the next call.
+                Err(e) => {
+                    self.deferred = Some(e);
+                    let p = PeekMut::pop(top);
+                    (p.key, p.value)
+                }
+            };
+            return Ok(Some((i, (key, value))));
         }
         while self.current < self.sources.len() {
             if let Some(row) = self.pull(self.current)? {
