@@ -1,11 +1,14 @@
 //! The laws of the encoding, as property tests.
 
+mod common;
+
+use common::{bound, within};
+
 use keyschema::encoding::{decode_value, encode_value};
 use keyschema::{KeyComponent, RowKey};
 use proptest::prelude::*;
 use std::cmp::Ordering;
 use std::fmt::Debug;
-use std::ops::Bound;
 
 const CASES: u32 = 2_000;
 
@@ -196,28 +199,6 @@ fn visit() -> impl Strategy<Value = Visit> {
     (small(), small(), -3i64..3).prop_map(|(user, site, ts)| Visit { user, site, ts })
 }
 
-fn bound<T: Clone>() -> impl Fn(T, u8) -> Bound<T> {
-    |v, kind| match kind % 3 {
-        0 => Bound::Included(v),
-        1 => Bound::Excluded(v),
-        _ => Bound::Unbounded,
-    }
-}
-
-fn within<T: Ord>(v: &T, lo: &Bound<T>, hi: &Bound<T>) -> bool {
-    let above = match lo {
-        Bound::Included(l) => v >= l,
-        Bound::Excluded(l) => v > l,
-        Bound::Unbounded => true,
-    };
-    let below = match hi {
-        Bound::Included(h) => v <= h,
-        Bound::Excluded(h) => v < h,
-        Bound::Unbounded => true,
-    };
-    above && below
-}
-
 /// A scan request: equality on the first `depth` components of `pivot`, then
 /// maybe a range on the next one.
 #[derive(Debug, Clone)]
@@ -240,15 +221,15 @@ impl Request {
         match self.depth {
             0 => within(
                 &v.user,
-                &bound()(lo.user.clone(), *lk),
-                &bound()(hi.user.clone(), *hk),
+                &bound(lo.user.clone(), *lk),
+                &bound(hi.user.clone(), *hk),
             ),
             1 => within(
                 &v.site,
-                &bound()(lo.site.clone(), *lk),
-                &bound()(hi.site.clone(), *hk),
+                &bound(lo.site.clone(), *lk),
+                &bound(hi.site.clone(), *hk),
             ),
-            _ => within(&v.ts, &bound()(lo.ts, *lk), &bound()(hi.ts, *hk)),
+            _ => within(&v.ts, &bound(lo.ts, *lk), &bound(hi.ts, *hk)),
         }
     }
 }
@@ -258,7 +239,7 @@ macro_rules! ranges_of {
         let r: &Request = $req;
         let p = &r.pivot;
         let b = |lo: &Visit, lk: u8, hi: &Visit, hk: u8, f: fn(&Visit) -> String| {
-            (bound()(f(lo), lk), bound()(f(hi), hk))
+            (bound(f(lo), lk), bound(f(hi), hk))
         };
         match (r.depth, &r.range) {
             (0, None) => $key::scan().ranges(),
@@ -274,7 +255,7 @@ macro_rules! ranges_of {
             (2, Some((lo, lk, hi, hk))) => $key::scan()
                 .user(&p.user)
                 .site(&p.site)
-                .ts((bound()(lo.ts, *lk), bound()(hi.ts, *hk)))
+                .ts((bound(lo.ts, *lk), bound(hi.ts, *hk)))
                 .ranges(),
             _ => $key::scan().user(&p.user).site(&p.site).ts(p.ts).ranges(),
         }

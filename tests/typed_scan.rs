@@ -1,13 +1,16 @@
 //! Typed scans on real stores, against a brute-force model: random datasets
 //! and requests, 1, 8 and 256 buckets, the in-memory store and redb.
 
+mod common;
+
+use common::{bound, within};
+
 use keyschema::store::{
     Direction, MemoryStore, Mutation, RedbStore, Row, RowError, RowStore, Store,
 };
 use keyschema::{KeyRange, RowKey};
 use proptest::prelude::*;
 use std::cmp::Ordering;
-use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 /// The logical row; the key structs below lay it out with different salts.
@@ -77,26 +80,6 @@ struct Request {
     range: Option<(Row3, u8, Row3, u8)>,
     reverse: bool,
     limit: Option<usize>,
-}
-
-fn bound<T>(v: T, kind: u8) -> Bound<T> {
-    match kind % 3 {
-        0 => Bound::Included(v),
-        1 => Bound::Excluded(v),
-        _ => Bound::Unbounded,
-    }
-}
-
-fn within<T: Ord>(v: &T, lo: &Bound<T>, hi: &Bound<T>) -> bool {
-    (match lo {
-        Bound::Included(l) => v >= l,
-        Bound::Excluded(l) => v > l,
-        Bound::Unbounded => true,
-    }) && (match hi {
-        Bound::Included(h) => v <= h,
-        Bound::Excluded(h) => v < h,
-        Bound::Unbounded => true,
-    })
 }
 
 impl Request {

@@ -1,0 +1,27 @@
+//! Helpers shared by the model-based tests.
+
+use std::ops::Bound;
+
+/// A bound of one of the three kinds, chosen by `kind % 3`.
+pub fn bound<T>(v: T, kind: u8) -> Bound<T> {
+    match kind % 3 {
+        0 => Bound::Included(v),
+        1 => Bound::Excluded(v),
+        _ => Bound::Unbounded,
+    }
+}
+
+/// Whether `v` lies between `lo` and `hi`.
+pub fn within<T: Ord>(v: &T, lo: &Bound<T>, hi: &Bound<T>) -> bool {
+    let above = match lo {
+        Bound::Included(l) => v >= l,
+        Bound::Excluded(l) => v > l,
+        Bound::Unbounded => true,
+    };
+    let below = match hi {
+        Bound::Included(h) => v <= h,
+        Bound::Excluded(h) => v < h,
+        Bound::Unbounded => true,
+    };
+    above && below
+}
