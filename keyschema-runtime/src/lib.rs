@@ -11,6 +11,7 @@ mod cursor;
 pub mod encoding;
 mod error;
 mod merge;
+pub mod readrows;
 pub mod salt;
 pub mod scan;
 mod schema;
