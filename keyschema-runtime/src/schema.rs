@@ -154,6 +154,34 @@ impl Schema {
         Ok(found)
     }
 
+    /// Split points at every salt bucket boundary: `prefix + salt(b)` for
+    /// buckets 1 to N-1, so each bucket starts its own tablet or region.
+    /// Empty when the key is unsalted.
+    ///
+    /// ```
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(prefix = "ev", salt = hash(id) % 4, then = id)]
+    /// struct Ev { id: u64 }
+    ///
+    /// assert_eq!(Ev::schema().salt_splits(), [b"ev\x01".to_vec(), b"ev\x02".to_vec(), b"ev\x03".to_vec()]);
+    /// ```
+    pub fn salt_splits(&self) -> Vec<Vec<u8>> {
+        let Some(s) = self.salt else {
+            return Vec::new();
+        };
+        (1..s.buckets)
+            .map(|b| {
+                let mut key = self.prefix.to_vec();
+                let at = key.len();
+                key.resize(at + s.width(), 0);
+                salt::write(b, &mut key[at..]);
+                key
+            })
+            .collect()
+    }
+
     pub(crate) fn check_prefix(&self, key: &[u8]) -> Result<(), DecodeError> {
         if key.starts_with(self.prefix) {
             return Ok(());

@@ -23,10 +23,14 @@
 //!
 //! [`MemoryStore`] is the reference implementation, about 100 lines.
 
+#[cfg(feature = "bigtable")]
+pub mod bigtable;
 mod memory;
 #[cfg(feature = "redb")]
 mod redb;
 
+#[cfg(feature = "bigtable")]
+pub use self::bigtable::{BigtableError, BigtableStore};
 #[cfg(feature = "redb")]
 pub use self::redb::RedbStore;
 pub use memory::MemoryStore;

@@ -1,0 +1,636 @@
+//! Cloud Bigtable, over its gRPC API (tonic), with keyschema's own ReadRows
+//! path: chunk merging that survives rows split across messages, resumable
+//! retries, reverse scans, and per-entry MutateRows errors.
+
+use super::{Direction, Mutation, Row};
+use crate::readrows::{Chunk, ChunkError, RowMerger};
+use crate::scan::{KeyRange, ScanRangeSet};
+use futures_util::stream::{self, BoxStream, StreamExt};
+use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
+use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+use tonic::transport::{Channel, Endpoint};
+
+/// The rows of a Bigtable scan, as they stream in.
+pub type RowStream = BoxStream<'static, Result<Row, BigtableError>>;
+
+/// The column family keyschema stores values in.
+pub const FAMILY: &str = "v";
+/// The column qualifier of the value cell.
+pub const QUALIFIER: &[u8] = b"v";
+
+/// What can go wrong talking to Bigtable.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BigtableError {
+    /// The endpoint is not a valid URI.
+    #[error("invalid Bigtable endpoint {endpoint:?}: {reason}")]
+    Endpoint {
+        /// The endpoint given.
+        endpoint: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// The connection could not be made.
+    #[error("cannot connect to Bigtable at {endpoint}: {source}")]
+    Connect {
+        /// The endpoint.
+        endpoint: String,
+        /// The transport error.
+        #[source]
+        source: tonic::transport::Error,
+    },
+    /// An RPC failed with a status that is not retried, or kept failing.
+    #[error("Bigtable {operation} failed after {attempts} attempt(s): {code:?}: {message}")]
+    Rpc {
+        /// The RPC (`ReadRows`, `MutateRows`, `CreateTable`...).
+        operation: &'static str,
+        /// How many times it was tried.
+        attempts: u32,
+        /// The gRPC status code.
+        code: tonic::Code,
+        /// The status message.
+        message: String,
+    },
+    /// The server sent an invalid chunk sequence.
+    #[error(transparent)]
+    Chunks(#[from] ChunkError),
+    /// Some entries of a MutateRows batch failed; the others were applied.
+    #[error("{} of {total} mutations failed (first: row {} at index {}: {})",
+        failed.len(),
+        failed.first().map(|f| f.key.escape_ascii().to_string()).unwrap_or_default(),
+        failed.first().map_or(0, |f| f.index),
+        failed.first().map(|f| f.message.as_str()).unwrap_or_default())]
+    PartialBatch {
+        /// Every entry that failed.
+        failed: Vec<FailedEntry>,
+        /// The batch size.
+        total: usize,
+    },
+    /// A row in a scanned range has no value cell (`v:v`): not written by keyschema.
+    #[error("row {} has no {FAMILY}:v cell", key.escape_ascii())]
+    MissingValue {
+        /// The row key.
+        key: Vec<u8>,
+    },
+}
+
+/// One failed entry of a batch write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedEntry {
+    /// Its index in the batch.
+    pub index: usize,
+    /// Its row key.
+    pub key: Vec<u8>,
+    /// The gRPC status code.
+    pub code: i32,
+    /// The status message.
+    pub message: String,
+}
+
+/// How transient errors are retried.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts per RPC, the first included, without progress in between.
+    pub attempts: u32,
+    /// The pause before the first retry; doubled each time.
+    pub backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 5,
+            backoff: Duration::from_millis(20),
+        }
+    }
+}
+
+/// A Bigtable table used as a row store.
+///
+/// Values live in one cell per row, family [`FAMILY`], qualifier `v`,
+/// timestamp 0 (so a put replaces the value).
+#[derive(Debug, Clone)]
+pub struct BigtableStore {
+    data: data::bigtable_client::BigtableClient<Channel>,
+    admin: admin::bigtable_table_admin_client::BigtableTableAdminClient<Channel>,
+    instance_name: String,
+    table_id: String,
+    table_name: String,
+    retry: RetryPolicy,
+}
+
+fn is_transient(code: tonic::Code) -> bool {
+    matches!(
+        code,
+        tonic::Code::Unavailable
+            | tonic::Code::DeadlineExceeded
+            | tonic::Code::Aborted
+            | tonic::Code::Internal
+    )
+}
+
+fn rpc_error(operation: &'static str, attempts: u32, status: &tonic::Status) -> BigtableError {
+    BigtableError::Rpc {
+        operation,
+        attempts,
+        code: status.code(),
+        message: status.message().to_string(),
+    }
+}
+
+impl BigtableStore {
+    /// Connects to the Bigtable emulator at `host` (`127.0.0.1:8086`), in
+    /// plaintext and without credentials, for the table `table` of
+    /// `projects/{project}/instances/{instance}`.
+    pub async fn connect_emulator(
+        host: &str,
+        project: &str,
+        instance: &str,
+        table: &str,
+    ) -> Result<Self, BigtableError> {
+        let endpoint = format!("http://{host}");
+        let channel = Endpoint::from_shared(endpoint.clone())
+            .map_err(|e| BigtableError::Endpoint {
+                endpoint: endpoint.clone(),
+                reason: e.to_string(),
+            })?
+            .connect_timeout(Duration::from_secs(5))
+            .connect()
+            .await
+            .map_err(|source| BigtableError::Connect { endpoint, source })?;
+        Ok(Self::from_channel(channel, project, instance, table))
+    }
+
+    /// A store on an existing channel (for a real instance: a TLS channel
+    /// to `bigtable.googleapis.com`, with credentials added by an interceptor
+    /// layer of your choice).
+    pub fn from_channel(channel: Channel, project: &str, instance: &str, table: &str) -> Self {
+        let instance_name = format!("projects/{project}/instances/{instance}");
+        BigtableStore {
+            data: data::bigtable_client::BigtableClient::new(channel.clone()),
+            admin: admin::bigtable_table_admin_client::BigtableTableAdminClient::new(channel),
+            table_name: format!("{instance_name}/tables/{table}"),
+            instance_name,
+            table_id: table.to_string(),
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// The same store with another retry policy.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The full table name, `projects/.../instances/.../tables/...`.
+    pub fn table_name(&self) -> &str {
+        &self.table_name
+    }
+
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        // Routing for real instances; harmless on the emulator.
+        if let Ok(value) = format!("table_name={}", self.table_name).parse() {
+            request
+                .metadata_mut()
+                .insert("x-goog-request-params", value);
+        }
+        request
+    }
+
+    /// Creates the table with the value family and initial split points.
+    pub async fn create_table(&self, splits: &[Vec<u8>]) -> Result<(), BigtableError> {
+        let table = admin::Table {
+            column_families: HashMap::from([(FAMILY.to_string(), admin::ColumnFamily::default())]),
+            ..admin::Table::default()
+        };
+        let message = admin::CreateTableRequest {
+            parent: self.instance_name.clone(),
+            table_id: self.table_id.clone(),
+            table: Some(table),
+            initial_splits: splits
+                .iter()
+                .map(|key| admin::create_table_request::Split { key: key.clone() })
+                .collect(),
+        };
+        self.admin
+            .clone()
+            .create_table(self.request(message))
+            .await
+            .map_err(|s| rpc_error("CreateTable", 1, &s))?;
+        Ok(())
+    }
+
+    /// Creates the table for key type `K`, split at every salt bucket
+    /// boundary (see [`salt_splits`](crate::Schema::salt_splits)).
+    pub async fn create_table_for<K: crate::RowKey>(&self) -> Result<(), BigtableError> {
+        self.create_table(&K::schema().salt_splits()).await
+    }
+
+    /// Applies a batch through MutateRows. Entries that fail are retried
+    /// while their errors are transient; the ones that still fail are all
+    /// reported in [`BigtableError::PartialBatch`], never dropped.
+    pub async fn write_batch(&self, batch: &[Mutation]) -> Result<(), BigtableError> {
+        let mut pending: Vec<usize> = (0..batch.len()).collect();
+        let mut failed: Vec<FailedEntry> = Vec::new();
+        let mut attempt = 0;
+        while !pending.is_empty() {
+            attempt += 1;
+            let entries = pending.iter().map(|&i| entry(&batch[i])).collect();
+            let message = data::MutateRowsRequest {
+                table_name: self.table_name.clone(),
+                entries,
+                ..data::MutateRowsRequest::default()
+            };
+            let mut responses = match self.data.clone().mutate_rows(self.request(message)).await {
+                Ok(r) => r.into_inner(),
+                Err(s) if is_transient(s.code()) && attempt < self.retry.attempts => {
+                    self.pause(attempt).await;
+                    continue;
+                }
+                Err(s) => return Err(rpc_error("MutateRows", attempt, &s)),
+            };
+            let mut retry = Vec::new();
+            let mut answered = vec![false; pending.len()];
+            loop {
+                match responses.message().await {
+                    Ok(Some(response)) => {
+                        for e in response.entries {
+                            let Some(slot) =
+                                usize::try_from(e.index).ok().filter(|&i| i < pending.len())
+                            else {
+                                continue;
+                            };
+                            answered[slot] = true;
+                            let index = pending[slot];
+                            let Some(status) = e.status.filter(|s| s.code != 0) else {
+                                continue;
+                            };
+                            let code = tonic::Code::from_i32(status.code);
+                            if is_transient(code) && attempt < self.retry.attempts {
+                                retry.push(index);
+                            } else {
+                                failed.push(FailedEntry {
+                                    index,
+                                    key: key_of(&batch[index]).to_vec(),
+                                    code: status.code,
+                                    message: status.message,
+                                });
+                            }
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(s) if is_transient(s.code()) && attempt < self.retry.attempts => break,
+                    Err(s) => return Err(rpc_error("MutateRows", attempt, &s)),
+                }
+            }
+            // Entries the stream never answered (it broke) are retried too.
+            retry.extend(
+                answered
+                    .iter()
+                    .zip(&pending)
+                    .filter(|(a, _)| !**a)
+                    .map(|(_, &i)| i),
+            );
+            retry.sort_unstable();
+            if !retry.is_empty() {
+                self.pause(attempt).await;
+            }
+            pending = retry;
+        }
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            failed.sort_by_key(|f| f.index);
+            Err(BigtableError::PartialBatch {
+                failed,
+                total: batch.len(),
+            })
+        }
+    }
+
+    /// Sets `key` to `value`.
+    pub async fn put(&self, key: &[u8], value: &[u8]) -> Result<(), BigtableError> {
+        self.write_batch(&[Mutation::Put {
+            key: key.to_vec(),
+            value: value.to_vec(),
+        }])
+        .await
+    }
+
+    /// The value under `key`.
+    pub async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BigtableError> {
+        let message = read_request(
+            &self.table_name,
+            &[],
+            vec![key.to_vec()],
+            Direction::Forward,
+            Some(1),
+        );
+        let mut rows = self.read(message, Vec::new(), Direction::Forward, Some(1));
+        match rows.next().await {
+            Some(Ok((_, value))) => Ok(Some(value)),
+            Some(Err(e)) => Err(e),
+            None => Ok(None),
+        }
+    }
+
+    /// The rows of one range, streamed, at most `limit` of them.
+    pub fn scan(&self, range: &KeyRange, direction: Direction, limit: Option<usize>) -> RowStream {
+        let ranges = vec![range.clone()];
+        let message = read_request(&self.table_name, &ranges, Vec::new(), direction, limit);
+        self.read(message, ranges, direction, limit)
+    }
+
+    /// Every range of a set in one ReadRows request (one RowSet). The rows
+    /// come in plain key order, bucket after bucket: the single-request
+    /// alternative to the per-bucket merge.
+    pub fn scan_set(
+        &self,
+        set: &ScanRangeSet,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> RowStream {
+        let ranges: Vec<KeyRange> = set.iter().cloned().collect();
+        let message = read_request(&self.table_name, &ranges, Vec::new(), direction, limit);
+        self.read(message, ranges, direction, limit)
+    }
+
+    async fn pause(&self, attempt: u32) {
+        let factor = 1u32 << attempt.saturating_sub(1).min(10);
+        tokio::time::sleep(self.retry.backoff.saturating_mul(factor)).await;
+    }
+
+    /// Streams a ReadRows request through the chunk merger, resuming after
+    /// the last complete row on transient errors.
+    fn read(
+        &self,
+        message: data::ReadRowsRequest,
+        ranges: Vec<KeyRange>,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> RowStream {
+        let state = ReadState {
+            store: self.clone(),
+            message,
+            ranges,
+            direction,
+            limit,
+            received: 0,
+            merger: RowMerger::new(direction == Direction::Reverse),
+            stream: None,
+            ready: VecDeque::new(),
+            attempts: 0,
+            done: false,
+        };
+        stream::unfold(state, |mut st| async move {
+            let item = st.next_row().await?;
+            Some((item, st))
+        })
+        .boxed()
+    }
+}
+
+struct ReadState {
+    store: BigtableStore,
+    message: data::ReadRowsRequest,
+    ranges: Vec<KeyRange>,
+    direction: Direction,
+    limit: Option<usize>,
+    received: usize,
+    merger: RowMerger,
+    stream: Option<tonic::Streaming<data::ReadRowsResponse>>,
+    ready: VecDeque<Row>,
+    attempts: u32,
+    done: bool,
+}
+
+impl ReadState {
+    async fn next_row(&mut self) -> Option<Result<Row, BigtableError>> {
+        loop {
+            if let Some(row) = self.ready.pop_front() {
+                return Some(Ok(row));
+            }
+            if self.done {
+                return None;
+            }
+            let stream = match self.stream.as_mut() {
+                Some(stream) => stream,
+                None => {
+                    let Some(message) = self.resumed_request() else {
+                        self.done = true;
+                        continue;
+                    };
+                    self.attempts += 1;
+                    let mut request = self.store.request(message);
+                    if self.direction == Direction::Reverse {
+                        // FeatureFlags { reverse_scans: true }, base64: the server
+                        // refuses a reversed scan without it.
+                        request.metadata_mut().insert(
+                            "bigtable-features",
+                            tonic::metadata::MetadataValue::from_static("CAE="),
+                        );
+                    }
+                    match self.store.data.clone().read_rows(request).await {
+                        Ok(response) => self.stream.insert(response.into_inner()),
+                        Err(status) => {
+                            if let Some(err) = self.retry_or_fail(&status).await {
+                                return Some(Err(err));
+                            }
+                            continue;
+                        }
+                    }
+                }
+            };
+            match stream.message().await {
+                Ok(Some(response)) => {
+                    for c in response.chunks {
+                        match self.merger.push(chunk(c)) {
+                            Ok(Some(row)) => {
+                                self.attempts = 0;
+                                self.received += 1;
+                                match value_of(&row.cells) {
+                                    Some(value) => self.ready.push_back((row.key, value)),
+                                    None => {
+                                        self.done = true;
+                                        return Some(Err(BigtableError::MissingValue {
+                                            key: row.key,
+                                        }));
+                                    }
+                                }
+                            }
+                            Ok(None) => {}
+                            Err(e) => {
+                                self.done = true;
+                                self.ready.clear();
+                                return Some(Err(e.into()));
+                            }
+                        }
+                    }
+                }
+                Ok(None) => {
+                    self.stream = None;
+                    self.done = true;
+                    if let Err(e) = self.merger.finish() {
+                        return Some(Err(e.into()));
+                    }
+                }
+                Err(status) => {
+                    self.stream = None;
+                    self.merger.discard_partial_row();
+                    if let Some(err) = self.retry_or_fail(&status).await {
+                        return Some(Err(err));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pauses and returns `None` when the error is retried; the final error otherwise.
+    async fn retry_or_fail(&mut self, status: &tonic::Status) -> Option<BigtableError> {
+        if is_transient(status.code()) && self.attempts < self.store.retry.attempts {
+            self.store.pause(self.attempts).await;
+            return None;
+        }
+        self.done = true;
+        Some(rpc_error("ReadRows", self.attempts, status))
+    }
+
+    /// The request for what is left: ranges narrowed past the last complete
+    /// row, the limit reduced by the rows received. `None` when nothing is left.
+    fn resumed_request(&self) -> Option<data::ReadRowsRequest> {
+        let limit = match self.limit {
+            Some(n) if self.received >= n => return None,
+            Some(n) => Some(n - self.received),
+            None => None,
+        };
+        let Some(last) = self.merger.last_committed() else {
+            return Some(self.message.clone());
+        };
+        if self.ranges.is_empty() {
+            // A point read (get): its one row arrived.
+            return None;
+        }
+        let ranges: Vec<KeyRange> = self
+            .ranges
+            .iter()
+            .filter_map(|r| match self.direction {
+                Direction::Forward => {
+                    let mut after = last.to_vec();
+                    after.push(0);
+                    let start = after.max(r.start().to_vec());
+                    let keep = r.end().is_none_or(|e| start.as_slice() < e);
+                    keep.then(|| KeyRange::new(start, r.end().map(<[u8]>::to_vec), r.bucket()))
+                }
+                Direction::Reverse => {
+                    let end = match r.end() {
+                        Some(e) if e < last => e.to_vec(),
+                        _ => last.to_vec(),
+                    };
+                    (r.start() < end.as_slice())
+                        .then(|| KeyRange::new(r.start().to_vec(), Some(end), r.bucket()))
+                }
+            })
+            .collect();
+        if ranges.is_empty() {
+            return None;
+        }
+        Some(read_request(
+            &self.store.table_name,
+            &ranges,
+            Vec::new(),
+            self.direction,
+            limit,
+        ))
+    }
+}
+
+fn read_request(
+    table_name: &str,
+    ranges: &[KeyRange],
+    keys: Vec<Vec<u8>>,
+    direction: Direction,
+    limit: Option<usize>,
+) -> data::ReadRowsRequest {
+    let row_ranges = ranges
+        .iter()
+        .map(|r| data::RowRange {
+            start_key: Some(data::row_range::StartKey::StartKeyClosed(
+                r.start().to_vec(),
+            )),
+            end_key: r
+                .end()
+                .map(|e| data::row_range::EndKey::EndKeyOpen(e.to_vec())),
+        })
+        .collect();
+    data::ReadRowsRequest {
+        table_name: table_name.to_string(),
+        rows: Some(data::RowSet {
+            row_keys: keys,
+            row_ranges,
+        }),
+        // The latest cell of each column: one value per row.
+        filter: Some(data::RowFilter {
+            filter: Some(data::row_filter::Filter::CellsPerColumnLimitFilter(1)),
+        }),
+        rows_limit: limit.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX)),
+        reversed: direction == Direction::Reverse,
+        ..data::ReadRowsRequest::default()
+    }
+}
+
+fn entry(m: &Mutation) -> data::mutate_rows_request::Entry {
+    use data::mutation::Mutation as M;
+    let (row_key, mutation) = match m {
+        Mutation::Put { key, value } => (
+            key.clone(),
+            M::SetCell(data::mutation::SetCell {
+                family_name: FAMILY.to_string(),
+                column_qualifier: QUALIFIER.to_vec(),
+                timestamp_micros: 0,
+                value: value.clone(),
+            }),
+        ),
+        Mutation::Delete { key } => (
+            key.clone(),
+            M::DeleteFromRow(data::mutation::DeleteFromRow {}),
+        ),
+    };
+    data::mutate_rows_request::Entry {
+        row_key,
+        mutations: vec![data::Mutation {
+            mutation: Some(mutation),
+        }],
+        ..Default::default()
+    }
+}
+
+fn key_of(m: &Mutation) -> &[u8] {
+    match m {
+        Mutation::Put { key, .. } | Mutation::Delete { key } => key,
+    }
+}
+
+fn chunk(c: data::read_rows_response::CellChunk) -> Chunk {
+    use data::read_rows_response::cell_chunk::RowStatus;
+    Chunk {
+        row_key: c.row_key,
+        family_name: c.family_name,
+        qualifier: c.qualifier,
+        timestamp_micros: c.timestamp_micros,
+        labels: c.labels,
+        value: c.value,
+        value_size: c.value_size,
+        reset_row: matches!(c.row_status, Some(RowStatus::ResetRow(true))),
+        commit_row: matches!(c.row_status, Some(RowStatus::CommitRow(true))),
+    }
+}
+
+fn value_of(cells: &[crate::readrows::Cell]) -> Option<Vec<u8>> {
+    cells
+        .iter()
+        .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)
+        .map(|c| c.value.clone())
+}
