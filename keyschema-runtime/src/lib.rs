@@ -21,6 +21,8 @@ pub use cursor::{Cursor, CursorError};
 pub use encoding::{KeyArg, KeyComponent, Reader};
 pub use error::DecodeError;
 pub use merge::TypedRows;
+#[cfg(feature = "async")]
+pub use merge::{AsyncStore, AsyncTypedRows};
 pub use scan::{KeyRange, ScanArg, ScanRangeSet, ScanRequest};
 pub use schema::{Component, Format, Order, Salt, Schema};
 

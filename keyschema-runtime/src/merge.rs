@@ -1,4 +1,10 @@
 //! Typed scans: one store scan per bucket range, merged back into key order.
+//!
+//! [`ScanCore`] holds what does not depend on how rows are fetched: the
+//! ranges, where each bucket stands, the limit, the cursor, decoding. The
+//! sync driver ([`TypedRows`], over a [`Store`]) and the async one
+//! ([`AsyncTypedRows`], over an [`AsyncStore`], feature `async`) share it
+//! and the same ordering of pending rows, so they merge identically.
 
 use crate::cursor::{Cursor, Position};
 use crate::scan::KeyRange;
@@ -7,37 +13,6 @@ use crate::RowKey;
 use std::cmp::Ordering;
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use std::marker::PhantomData;
-
-fn set_after(buf: &mut Vec<u8>, body: &[u8]) {
-    buf.clear();
-    buf.extend_from_slice(body);
-}
-
-/// Pulls the next row of a source, honouring the per-bucket limit.
-fn pull<I, E>(source: &mut Source<I>, limit: Option<usize>) -> Result<Option<Row>, E>
-where
-    I: Iterator<Item = Result<Row, E>>,
-{
-    let Some(rows) = source.rows.as_mut() else {
-        return Ok(None);
-    };
-    if limit.is_some_and(|n| source.pulled >= n) {
-        source.rows = None;
-        return Ok(None);
-    }
-    match rows.next() {
-        Some(Ok(row)) => {
-            source.pulled += 1;
-            Ok(Some(row))
-        }
-        Some(Err(e)) => Err(e),
-        None => {
-            source.rows = None;
-            source.position = Position::Done;
-            Ok(None)
-        }
-    }
-}
 
 /// How a typed scan runs: set through the methods of [`ScanRequest`](crate::ScanRequest).
 #[derive(Debug, Clone)]
@@ -59,15 +34,6 @@ impl Default for ScanOptions {
     }
 }
 
-/// One bucket's scan.
-struct Source<I> {
-    bucket: u32,
-    rows: Option<I>,
-    /// Rows pulled from the store so far (the per-bucket limit).
-    pulled: usize,
-    position: Position,
-}
-
 /// A row waiting in the merge: one per bucket at most.
 struct Pending {
     key: Vec<u8>,
@@ -79,6 +45,16 @@ struct Pending {
 }
 
 impl Pending {
+    fn new(core: &ScanCore, source: usize, (key, value): Row) -> Self {
+        Pending {
+            key,
+            value,
+            source,
+            header: core.header,
+            reverse: core.options.direction == Direction::Reverse,
+        }
+    }
+
     fn body(&self) -> &[u8] {
         self.key.get(self.header..).unwrap_or_default()
     }
@@ -111,78 +87,33 @@ impl Ord for Pending {
     }
 }
 
-/// The rows of a typed scan: decoded keys with their values.
-///
-/// Ordered (the default), it merges the buckets by the key bytes after the
-/// salt, which is the declared order, holding at most one pending row per
-/// bucket. Unordered, it drains the buckets one after the other.
-/// [`cursor`](Self::cursor) says where to resume.
-pub struct TypedRows<'s, K, S: Store + 's> {
-    store: &'s S,
-    ranges: Vec<KeyRange>,
-    started: bool,
-    sources: Vec<Source<S::Rows<'s>>>,
-    heap: BinaryHeap<Pending>,
-    current: usize,
+/// The fetch-independent state of a typed scan.
+struct ScanCore {
     options: ScanOptions,
     header: usize,
+    /// The request's ranges, one per bucket.
+    ranges: Vec<KeyRange>,
+    /// Per opened source: its bucket and how far it was read.
+    positions: Vec<(u32, Position)>,
+    started: bool,
     returned: usize,
+    /// The logical part of the last row returned (ordered mode).
     last: Option<Vec<u8>>,
-    /// A store error met while refilling, returned after the row in hand.
-    deferred: Option<S::Error>,
-    /// A store error was returned: the scan is over (resume from the cursor).
+    /// A store error was returned: the scan is over.
     failed: bool,
-    key: PhantomData<fn() -> K>,
 }
 
-impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
-    pub(crate) fn new(store: &'s S, ranges: Vec<KeyRange>, options: ScanOptions) -> Self {
-        let header = K::schema().header_len();
-        TypedRows {
-            store,
-            ranges,
-            started: false,
-            sources: Vec::new(),
-            heap: BinaryHeap::new(),
-            current: 0,
+impl ScanCore {
+    fn new(ranges: Vec<KeyRange>, options: ScanOptions, header: usize) -> Self {
+        ScanCore {
             options,
             header,
+            ranges,
+            positions: Vec::new(),
+            started: false,
             returned: 0,
             last: None,
-            deferred: None,
             failed: false,
-            key: PhantomData,
-        }
-    }
-
-    /// Where the scan stands: resume with `.after(cursor)` on the same request
-    /// to get exactly the rows not yet returned.
-    pub fn cursor(&self) -> Cursor {
-        let mut positions: Vec<(u32, Position)> = if self.started {
-            self.sources
-                .iter()
-                .map(|s| {
-                    let position = match (&s.position, &self.last) {
-                        (Position::Done, _) => Position::Done,
-                        // Merged: every bucket restarts after the last row returned
-                        // overall (rows pulled but not returned are read again).
-                        (_, Some(last)) if self.options.ordered => Position::After(last.clone()),
-                        (p, _) => p.clone(),
-                    };
-                    (s.bucket, position)
-                })
-                .collect()
-        } else {
-            self.ranges
-                .iter()
-                .map(|r| (r.bucket(), self.initial_position(r.bucket())))
-                .collect()
-        };
-        // Buckets the request never scanned (empty ranges) are finished.
-        positions.sort_by_key(|(b, _)| *b);
-        Cursor {
-            direction: self.options.direction,
-            positions,
         }
     }
 
@@ -193,36 +124,27 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             .map_or(Position::Start, |c| c.position(bucket).clone())
     }
 
-    /// Opens one store scan per range, restarted after the cursor's positions.
-    fn start(&mut self) -> Result<(), S::Error> {
+    /// The ranges to open, one per source, each narrowed past the cursor;
+    /// `None` for a bucket with nothing left.
+    fn plan(&mut self) -> Vec<Option<KeyRange>> {
         self.started = true;
         let ranges = std::mem::take(&mut self.ranges);
-        for range in &ranges {
-            let position = self.initial_position(range.bucket());
-            let Some(range) = self.resume(range, &position) else {
-                self.sources.push(Source {
-                    bucket: range.bucket(),
-                    rows: None,
-                    pulled: 0,
-                    position: Position::Done,
-                });
-                continue;
-            };
-            let rows = self.store.scan(&range, self.options.direction)?;
-            self.sources.push(Source {
-                bucket: range.bucket(),
-                rows: Some(rows),
-                pulled: 0,
-                position,
-            });
-        }
+        let plan = ranges
+            .iter()
+            .map(|range| {
+                let position = self.initial_position(range.bucket());
+                let narrowed = self.resume(range, &position);
+                let position = if narrowed.is_some() {
+                    position
+                } else {
+                    Position::Done
+                };
+                self.positions.push((range.bucket(), position));
+                narrowed
+            })
+            .collect();
         self.ranges = ranges;
-        if self.options.ordered {
-            for i in 0..self.sources.len() {
-                self.refill(i)?;
-            }
-        }
-        Ok(())
+        plan
     }
 
     /// `range` narrowed to the rows after `position`; `None` when nothing is left.
@@ -255,38 +177,206 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         }
     }
 
-    /// Pulls the next row of source `i`, honouring the per-bucket limit.
-    fn pull(&mut self, i: usize) -> Result<Option<Row>, S::Error> {
-        pull(&mut self.sources[i], self.options.limit)
+    fn limit_reached(&self) -> bool {
+        self.failed || self.options.limit.is_some_and(|n| self.returned >= n)
     }
 
-    /// Puts source `i`'s next row into the merge.
-    fn refill(&mut self, i: usize) -> Result<(), S::Error> {
-        if let Some((key, value)) = self.pull(i)? {
-            self.heap.push(Pending {
-                key,
-                value,
-                source: i,
-                header: self.header,
-                reverse: self.options.direction == Direction::Reverse,
-            });
+    /// The per-bucket limit pushed down to each source.
+    fn per_source_limit(&self) -> Option<usize> {
+        self.options.limit
+    }
+
+    fn mark_done(&mut self, source: usize) {
+        self.positions[source].1 = Position::Done;
+    }
+
+    /// Bookkeeping for a returned row, then its decoding. Reuses buffers:
+    /// no allocation per row.
+    fn emit<K: RowKey, E>(
+        &mut self,
+        source: usize,
+        (key, value): Row,
+    ) -> Result<TypedRow<K>, RowError<E>> {
+        self.returned += 1;
+        let body = key.get(self.header..).unwrap_or_default();
+        if self.options.ordered {
+            set_after(self.last.get_or_insert_with(Vec::new), body);
+        } else {
+            let position = &mut self.positions[source].1;
+            match position {
+                Position::After(buf) => set_after(buf, body),
+                // The source may already be marked done.
+                Position::Done => {}
+                Position::Start => *position = Position::After(body.to_vec()),
+            }
+        }
+        match K::decode(&key) {
+            Ok(row) => Ok((row, value)),
+            Err(source) => Err(RowError::Decode { key, source }),
+        }
+    }
+
+    fn cursor(&self) -> Cursor {
+        let mut positions: Vec<(u32, Position)> = if self.started {
+            self.positions
+                .iter()
+                .map(|(bucket, position)| {
+                    let position = match (position, &self.last) {
+                        (Position::Done, _) => Position::Done,
+                        // Merged: every bucket restarts after the last row returned
+                        // overall (rows pulled but not returned are read again).
+                        (_, Some(last)) if self.options.ordered => Position::After(last.clone()),
+                        (p, _) => p.clone(),
+                    };
+                    (*bucket, position)
+                })
+                .collect()
+        } else {
+            self.ranges
+                .iter()
+                .map(|r| (r.bucket(), self.initial_position(r.bucket())))
+                .collect()
+        };
+        positions.sort_by_key(|(b, _)| *b);
+        Cursor {
+            direction: self.options.direction,
+            positions,
+        }
+    }
+}
+
+fn set_after(buf: &mut Vec<u8>, body: &[u8]) {
+    buf.clear();
+    buf.extend_from_slice(body);
+}
+
+/// One bucket's scan in the sync driver.
+struct Source<I> {
+    rows: Option<I>,
+    /// Rows pulled from the store so far (the per-bucket limit).
+    pulled: usize,
+}
+
+/// The next row of a source, honouring the per-bucket limit; `Ok(None)` when
+/// it has no more (`exhausted` tells whether the store ran out).
+fn pull<I, E>(
+    source: &mut Source<I>,
+    limit: Option<usize>,
+    exhausted: &mut bool,
+) -> Result<Option<Row>, E>
+where
+    I: Iterator<Item = Result<Row, E>>,
+{
+    let Some(rows) = source.rows.as_mut() else {
+        return Ok(None);
+    };
+    if limit.is_some_and(|n| source.pulled >= n) {
+        source.rows = None;
+        return Ok(None);
+    }
+    match rows.next() {
+        Some(Ok(row)) => {
+            source.pulled += 1;
+            Ok(Some(row))
+        }
+        Some(Err(e)) => Err(e),
+        None => {
+            source.rows = None;
+            *exhausted = true;
+            Ok(None)
+        }
+    }
+}
+
+/// The rows of a typed scan: decoded keys with their values.
+///
+/// Ordered (the default), it merges the buckets by the key bytes after the
+/// salt, which is the declared order, holding at most one pending row per
+/// bucket. Unordered, it drains the buckets one after the other.
+/// [`cursor`](Self::cursor) says where to resume.
+pub struct TypedRows<'s, K, S: Store + 's> {
+    store: &'s S,
+    core: ScanCore,
+    sources: Vec<Source<S::Rows<'s>>>,
+    heap: BinaryHeap<Pending>,
+    current: usize,
+    /// A store error met while refilling, returned after the row in hand.
+    deferred: Option<S::Error>,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
+    pub(crate) fn new(store: &'s S, ranges: Vec<KeyRange>, options: ScanOptions) -> Self {
+        TypedRows {
+            store,
+            core: ScanCore::new(ranges, options, K::schema().header_len()),
+            sources: Vec::new(),
+            heap: BinaryHeap::new(),
+            current: 0,
+            deferred: None,
+            key: PhantomData,
+        }
+    }
+
+    /// Where the scan stands: resume with `.after(cursor)` on the same request
+    /// to get exactly the rows not yet returned.
+    pub fn cursor(&self) -> Cursor {
+        self.core.cursor()
+    }
+
+    /// Opens one store scan per range, restarted after the cursor's positions.
+    fn start(&mut self) -> Result<(), S::Error> {
+        for range in self.core.plan() {
+            let rows = match range {
+                Some(range) => Some(self.store.scan(&range, self.core.options.direction)?),
+                None => None,
+            };
+            self.sources.push(Source { rows, pulled: 0 });
+        }
+        if self.core.options.ordered {
+            for i in 0..self.sources.len() {
+                if let Some(row) = self.pull(i)? {
+                    self.heap.push(Pending::new(&self.core, i, row));
+                }
+            }
         }
         Ok(())
     }
 
+    fn pull(&mut self, i: usize) -> Result<Option<Row>, S::Error> {
+        let mut exhausted = false;
+        let row = pull(
+            &mut self.sources[i],
+            self.core.per_source_limit(),
+            &mut exhausted,
+        );
+        if exhausted {
+            self.core.mark_done(i);
+        }
+        row
+    }
+
     fn next_row(&mut self) -> Result<Option<(usize, Row)>, S::Error> {
-        if !self.started {
+        if !self.core.started {
             self.start()?;
         }
-        if self.options.ordered {
+        if self.core.options.ordered {
             // Replace the smallest pending row by the next row of its bucket
             // in place: one sift instead of a pop and a push.
             let Some(mut top) = self.heap.peek_mut() else {
                 return Ok(None);
             };
             let i = top.source;
-            let next = pull(&mut self.sources[i], self.options.limit);
-            let (key, value) = match next {
+            let mut exhausted = false;
+            let next = pull(
+                &mut self.sources[i],
+                self.core.per_source_limit(),
+                &mut exhausted,
+            );
+            if exhausted {
+                self.core.mark_done(i);
+            }
+            let row = match next {
                 Ok(Some((key, value))) => {
                     let key = std::mem::replace(&mut top.key, key);
                     let value = std::mem::replace(&mut top.value, value);
@@ -303,7 +393,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
                     (p.key, p.value)
                 }
             };
-            return Ok(Some((i, (key, value))));
+            return Ok(Some((i, row)));
         }
         while self.current < self.sources.len() {
             if let Some(row) = self.pull(self.current)? {
@@ -321,38 +411,175 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     /// A store error is yielded once and ends the scan; [`cursor`](Self::cursor)
     /// then resumes exactly after the rows returned.
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.options.limit.is_some_and(|n| self.returned >= n) {
+        if self.core.limit_reached() {
             return None;
         }
         let next = match self.deferred.take() {
             Some(e) => Err(e),
             None => self.next_row(),
         };
-        let (source, (key, value)) = match next {
-            Ok(Some(row)) => row,
-            Ok(None) => return None,
+        match next {
+            Ok(Some((source, row))) => Some(self.core.emit(source, row)),
+            Ok(None) => None,
             Err(e) => {
-                self.failed = true;
-                return Some(Err(RowError::Store(e)));
-            }
-        };
-        self.returned += 1;
-        // Cursor bookkeeping reuses its buffers: no allocation per row.
-        let body = key.get(self.header..).unwrap_or_default();
-        if self.options.ordered {
-            set_after(self.last.get_or_insert_with(Vec::new), body);
-        } else {
-            let position = &mut self.sources[source].position;
-            match position {
-                Position::After(buf) => set_after(buf, body),
-                // The refill may already have marked the bucket done.
-                Position::Done => {}
-                Position::Start => *position = Position::After(body.to_vec()),
+                self.core.failed = true;
+                Some(Err(RowError::Store(e)))
             }
         }
-        Some(match K::decode(&key) {
-            Ok(row) => Ok((row, value)),
-            Err(source) => Err(RowError::Decode { key, source }),
-        })
+    }
+}
+
+#[cfg(feature = "async")]
+pub use self::stream::{AsyncStore, AsyncTypedRows};
+
+#[cfg(feature = "async")]
+mod stream {
+    use super::{Pending, ScanCore, ScanOptions};
+    use crate::scan::KeyRange;
+    use crate::store::{Direction, Row, RowError, TypedRow};
+    use crate::{Cursor, RowKey};
+    use futures_util::stream::{BoxStream, Stream, StreamExt};
+    use std::collections::BinaryHeap;
+    use std::marker::PhantomData;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    /// A store whose scans are async streams (Cloud Bigtable).
+    pub trait AsyncStore {
+        /// What goes wrong.
+        type Error: std::error::Error + Send + Sync + 'static;
+
+        /// The rows of one range, at most `limit` of them, streamed.
+        fn scan_stream(
+            &self,
+            range: &KeyRange,
+            direction: Direction,
+            limit: Option<usize>,
+        ) -> BoxStream<'static, Result<Row, Self::Error>>;
+    }
+
+    struct Source<E> {
+        rows: Option<BoxStream<'static, Result<Row, E>>>,
+        /// Whether the merge waits for this source's next row.
+        wanted: bool,
+    }
+
+    /// The rows of an async typed scan: one stream per bucket, all polled
+    /// together (their requests run concurrently), merged in key order by
+    /// the same rules as [`TypedRows`](super::TypedRows).
+    pub struct AsyncTypedRows<K, E> {
+        core: ScanCore,
+        sources: Vec<Source<E>>,
+        heap: BinaryHeap<Pending>,
+        current: usize,
+        key: PhantomData<fn() -> K>,
+    }
+
+    impl<K: RowKey, E> AsyncTypedRows<K, E> {
+        pub(crate) fn new<S: AsyncStore<Error = E>>(
+            store: &S,
+            ranges: Vec<KeyRange>,
+            options: ScanOptions,
+        ) -> Self {
+            let mut core = ScanCore::new(ranges, options, K::schema().header_len());
+            let limit = core.per_source_limit();
+            let direction = core.options.direction;
+            let sources = core
+                .plan()
+                .into_iter()
+                .map(|range| Source {
+                    rows: range.map(|r| store.scan_stream(&r, direction, limit)),
+                    wanted: true,
+                })
+                .collect();
+            AsyncTypedRows {
+                core,
+                sources,
+                heap: BinaryHeap::new(),
+                current: 0,
+                key: PhantomData,
+            }
+        }
+
+        /// Where the scan stands; see [`TypedRows::cursor`](super::TypedRows::cursor).
+        pub fn cursor(&self) -> Cursor {
+            self.core.cursor()
+        }
+    }
+
+    impl<K, E> Unpin for AsyncTypedRows<K, E> {}
+
+    impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
+        type Item = Result<TypedRow<K>, RowError<E>>;
+
+        fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            let this = self.get_mut();
+            if this.core.limit_reached() {
+                return Poll::Ready(None);
+            }
+            if !this.core.options.ordered {
+                while this.current < this.sources.len() {
+                    let i = this.current;
+                    let Some(rows) = this.sources[i].rows.as_mut() else {
+                        this.current += 1;
+                        continue;
+                    };
+                    match rows.poll_next_unpin(cx) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(Some(Ok(row))) => {
+                            return Poll::Ready(Some(this.core.emit(i, row)))
+                        }
+                        Poll::Ready(Some(Err(e))) => {
+                            this.core.failed = true;
+                            return Poll::Ready(Some(Err(RowError::Store(e))));
+                        }
+                        Poll::Ready(None) => {
+                            this.sources[i].rows = None;
+                            this.core.mark_done(i);
+                            this.current += 1;
+                        }
+                    }
+                }
+                return Poll::Ready(None);
+            }
+            // Every open source whose row the merge waits for must have
+            // answered before the smallest pending row is known.
+            let mut waiting = false;
+            for i in 0..this.sources.len() {
+                if !this.sources[i].wanted {
+                    continue;
+                }
+                let Some(rows) = this.sources[i].rows.as_mut() else {
+                    this.sources[i].wanted = false;
+                    continue;
+                };
+                match rows.poll_next_unpin(cx) {
+                    Poll::Pending => waiting = true,
+                    Poll::Ready(Some(Ok(row))) => {
+                        this.sources[i].wanted = false;
+                        this.heap.push(Pending::new(&this.core, i, row));
+                    }
+                    Poll::Ready(Some(Err(e))) => {
+                        // Rows already pending are not returned: the cursor
+                        // resumes before them, so nothing is lost.
+                        this.core.failed = true;
+                        return Poll::Ready(Some(Err(RowError::Store(e))));
+                    }
+                    Poll::Ready(None) => {
+                        this.sources[i].wanted = false;
+                        this.sources[i].rows = None;
+                        this.core.mark_done(i);
+                    }
+                }
+            }
+            if waiting {
+                return Poll::Pending;
+            }
+            let Some(p) = this.heap.pop() else {
+                return Poll::Ready(None);
+            };
+            this.sources[p.source].wanted = true;
+            Poll::Ready(Some(this.core.emit(p.source, (p.key, p.value))))
+        }
     }
 }

@@ -423,6 +423,17 @@ impl<K: RowKey> ScanRequest<K> {
         self
     }
 
+    /// Runs the scan on an async store (Cloud Bigtable): one request per
+    /// bucket, all in flight together, merged like [`run`](Self::run).
+    #[cfg(feature = "async")]
+    pub fn stream<S: crate::AsyncStore>(&self, store: &S) -> crate::AsyncTypedRows<K, S::Error> {
+        crate::AsyncTypedRows::new(
+            store,
+            self.ranges().into_iter().collect(),
+            self.options.clone(),
+        )
+    }
+
     /// Runs the scan on `store`: decoded rows with their values.
     pub fn run<'s, S: Store>(&self, store: &'s S) -> TypedRows<'s, K, S> {
         TypedRows::new(

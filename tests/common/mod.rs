@@ -1,4 +1,7 @@
 //! Helpers shared by the model-based tests.
+#![allow(dead_code, unused_macros, unused_imports)]
+
+pub mod model;
 
 use std::ops::Bound;
 

@@ -393,6 +393,19 @@ impl BigtableStore {
     }
 }
 
+impl crate::AsyncStore for BigtableStore {
+    type Error = BigtableError;
+
+    fn scan_stream(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> RowStream {
+        self.scan(range, direction, limit)
+    }
+}
+
 struct ReadState {
     store: BigtableStore,
     message: data::ReadRowsRequest,
