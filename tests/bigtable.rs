@@ -5,6 +5,8 @@
 mod common;
 #[path = "support/emulator.rs"]
 mod emulator;
+#[path = "support/proxy.rs"]
+mod proxy;
 
 use common::model::{logical_cmp, request, row, Eight, One, Request, Row3, Wide};
 use proptest::prelude::*;
@@ -303,4 +305,124 @@ async fn typed_scans_merge_the_buckets_concurrently() {
         .collect()
         .await;
     assert_eq!(oldest, [6, 21, 36]);
+}
+
+/// Writes `n` rows of 1 KB directly, then returns a store reading the same
+/// table through a proxy with the given faults.
+async fn through_proxy(
+    n: u64,
+    faults: std::sync::Arc<proxy::Faults>,
+) -> (BigtableStore, Vec<Event>) {
+    let table = emulator::fresh_table("cut");
+    let direct = BigtableStore::connect_emulator(&emulator::host(), "keyschema", "test", &table)
+        .await
+        .unwrap();
+    direct.create_table_for::<Event>().await.unwrap();
+    let events: Vec<Event> = (0..n)
+        .map(|t| Event {
+            user_id: "u1".into(),
+            site: "s".into(),
+            timestamp: t,
+        })
+        .collect();
+    for chunk in events.chunks(500) {
+        let batch: Vec<Mutation> = chunk
+            .iter()
+            .map(|e| Mutation::Put {
+                key: e.encode(),
+                value: vec![7; 1024],
+            })
+            .collect();
+        direct.write_batch(&batch).await.unwrap();
+    }
+    let host = proxy::start(emulator::host(), faults).await;
+    let retry = keyschema::store::bigtable::RetryPolicy {
+        attempts: 4,
+        backoff: std::time::Duration::from_millis(10),
+    };
+    let proxied = BigtableStore::connect_emulator(&host, "keyschema", "test", &table)
+        .await
+        .unwrap()
+        .with_retry(retry);
+    (proxied, events)
+}
+
+fn faults(cuts: usize, cut_after: usize, refuse_after_cut: bool) -> std::sync::Arc<proxy::Faults> {
+    use std::sync::atomic::Ordering::SeqCst;
+    let f = proxy::Faults::default();
+    f.cuts.store(cuts, SeqCst);
+    f.cut_after.store(cut_after, SeqCst);
+    f.refuse_after_cut.store(refuse_after_cut, SeqCst);
+    std::sync::Arc::new(f)
+}
+
+#[tokio::test]
+async fn a_cut_stream_resumes_after_the_last_row_without_repeats_or_gaps() {
+    // The scan's connection is cut 400 KB into the server's answer: mid-stream.
+    let faults = faults(1, 400 * 1024, false);
+    let (store, events) = through_proxy(3_000, faults.clone()).await;
+    let got: Vec<u64> = Event::scan()
+        .user_id("u1")
+        .site("s")
+        .stream(&store)
+        .map(|r| r.expect("row").0.timestamp)
+        .collect()
+        .await;
+    assert_eq!(
+        faults.cuts.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "the connection was cut"
+    );
+    let expected: Vec<u64> = events.iter().rev().map(|e| e.timestamp).collect();
+    assert_eq!(got.len(), expected.len());
+    assert_eq!(
+        got, expected,
+        "every row exactly once, newest first, across the cut"
+    );
+}
+
+#[tokio::test]
+async fn a_connection_that_does_not_come_back_is_an_error_not_a_short_result() {
+    let faults = faults(1, 400 * 1024, true);
+    let (store, events) = through_proxy(3_000, faults).await;
+    let mut scan = Event::scan().user_id("u1").site("s").stream(&store);
+    let mut got = Vec::new();
+    let mut errors = Vec::new();
+    while let Some(row) = scan.next().await {
+        match row {
+            Ok((e, _)) => got.push(e.timestamp),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    assert_eq!(errors.len(), 1, "the loss is reported once: {errors:?}");
+    assert!(
+        errors[0].contains("ReadRows failed after 4 attempt(s)"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        !got.is_empty() && got.len() < events.len(),
+        "some rows came before the cut: {}",
+        got.len()
+    );
+    // On a healthy connection, the cursor resumes exactly after the rows returned.
+    let healthy = BigtableStore::connect_emulator(
+        &emulator::host(),
+        "keyschema",
+        "test",
+        store.table_name().rsplit('/').next().unwrap(),
+    )
+    .await
+    .unwrap();
+    let rest: Vec<u64> = Event::scan()
+        .user_id("u1")
+        .site("s")
+        .after(scan.cursor())
+        .stream(&healthy)
+        .map(|r| r.expect("row").0.timestamp)
+        .collect()
+        .await;
+    got.extend(rest);
+    let expected: Vec<u64> = events.iter().rev().map(|e| e.timestamp).collect();
+    assert_eq!(got, expected);
 }

@@ -275,6 +275,11 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
                 self.request().after(cursor)
             }
 
+            /// Runs the scan on an async store (Cloud Bigtable); see [`ScanRequest::stream`](::keyschema::ScanRequest::stream).
+            #vis fn stream<__S: __ks::AsyncStore>(&self, store: &__S) -> __ks::AsyncTypedRows<#ident, __S::Error> {
+                __ks::ScanRequest::<#ident>::from_state(self.state.clone()).stream(store)
+            }
+
             /// Runs the scan on `store`; see [`ScanRequest::run`](::keyschema::ScanRequest::run).
             #vis fn run<'__s, __S: __ks::Store>(&self, store: &'__s __S) -> __ks::TypedRows<'__s, #ident, __S> {
                 __ks::ScanRequest::<#ident>::from_state(self.state.clone()).run(store)

@@ -20,9 +20,7 @@ pub mod store;
 pub use cursor::{Cursor, CursorError};
 pub use encoding::{KeyArg, KeyComponent, Reader};
 pub use error::DecodeError;
-pub use merge::TypedRows;
-#[cfg(feature = "async")]
-pub use merge::{AsyncStore, AsyncTypedRows};
+pub use merge::{AsyncStore, AsyncTypedRows, BoxRowStream, TypedRows};
 pub use scan::{KeyRange, ScanArg, ScanRangeSet, ScanRequest};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
@@ -91,6 +89,7 @@ pub mod __private {
     pub use crate::codec::{KeyDecoder, KeyEncoder};
     pub use crate::scan::{ScanStage, ScanState};
     pub use crate::store::{RowError, RowStore, Store, TypedRow};
+    pub use crate::{AsyncStore, AsyncTypedRows};
     pub use crate::{
         Component, Cursor, DecodeError, Format, KeyComponent, Order, RowKey, Salt, ScanArg,
         ScanRangeSet, ScanRequest, Schema, TypedRows,

@@ -3,7 +3,7 @@
 //! [`ScanCore`] holds what does not depend on how rows are fetched: the
 //! ranges, where each bucket stands, the limit, the cursor, decoding. The
 //! sync driver ([`TypedRows`], over a [`Store`]) and the async one
-//! ([`AsyncTypedRows`], over an [`AsyncStore`], feature `async`) share it
+//! ([`AsyncTypedRows`], over an [`AsyncStore`]) share it
 //! and the same ordering of pending rows, so they merge identically.
 
 use crate::cursor::{Cursor, Position};
@@ -429,20 +429,21 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     }
 }
 
-#[cfg(feature = "async")]
-pub use self::stream::{AsyncStore, AsyncTypedRows};
+pub use self::stream::{AsyncStore, AsyncTypedRows, BoxRowStream};
 
-#[cfg(feature = "async")]
 mod stream {
     use super::{Pending, ScanCore, ScanOptions};
     use crate::scan::KeyRange;
     use crate::store::{Direction, Row, RowError, TypedRow};
     use crate::{Cursor, RowKey};
-    use futures_util::stream::{BoxStream, Stream, StreamExt};
+    use futures_core::Stream;
     use std::collections::BinaryHeap;
     use std::marker::PhantomData;
     use std::pin::Pin;
     use std::task::{Context, Poll};
+
+    /// The rows of one async scan.
+    pub type BoxRowStream<E> = Pin<Box<dyn Stream<Item = Result<Row, E>> + Send + 'static>>;
 
     /// A store whose scans are async streams (Cloud Bigtable).
     pub trait AsyncStore {
@@ -455,11 +456,11 @@ mod stream {
             range: &KeyRange,
             direction: Direction,
             limit: Option<usize>,
-        ) -> BoxStream<'static, Result<Row, Self::Error>>;
+        ) -> BoxRowStream<Self::Error>;
     }
 
     struct Source<E> {
-        rows: Option<BoxStream<'static, Result<Row, E>>>,
+        rows: Option<BoxRowStream<E>>,
         /// Whether the merge waits for this source's next row.
         wanted: bool,
     }
@@ -524,7 +525,7 @@ mod stream {
                         this.current += 1;
                         continue;
                     };
-                    match rows.poll_next_unpin(cx) {
+                    match rows.as_mut().poll_next(cx) {
                         Poll::Pending => return Poll::Pending,
                         Poll::Ready(Some(Ok(row))) => {
                             return Poll::Ready(Some(this.core.emit(i, row)))
@@ -553,7 +554,7 @@ mod stream {
                     this.sources[i].wanted = false;
                     continue;
                 };
-                match rows.poll_next_unpin(cx) {
+                match rows.as_mut().poll_next(cx) {
                     Poll::Pending => waiting = true,
                     Poll::Ready(Some(Ok(row))) => {
                         this.sources[i].wanted = false;

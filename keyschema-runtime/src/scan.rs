@@ -425,7 +425,6 @@ impl<K: RowKey> ScanRequest<K> {
 
     /// Runs the scan on an async store (Cloud Bigtable): one request per
     /// bucket, all in flight together, merged like [`run`](Self::run).
-    #[cfg(feature = "async")]
     pub fn stream<S: crate::AsyncStore>(&self, store: &S) -> crate::AsyncTypedRows<K, S::Error> {
         crate::AsyncTypedRows::new(
             store,

@@ -5,7 +5,7 @@
 use super::{Direction, Mutation, Row};
 use crate::readrows::{Chunk, ChunkError, RowMerger};
 use crate::scan::{KeyRange, ScanRangeSet};
-use futures_util::stream::{self, BoxStream, StreamExt};
+use futures_util::stream::{self, StreamExt};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
 use std::collections::{HashMap, VecDeque};
@@ -13,7 +13,7 @@ use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 
 /// The rows of a Bigtable scan, as they stream in.
-pub type RowStream = BoxStream<'static, Result<Row, BigtableError>>;
+pub type RowStream = crate::BoxRowStream<BigtableError>;
 
 /// The column family keyschema stores values in.
 pub const FAMILY: &str = "v";
@@ -124,11 +124,19 @@ pub struct BigtableStore {
 fn is_transient(code: tonic::Code) -> bool {
     matches!(
         code,
-        tonic::Code::Unavailable
-            | tonic::Code::DeadlineExceeded
-            | tonic::Code::Aborted
-            | tonic::Code::Internal
+        tonic::Code::Unavailable | tonic::Code::DeadlineExceeded | tonic::Code::Aborted | tonic::Code::Internal
     )
+}
+
+/// Whether a failed call is worth retrying: a transient status, or a broken
+/// connection. tonic reports transport failures (a connection reset
+/// mid-stream, a connection closed before answering) as `Unknown` or
+/// `Cancelled` with the transport error as their source; a server's own
+/// status carries none.
+fn is_retryable(status: &tonic::Status) -> bool {
+    let broken_connection = matches!(status.code(), tonic::Code::Unknown | tonic::Code::Cancelled)
+        && std::error::Error::source(status).is_some();
+    is_transient(status.code()) || broken_connection
 }
 
 fn rpc_error(operation: &'static str, attempts: u32, status: &tonic::Status) -> BigtableError {
@@ -246,7 +254,7 @@ impl BigtableStore {
             };
             let mut responses = match self.data.clone().mutate_rows(self.request(message)).await {
                 Ok(r) => r.into_inner(),
-                Err(s) if is_transient(s.code()) && attempt < self.retry.attempts => {
+                Err(s) if is_retryable(&s) && attempt < self.retry.attempts => {
                     self.pause(attempt).await;
                     continue;
                 }
@@ -282,7 +290,7 @@ impl BigtableStore {
                         }
                     }
                     Ok(None) => break,
-                    Err(s) if is_transient(s.code()) && attempt < self.retry.attempts => break,
+                    Err(s) if is_retryable(&s) && attempt < self.retry.attempts => break,
                     Err(s) => return Err(rpc_error("MutateRows", attempt, &s)),
                 }
             }
@@ -462,7 +470,8 @@ impl ReadState {
                     for c in response.chunks {
                         match self.merger.push(chunk(c)) {
                             Ok(Some(row)) => {
-                                self.attempts = 0;
+                                // Progress: only the request in flight counts as an attempt.
+                                self.attempts = 1;
                                 self.received += 1;
                                 match value_of(&row.cells) {
                                     Some(value) => self.ready.push_back((row.key, value)),
@@ -503,7 +512,7 @@ impl ReadState {
 
     /// Pauses and returns `None` when the error is retried; the final error otherwise.
     async fn retry_or_fail(&mut self, status: &tonic::Status) -> Option<BigtableError> {
-        if is_transient(status.code()) && self.attempts < self.store.retry.attempts {
+        if is_retryable(status) && self.attempts < self.store.retry.attempts {
             self.store.pause(self.attempts).await;
             return None;
         }
