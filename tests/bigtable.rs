@@ -264,14 +264,16 @@ async fn typed_scans_merge_the_buckets_concurrently() {
             timestamp: t,
         })
         .collect();
-    let batch: Vec<Mutation> = events
-        .iter()
-        .map(|e| Mutation::Put {
-            key: e.encode(),
-            value: vec![],
-        })
-        .collect();
-    store.write_batch(&batch).await.unwrap();
+    store
+        .put_rows(events.iter().map(|e| (e, format!("at {}", e.timestamp))))
+        .await
+        .unwrap();
+    let (row, value) = store
+        .get_row::<Event>(&events[7].encode())
+        .await
+        .unwrap()
+        .expect("typed get");
+    assert_eq!((row, value), (events[7].clone(), b"at 7".to_vec()));
     let got: Vec<Event> = Event::scan()
         .user_id("u1")
         .request()
@@ -425,4 +427,54 @@ async fn a_connection_that_does_not_come_back_is_an_error_not_a_short_result() {
     got.extend(rest);
     let expected: Vec<u64> = events.iter().rev().map(|e| e.timestamp).collect();
     assert_eq!(got, expected);
+}
+
+struct FailingTokens;
+
+impl keyschema::store::bigtable::TokenSource for FailingTokens {
+    fn token(
+        &self,
+    ) -> std::pin::Pin<
+        Box<
+            dyn std::future::Future<Output = Result<String, keyschema::store::bigtable::TokenError>>
+                + Send
+                + '_,
+        >,
+    > {
+        Box::pin(async { Err("no credentials in this test".into()) })
+    }
+}
+
+#[tokio::test]
+async fn tls_and_credentials_fail_with_typed_errors() {
+    // TLS to the plaintext emulator: the handshake fails, as a connect error.
+    let tls = BigtableStore::connect_endpoint(
+        &format!("https://{}", emulator::host()),
+        "p",
+        "i",
+        "t",
+        None,
+    )
+    .await;
+    assert!(matches!(tls, Err(BigtableError::Connect { .. })), "{tls:?}");
+    // A token source that fails: every request reports it, none is sent without credentials.
+    let tokens: std::sync::Arc<dyn keyschema::store::bigtable::TokenSource> =
+        std::sync::Arc::new(FailingTokens);
+    let store = BigtableStore::connect_endpoint(
+        &format!("http://{}", emulator::host()),
+        "keyschema",
+        "test",
+        "t",
+        Some(tokens),
+    )
+    .await
+    .expect("plaintext connect");
+    let err = store.get(b"k").await.expect_err("no token, no request");
+    assert!(matches!(err, BigtableError::Credentials(_)), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "cannot get Bigtable credentials: no credentials in this test"
+    );
+    let err = store.put(b"k", b"v").await.expect_err("no token, no write");
+    assert!(matches!(err, BigtableError::Credentials(_)), "{err}");
 }

@@ -9,8 +9,38 @@ use futures_util::stream::{self, StreamExt};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Channel, ClientTlsConfig, Endpoint};
+
+/// Cloud Bigtable's data endpoint.
+pub const ENDPOINT: &str = "https://bigtable.googleapis.com";
+
+/// An error from a [`TokenSource`].
+pub type TokenError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Supplies OAuth2 access tokens (scope
+/// `https://www.googleapis.com/auth/bigtable.data`) for a real instance.
+///
+/// Implement it over the credential library you use; with `gcp_auth`:
+///
+/// ```ignore
+/// struct Gcp(std::sync::Arc<dyn gcp_auth::TokenProvider>);
+/// impl keyschema::store::bigtable::TokenSource for Gcp {
+///     fn token(&self) -> Pin<Box<dyn Future<Output = Result<String, TokenError>> + Send + '_>> {
+///         Box::pin(async move {
+///             let token = self.0.token(&["https://www.googleapis.com/auth/bigtable.data"]).await?;
+///             Ok(token.as_str().to_string())
+///         })
+///     }
+/// }
+/// ```
+pub trait TokenSource: Send + Sync + 'static {
+    /// A current access token (the source caches and refreshes it).
+    fn token(&self) -> Pin<Box<dyn Future<Output = Result<String, TokenError>> + Send + '_>>;
+}
 
 /// The rows of a Bigtable scan, as they stream in.
 pub type RowStream = crate::BoxRowStream<BigtableError>;
@@ -53,6 +83,9 @@ pub enum BigtableError {
         /// The status message.
         message: String,
     },
+    /// The token source failed.
+    #[error("cannot get Bigtable credentials: {0}")]
+    Credentials(#[source] TokenError),
     /// The server sent an invalid chunk sequence.
     #[error(transparent)]
     Chunks(#[from] ChunkError),
@@ -119,12 +152,22 @@ pub struct BigtableStore {
     table_id: String,
     table_name: String,
     retry: RetryPolicy,
+    token: Option<Arc<dyn TokenSource>>,
+}
+
+impl std::fmt::Debug for dyn TokenSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenSource")
+    }
 }
 
 fn is_transient(code: tonic::Code) -> bool {
     matches!(
         code,
-        tonic::Code::Unavailable | tonic::Code::DeadlineExceeded | tonic::Code::Aborted | tonic::Code::Internal
+        tonic::Code::Unavailable
+            | tonic::Code::DeadlineExceeded
+            | tonic::Code::Aborted
+            | tonic::Code::Internal
     )
 }
 
@@ -158,22 +201,55 @@ impl BigtableStore {
         instance: &str,
         table: &str,
     ) -> Result<Self, BigtableError> {
-        let endpoint = format!("http://{host}");
-        let channel = Endpoint::from_shared(endpoint.clone())
-            .map_err(|e| BigtableError::Endpoint {
-                endpoint: endpoint.clone(),
-                reason: e.to_string(),
-            })?
-            .connect_timeout(Duration::from_secs(5))
-            .connect()
-            .await
-            .map_err(|source| BigtableError::Connect { endpoint, source })?;
-        Ok(Self::from_channel(channel, project, instance, table))
+        Self::connect_endpoint(&format!("http://{host}"), project, instance, table, None).await
     }
 
-    /// A store on an existing channel (for a real instance: a TLS channel
-    /// to `bigtable.googleapis.com`, with credentials added by an interceptor
-    /// layer of your choice).
+    /// Connects to Cloud Bigtable ([`ENDPOINT`], TLS) with credentials from `token`.
+    pub async fn connect(
+        project: &str,
+        instance: &str,
+        table: &str,
+        token: impl TokenSource,
+    ) -> Result<Self, BigtableError> {
+        Self::connect_endpoint(ENDPOINT, project, instance, table, Some(Arc::new(token))).await
+    }
+
+    /// Connects to any endpoint: `https://...` uses TLS (web PKI roots),
+    /// `http://...` plaintext. With a token source, every request carries
+    /// `authorization: Bearer <token>`.
+    pub async fn connect_endpoint(
+        endpoint: &str,
+        project: &str,
+        instance: &str,
+        table: &str,
+        token: Option<Arc<dyn TokenSource>>,
+    ) -> Result<Self, BigtableError> {
+        let invalid = |reason: String| BigtableError::Endpoint {
+            endpoint: endpoint.to_string(),
+            reason,
+        };
+        let mut builder = Endpoint::from_shared(endpoint.to_string())
+            .map_err(|e| invalid(e.to_string()))?
+            .connect_timeout(Duration::from_secs(10));
+        if endpoint.starts_with("https://") {
+            builder = builder
+                .tls_config(ClientTlsConfig::new().with_webpki_roots())
+                .map_err(|e| invalid(e.to_string()))?;
+        }
+        let channel = builder
+            .connect()
+            .await
+            .map_err(|source| BigtableError::Connect {
+                endpoint: endpoint.to_string(),
+                source,
+            })?;
+        let mut store = Self::from_channel(channel, project, instance, table);
+        store.token = token;
+        Ok(store)
+    }
+
+    /// A store on an existing channel, without credentials (see
+    /// [`connect`](Self::connect) for a real instance).
     pub fn from_channel(channel: Channel, project: &str, instance: &str, table: &str) -> Self {
         let instance_name = format!("projects/{project}/instances/{instance}");
         BigtableStore {
@@ -183,6 +259,7 @@ impl BigtableStore {
             instance_name,
             table_id: table.to_string(),
             retry: RetryPolicy::default(),
+            token: None,
         }
     }
 
@@ -197,7 +274,7 @@ impl BigtableStore {
         &self.table_name
     }
 
-    fn request<T>(&self, message: T) -> tonic::Request<T> {
+    async fn request<T>(&self, message: T) -> Result<tonic::Request<T>, BigtableError> {
         let mut request = tonic::Request::new(message);
         // Routing for real instances; harmless on the emulator.
         if let Ok(value) = format!("table_name={}", self.table_name).parse() {
@@ -205,7 +282,14 @@ impl BigtableStore {
                 .metadata_mut()
                 .insert("x-goog-request-params", value);
         }
-        request
+        if let Some(source) = &self.token {
+            let token = source.token().await.map_err(BigtableError::Credentials)?;
+            let value = format!("Bearer {token}").parse().map_err(|_| {
+                BigtableError::Credentials("the access token is not a valid header value".into())
+            })?;
+            request.metadata_mut().insert("authorization", value);
+        }
+        Ok(request)
     }
 
     /// Creates the table with the value family and initial split points.
@@ -225,7 +309,7 @@ impl BigtableStore {
         };
         self.admin
             .clone()
-            .create_table(self.request(message))
+            .create_table(self.request(message).await?)
             .await
             .map_err(|s| rpc_error("CreateTable", 1, &s))?;
         Ok(())
@@ -252,7 +336,12 @@ impl BigtableStore {
                 entries,
                 ..data::MutateRowsRequest::default()
             };
-            let mut responses = match self.data.clone().mutate_rows(self.request(message)).await {
+            let mut responses = match self
+                .data
+                .clone()
+                .mutate_rows(self.request(message).await?)
+                .await
+            {
                 Ok(r) => r.into_inner(),
                 Err(s) if is_retryable(&s) && attempt < self.retry.attempts => {
                     self.pause(attempt).await;
@@ -326,6 +415,36 @@ impl BigtableStore {
             value: value.to_vec(),
         }])
         .await
+    }
+
+    /// Stores many typed rows in one MutateRows batch.
+    pub async fn put_rows<'r, K: crate::RowKey + 'r, V: AsRef<[u8]> + 'r>(
+        &self,
+        rows: impl IntoIterator<Item = (&'r K, V)>,
+    ) -> Result<(), BigtableError> {
+        let batch: Vec<Mutation> = rows
+            .into_iter()
+            .map(|(row, value)| Mutation::Put {
+                key: row.encode(),
+                value: value.as_ref().to_vec(),
+            })
+            .collect();
+        self.write_batch(&batch).await
+    }
+
+    /// The row under `key`, decoded, with its value.
+    pub async fn get_row<K: crate::RowKey>(
+        &self,
+        key: &[u8],
+    ) -> Result<Option<super::TypedRow<K>>, super::RowError<BigtableError>> {
+        let Some(value) = self.get(key).await.map_err(super::RowError::Store)? else {
+            return Ok(None);
+        };
+        let row = K::decode(key).map_err(|source| super::RowError::Decode {
+            key: key.to_vec(),
+            source,
+        })?;
+        Ok(Some((row, value)))
     }
 
     /// The value under `key`.
@@ -445,7 +564,13 @@ impl ReadState {
                         continue;
                     };
                     self.attempts += 1;
-                    let mut request = self.store.request(message);
+                    let mut request = match self.store.request(message).await {
+                        Ok(request) => request,
+                        Err(e) => {
+                            self.done = true;
+                            return Some(Err(e));
+                        }
+                    };
                     if self.direction == Direction::Reverse {
                         // FeatureFlags { reverse_scans: true }, base64: the server
                         // refuses a reversed scan without it.
