@@ -598,7 +598,7 @@ impl ReadState {
                                 // Progress: only the request in flight counts as an attempt.
                                 self.attempts = 1;
                                 self.received += 1;
-                                match value_of(&row.cells) {
+                                match value_of(row.cells) {
                                     Some(value) => self.ready.push_back((row.key, value)),
                                     None => {
                                         self.done = true;
@@ -775,9 +775,9 @@ fn chunk(c: data::read_rows_response::CellChunk) -> Chunk {
     }
 }
 
-fn value_of(cells: &[crate::readrows::Cell]) -> Option<Vec<u8>> {
+fn value_of(cells: Vec<crate::readrows::Cell>) -> Option<Vec<u8>> {
     cells
-        .iter()
+        .into_iter()
         .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)
-        .map(|c| c.value.clone())
+        .map(|c| c.value)
 }
