@@ -167,3 +167,29 @@ fn last_bucket_of_256_runs_to_the_end() {
     assert_eq!((last.start(), last.end()), (&[0xFF][..], None));
     assert!(set.contains(&Wide::get_key(12345)));
 }
+
+#[test]
+fn salt_split_points_sit_on_bucket_boundaries() {
+    #[derive(RowKey)]
+    #[rowkey(salt = hash(id) % 1000, then = id)]
+    struct Wide {
+        id: u64,
+    }
+    let splits = Wide::schema().salt_splits();
+    assert_eq!(splits.len(), 999);
+    assert_eq!(
+        (splits[0].as_slice(), splits[998].as_slice()),
+        (&[0x00, 0x01][..], &[0x03, 0xE7][..])
+    );
+    assert!(splits.windows(2).all(|w| w[0] < w[1]), "sorted");
+    // Every split point starts a bucket's range: no bucket straddles a split.
+    let ranges = Wide::scan().ranges();
+    for (split, range) in splits.iter().zip(ranges.iter().skip(1)) {
+        assert_eq!(split.as_slice(), range.start());
+    }
+    assert_eq!(Event::schema().salt_splits().len(), 7);
+    assert!(
+        Person::schema().salt_splits().is_empty(),
+        "unsalted: no splits"
+    );
+}
