@@ -15,6 +15,7 @@ pub mod readrows;
 pub mod salt;
 pub mod scan;
 mod schema;
+pub mod sizing;
 pub mod store;
 
 pub use cursor::{Cursor, CursorError};
