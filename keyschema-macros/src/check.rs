@@ -130,21 +130,27 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         None => {}
         Some((_, exprs)) => {
             for expr in exprs {
+                let mut reversed = None;
                 let order = match &expr.transform {
                     None => Some(Order::Ascending),
-                    Some(t) if t.name == "rev" => {
+                    Some(t) if t.name == "rev" || t.name == "reverse" => {
                         if let Some(extra) = t.args.first() {
                             errors.push(error(
                                 extra.span(),
-                                "`rev` takes one field: `rev(timestamp)`",
+                                format!("`{}` takes one field: `{}(timestamp)`", t.name, t.name),
                             ));
                         }
-                        Some(Order::Descending)
+                        if t.name == "reverse" {
+                            reversed = Some(t.name.span());
+                            Some(Order::Ascending)
+                        } else {
+                            Some(Order::Descending)
+                        }
                     }
-                    Some(t) if t.name == "reverse" || t.name == "bucket" => {
+                    Some(t) if t.name == "bucket" => {
                         errors.push(error(
                             t.name.span(),
-                            format!("`{}(...)` is not available yet in this version; the transforms are `rev(field)`", t.name),
+                            "`bucket(...)` is not available yet in this version; the transforms are `rev(field)` and `reverse(field)`",
                         ));
                         None
                     }
@@ -152,7 +158,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                         errors.push(error(
                             t.name.span(),
                             format!(
-                                "unknown transform `{}`; expected `rev(field)` (descending order)",
+                                "unknown transform `{}`; expected `rev(field)` (descending order) or `reverse(field)` (byte-reversed integer)",
                                 t.name
                             ),
                         ));
@@ -203,6 +209,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                     components.push(Component {
                         field: field.clone(),
                         order,
+                        reversed,
                     });
                 }
             }
@@ -249,11 +256,11 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
             }
         };
         let Some(fields) = fields else {
-            errors.push(error(
-                keyword.span(),
-                "`random % N` salt is not available yet in this version; use `hash(field, ...) % N`",
-            ));
-            return None;
+            return Some(SaltSpec {
+                buckets: buckets?,
+                hashed: Vec::new(),
+                random: true,
+            });
         };
         let hashed: Vec<usize> = match fields {
             HashFields::All => (0..components.len()).collect(),
@@ -291,6 +298,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         Some(SaltSpec {
             buckets: buckets?,
             hashed,
+            random: false,
         })
     });
 

@@ -44,6 +44,10 @@ fn schema(spec: &KeySpec) -> TokenStream {
     let prefix = Literal::byte_string(&spec.prefix);
     let salt = match &spec.salt {
         None => quote!(None),
+        Some(s) if s.random => {
+            let buckets = s.buckets;
+            quote!(Some(__ks::Salt::__random(#buckets)))
+        }
         Some(s) => {
             let buckets = s.buckets;
             let hashed = &s.hashed;
@@ -54,6 +58,11 @@ fn schema(spec: &KeySpec) -> TokenStream {
         let ty = &c.field.ty;
         let name = c.field.name();
         let type_name = quote!(#ty).to_string().replace(' ', "");
+        if let Some(span) = c.reversed {
+            // The ReversibleKey bound fails at `reverse` for a type that cannot take it.
+            let ctor = syn::Ident::new("__reversed", span);
+            return quote_spanned!(span=> __ks::Component::#ctor::<#ty>(#name, #type_name));
+        }
         let order = order_tokens(c.order);
         quote_spanned!(ty.span()=> __ks::Component::__new::<#ty>(#name, #type_name, #order))
     });
@@ -96,9 +105,8 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
         quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::as_key_ref(&self.#field))
     });
     let reads = spec.components.iter().map(|c| {
-        let Component { field, order } = c;
-        let (ident, ty) = (&field.ident, &field.ty);
-        let method = direction(*order, ty.span());
+        let (ident, ty) = (&c.field.ident, &c.field.ty);
+        let method = step(c, ty.span());
         quote_spanned!(ty.span()=> let #ident = __decoder.#method::<#ty>()?;)
     });
     let fields = spec.components.iter().map(|c| &c.field.ident);
@@ -130,10 +138,12 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     }
 }
 
-fn direction(order: Order, span: proc_macro2::Span) -> syn::Ident {
-    match order {
-        Order::Ascending => syn::Ident::new("asc", span),
-        Order::Descending => syn::Ident::new("desc", span),
+/// The encoder or decoder method for a component: `asc`, `desc` or `reversed`.
+fn step(c: &Component, span: proc_macro2::Span) -> syn::Ident {
+    match (c.reversed, c.order) {
+        (Some(_), _) => syn::Ident::new("reversed", span),
+        (None, Order::Ascending) => syn::Ident::new("asc", span),
+        (None, Order::Descending) => syn::Ident::new("desc", span),
     }
 }
 
@@ -152,7 +162,7 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
     let args: Vec<_> = spec.components.iter().map(|c| &c.field.ident).collect();
     let writes = spec.components.iter().map(|c| {
         let (ident, ty) = (&c.field.ident, &c.field.ty);
-        let method = direction(c.order, ty.span());
+        let method = step(c, ty.span());
         quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);)
     });
     let order: Vec<String> = spec
@@ -167,6 +177,41 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
     let doc_get = format!(
         "Reads the row with these key fields from `store`: the decoded [`{ident}`] (skipped fields at their `Default`) and its value, or `None`."
     );
+    let random = spec.salt.as_ref().is_some_and(|s| s.random);
+    let get_body = if random {
+        quote! {
+            for __key in Self::get_keys(#(#args),*) {
+                if let __ks::Option::Some(__row) = __ks::RowStore::get_row::<Self>(__store, &__key)? {
+                    return __ks::Result::Ok(__ks::Option::Some(__row));
+                }
+            }
+            __ks::Result::Ok(__ks::Option::None)
+        }
+    } else {
+        quote!(__ks::RowStore::get_row::<Self>(__store, &Self::get_key(#(#args),*)))
+    };
+    let get_keys = if random {
+        let doc = "The key in every bucket (`random % N` salt): a get must try them all. `get_key` picks one bucket at random, for writes.";
+        quote! {
+            #[doc = #doc]
+            #[must_use]
+            #vis fn get_keys(#(#params),*) -> __ks::Vec<__ks::Vec<u8>> {
+                (0..<Self as __ks::RowKey>::BUCKETS)
+                    .map(|__bucket| {
+                        let mut __out = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
+                        let mut __encoder = __ks::KeyEncoder::<#n>::new(
+                            &__KEYSCHEMA, &mut __out, <Self as __ks::RowKey>::SIZE_HINT,
+                        );
+                        Self::__keyschema_write(&mut __encoder, #(#args),*);
+                        __encoder.finish_in(__bucket);
+                        __out
+                    })
+                    .collect()
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     let doc_into =
         "Appends the key to `__out`, like `get_key`; allocates nothing when `__out` has room.";
     quote! {
@@ -184,7 +229,7 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
                 __store: &__S,
                 #(#params),*
             ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
-                __ks::RowStore::get_row::<Self>(__store, &Self::get_key(#(#args),*))
+                #get_body
             }
 
             #[doc = #doc_into]
@@ -193,8 +238,15 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
                 let mut __encoder = __ks::KeyEncoder::<#n>::new(
                     &__KEYSCHEMA, __out, <Self as __ks::RowKey>::SIZE_HINT,
                 );
-                #(#writes)*
+                Self::__keyschema_write(&mut __encoder, #(#args),*);
                 __encoder.finish();
+            }
+
+            #get_keys
+
+            #[inline]
+            fn __keyschema_write(__encoder: &mut __ks::KeyEncoder<'_, #n>, #(#params),*) {
+                #(#writes)*
             }
         }
     }
@@ -215,6 +267,20 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
                 ""
             }
         );
+        if c.reversed.is_some() {
+            let doc = format!(
+                "Binds `{}` by equality. It is stored byte-reversed (`reverse`), so its byte order is not value order and only equality makes sense.",
+                c.field.name()
+            );
+            return quote! {
+                impl #scan_ident<#i> {
+                    #[doc = #doc]
+                    #vis fn #field<__A: __ks::KeyArg<#ty>>(self, value: __A) -> #scan_ident<#next> {
+                        #scan_ident { state: self.state.equal::<#ty>(&value) }
+                    }
+                }
+            };
+        }
         let bound = quote_spanned!(ty.span()=> __ks::ScanArg<#ty, __M>);
         quote! {
             impl #scan_ident<#i> {

@@ -16,17 +16,20 @@ pub struct KeySpec {
     pub skipped: Vec<Field>,
 }
 
-/// `hash(...) % buckets`.
+/// `hash(...) % buckets`, or `random % buckets`.
 pub struct SaltSpec {
     pub buckets: u32,
-    /// Indexes into `KeySpec::components`, in hash order.
+    /// Indexes into `KeySpec::components`, in hash order (empty when random).
     pub hashed: Vec<usize>,
+    pub random: bool,
 }
 
 /// One key component.
 pub struct Component {
     pub field: Field,
     pub order: Order,
+    /// `reverse(field)`: stored byte-reversed; the span of `reverse`.
+    pub reversed: Option<Span>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

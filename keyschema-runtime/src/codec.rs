@@ -1,6 +1,6 @@
 //! The encoder and decoder that generated code drives, one component at a time.
 
-use crate::encoding::{KeyComponent, Reader};
+use crate::encoding::{KeyComponent, Reader, ReversibleKey};
 use crate::error::DecodeError;
 use crate::salt;
 use crate::schema::{Order, Schema};
@@ -55,6 +55,15 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
         self.end_component();
     }
 
+    /// Appends a `reverse(...)` component: its encoding, bytes in reverse order.
+    #[inline]
+    pub fn reversed<T: ReversibleKey>(&mut self, value: T::Ref<'_>) {
+        let start = self.out.len();
+        T::encode_key(value, self.out);
+        self.out[start..].reverse();
+        self.end_component();
+    }
+
     #[inline]
     fn end_component(&mut self) {
         self.ends[self.next] = self.out.len() - self.body;
@@ -66,10 +75,22 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
     pub fn finish(self) {
         debug_assert_eq!(self.next, N, "every component is encoded");
         if let Some(s) = self.schema.salt() {
-            let bucket = self
-                .schema
-                .bucket_of_body(s, &self.out[self.body..], &self.ends);
+            let bucket = if s.is_random() {
+                salt::choose(s.buckets())
+            } else {
+                self.schema
+                    .bucket_of_body(s, &self.out[self.body..], &self.ends)
+            };
             salt::write(bucket, &mut self.out[self.salt_at..self.body]);
+        }
+    }
+
+    /// Writes the key into a given bucket (random salt: one of the N
+    /// candidate keys of a get).
+    #[inline]
+    pub fn finish_in(self, bucket: u32) {
+        if let Some(s) = self.schema.salt() {
+            salt::write(bucket % s.buckets(), &mut self.out[self.salt_at..self.body]);
         }
     }
 }
@@ -115,6 +136,30 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         self.read::<T>(true)
     }
 
+    /// Reads the next component, stored byte-reversed (`reverse`).
+    #[inline]
+    pub fn reversed<T: ReversibleKey>(&mut self) -> Result<T, DecodeError> {
+        let component = &self.schema.components()[self.next];
+        let width = T::FIXED_WIDTH.unwrap_or(0);
+        let Some(bytes) = self.input.get(self.pos..self.pos + width) else {
+            return Err(DecodeError::Truncated {
+                component: component.name(),
+                offset: self.pos,
+                expected: "a reversed fixed-width integer",
+            });
+        };
+        let mut ordered = [0u8; 16];
+        let ordered = &mut ordered[..width.min(16)];
+        for (dst, src) in ordered.iter_mut().zip(bytes.iter().rev()) {
+            *dst = *src;
+        }
+        let value = T::decode_key(&mut Reader::at(ordered, 0, false, component.name()))?;
+        self.pos += width;
+        self.ends[self.next] = self.pos - self.body;
+        self.next += 1;
+        Ok(value)
+    }
+
     #[inline]
     fn read<T: KeyComponent>(&mut self, descending: bool) -> Result<T, DecodeError> {
         let component = &self.schema.components()[self.next];
@@ -136,7 +181,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
                 count: self.input.len() - self.pos,
             });
         }
-        if let Some(s) = self.schema.salt() {
+        if let Some(s) = self.schema.salt().filter(|s| !s.is_random()) {
             let expected = self
                 .schema
                 .bucket_of_body(s, &self.input[self.body..], &self.ends);

@@ -19,7 +19,7 @@ pub mod sizing;
 pub mod store;
 
 pub use cursor::{Cursor, CursorError};
-pub use encoding::{KeyArg, KeyComponent, Reader};
+pub use encoding::{KeyArg, KeyComponent, Reader, ReversibleKey};
 pub use error::DecodeError;
 pub use merge::{AsyncStore, AsyncTypedRows, BoxRowStream, TypedRows};
 pub use scan::{KeyRange, ScanArg, ScanRangeSet, ScanRequest};
@@ -92,8 +92,8 @@ pub mod __private {
     pub use crate::store::{RowError, RowStore, Store, TypedRow};
     pub use crate::{AsyncStore, AsyncTypedRows};
     pub use crate::{
-        Component, Cursor, DecodeError, Format, KeyComponent, Order, RowKey, Salt, ScanArg,
-        ScanRangeSet, ScanRequest, Schema, TypedRows,
+        Component, Cursor, DecodeError, Format, KeyArg, KeyComponent, Order, ReversibleKey, RowKey,
+        Salt, ScanArg, ScanRangeSet, ScanRequest, Schema, TypedRows,
     };
     pub use std::{default::Default, option::Option, result::Result, vec::Vec};
 }

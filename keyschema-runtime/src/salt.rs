@@ -64,27 +64,98 @@ pub(crate) fn read(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0u32, |acc, &b| (acc << 8) | u32::from(b))
 }
 
-/// The bucket of a hash input given as pieces of key bytes, some of which are
-/// stored inverted (components declared `rev`) and are hashed un-inverted.
-pub(crate) fn bucket_of_parts<'a>(
-    parts: impl Iterator<Item = (&'a [u8], bool)>,
-    buckets: u32,
-) -> u32 {
+/// A piece of the salt's hash input, as it sits in the key.
+#[derive(Clone, Copy)]
+pub(crate) enum Part<'a> {
+    /// Stored as encoded.
+    Plain(&'a [u8]),
+    /// Stored inverted (`rev`): hashed un-inverted.
+    Inverted(&'a [u8]),
+    /// Stored byte-reversed (`reverse`): hashed in encoding order.
+    Reversed(&'a [u8]),
+}
+
+/// The bucket of a hash input given as pieces of key bytes, each hashed as
+/// its plain ascending encoding (the rule hashes fields before transforms).
+pub(crate) fn bucket_of_parts<'a>(parts: impl Iterator<Item = Part<'a>>, buckets: u32) -> u32 {
     let mut hasher = Sha256::new();
-    for (bytes, inverted) in parts {
-        if !inverted {
-            hasher.update(bytes);
-            continue;
-        }
-        let mut chunk = [0u8; 64];
-        for piece in bytes.chunks(chunk.len()) {
-            for (dst, src) in chunk.iter_mut().zip(piece) {
-                *dst = !src;
+    let mut chunk = [0u8; 64];
+    for part in parts {
+        match part {
+            Part::Plain(bytes) => hasher.update(bytes),
+            Part::Inverted(bytes) => {
+                for piece in bytes.chunks(chunk.len()) {
+                    for (dst, src) in chunk.iter_mut().zip(piece) {
+                        *dst = !src;
+                    }
+                    hasher.update(&chunk[..piece.len()]);
+                }
             }
-            hasher.update(&chunk[..piece.len()]);
+            Part::Reversed(bytes) => {
+                // Fixed-width integers: at most 16 bytes.
+                for piece in bytes.rchunks(chunk.len()) {
+                    for (dst, src) in chunk.iter_mut().zip(piece.iter().rev()) {
+                        *dst = *src;
+                    }
+                    hasher.update(&chunk[..piece.len()]);
+                }
+            }
         }
     }
     finish(hasher, buckets)
+}
+
+type Chooser = Box<dyn FnMut(u32) -> u32>;
+
+thread_local! {
+    static CHOOSER: std::cell::RefCell<Option<Chooser>> = const { std::cell::RefCell::new(None) };
+    static STATE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The bucket a `random % N` key is written to: from the chooser set on this
+/// thread by [`set_chooser`], or else a fast thread-local generator.
+pub fn choose(buckets: u32) -> u32 {
+    let chosen = CHOOSER.with(|c| c.borrow_mut().as_mut().map(|f| f(buckets)));
+    match chosen {
+        Some(b) => b % buckets.max(1),
+        None => (next_random() % u64::from(buckets.max(1))) as u32,
+    }
+}
+
+/// Makes this thread's random salts deterministic (tests, replays): the
+/// chooser gets N and returns a bucket (taken modulo N). `None` restores
+/// the random choice.
+///
+/// ```
+/// use keyschema::salt;
+///
+/// let mut next = 0;
+/// salt::set_chooser(Some(Box::new(move |n| { next = (next + 1) % n; next })));
+/// assert_eq!((salt::choose(10), salt::choose(10)), (1, 2));
+/// salt::set_chooser(None);
+/// ```
+pub fn set_chooser(chooser: Option<Box<dyn FnMut(u32) -> u32>>) {
+    CHOOSER.with(|c| *c.borrow_mut() = chooser);
+}
+
+/// splitmix64 over a per-thread state seeded from the clock and the thread.
+fn next_random() -> u64 {
+    STATE.with(|state| {
+        let mut x = state.get();
+        if x == 0 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            let local = 0u8;
+            x = nanos ^ (std::ptr::addr_of!(local) as u64).rotate_left(32) | 1;
+        }
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        state.set(x);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    })
 }
 
 fn finish(hasher: Sha256, buckets: u32) -> u32 {

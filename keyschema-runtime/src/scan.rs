@@ -205,10 +205,18 @@ impl ScanState {
     fn push_equal<T: KeyComponent>(&mut self, value: &impl KeyArg<T>) {
         let start = self.body.len();
         value.encode_arg(&mut self.body);
-        if self.next_order() == Order::Descending {
+        if self.schema.components()[self.ends.len()].is_reversed() {
+            self.body[start..].reverse();
+        } else if self.next_order() == Order::Descending {
             invert(&mut self.body[start..]);
         }
         self.ends.push(self.body.len());
+    }
+
+    /// Binds a `reverse(...)` component: equality only.
+    pub fn equal<T: KeyComponent>(mut self, value: &impl KeyArg<T>) -> Self {
+        self.push_equal::<T>(value);
+        self
     }
 
     fn set_range<T: KeyComponent, X: KeyArg<T>>(&mut self, lo: Bound<&X>, hi: Bound<&X>) {
@@ -244,7 +252,7 @@ impl ScanState {
         };
         match schema.salt() {
             None => push(None),
-            Some(s) if s.hashed().iter().all(|&i| i < bound) => {
+            Some(s) if !s.is_random() && s.hashed().iter().all(|&i| i < bound) => {
                 push(Some(schema.bucket_of_body(s, &self.body, &self.ends)))
             }
             Some(s) => (0..s.buckets()).for_each(|b| push(Some(b))),

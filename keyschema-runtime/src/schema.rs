@@ -56,11 +56,12 @@ pub struct Schema {
     format: Format,
 }
 
-/// A deterministic salt: `hash(fields) % buckets`.
+/// A salt: `hash(fields) % buckets`, or `random % buckets`.
 #[derive(Debug, Clone, Copy)]
 pub struct Salt {
     buckets: u32,
     hashed: &'static [usize],
+    random: bool,
 }
 
 /// One component of a key.
@@ -69,6 +70,7 @@ pub struct Component {
     name: &'static str,
     type_name: &'static str,
     order: Order,
+    reversed: bool,
     fixed_width: Option<usize>,
     render: RenderFn,
 }
@@ -203,10 +205,15 @@ impl Schema {
     pub(crate) fn bucket_of_body(&self, s: &Salt, body: &[u8], ends: &[usize]) -> u32 {
         let parts = s.hashed.iter().map(|&i| {
             let start = if i == 0 { 0 } else { ends[i - 1] };
-            (
-                &body[start..ends[i]],
-                self.components[i].order == Order::Descending,
-            )
+            let bytes = &body[start..ends[i]];
+            let c = &self.components[i];
+            if c.reversed {
+                salt::Part::Reversed(bytes)
+            } else if c.order == Order::Descending {
+                salt::Part::Inverted(bytes)
+            } else {
+                salt::Part::Plain(bytes)
+            }
         });
         salt::bucket_of_parts(parts, s.buckets)
     }
@@ -261,19 +268,28 @@ impl Schema {
             if c.order == Order::Descending {
                 out.push('~');
             }
-            let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
             let mark = out.len();
-            if let Err(err) = (c.render)(&mut reader, &mut out) {
-                out.truncate(mark);
-                if out.ends_with('~') {
-                    out.pop();
+            let rendered = if c.reversed {
+                out.push('^');
+                render_reversed(c, key, pos, &mut out)
+            } else {
+                let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
+                (c.render)(&mut reader, &mut out).map(|()| reader.offset())
+            };
+            let next = match rendered {
+                Ok(next) => next,
+                Err(err) => {
+                    out.truncate(mark);
+                    if out.ends_with('~') {
+                        out.pop();
+                    }
+                    if out.ends_with('|') {
+                        out.pop();
+                    }
+                    return Err((out, pos, err));
                 }
-                if out.ends_with('|') {
-                    out.pop();
-                }
-                return Err((out, pos, err));
-            }
-            pos = reader.offset();
+            };
+            pos = next;
         }
         if pos < key.len() {
             let err = DecodeError::TrailingBytes {
@@ -286,6 +302,27 @@ impl Schema {
     }
 }
 
+/// Renders a `reverse(...)` component: its bytes put back in order first.
+fn render_reversed(
+    c: &Component,
+    key: &[u8],
+    pos: usize,
+    out: &mut String,
+) -> Result<usize, DecodeError> {
+    let width = c.fixed_width.unwrap_or(0);
+    let Some(bytes) = key.get(pos..pos + width) else {
+        return Err(DecodeError::Truncated {
+            component: c.name,
+            offset: pos,
+            expected: "a reversed fixed-width integer",
+        });
+    };
+    let ordered: Vec<u8> = bytes.iter().rev().copied().collect();
+    let mut reader = Reader::at(&ordered, 0, false, c.name);
+    (c.render)(&mut reader, out)?;
+    Ok(pos + width)
+}
+
 impl fmt::Display for Schema {
     /// The declaration, with component types: `Event: salt = hash(user_id, site) % 8, then = user_id: String, ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -294,19 +331,24 @@ impl fmt::Display for Schema {
             write!(f, "prefix = \"{}\", ", self.prefix.escape_ascii())?;
         }
         if let Some(s) = self.salt {
-            write!(f, "salt = hash(")?;
-            for (n, &i) in s.hashed.iter().enumerate() {
-                let sep = if n == 0 { "" } else { ", " };
-                write!(f, "{sep}{}", self.components[i].name)?;
+            if s.random {
+                write!(f, "salt = random % {}, ", s.buckets)?;
+            } else {
+                write!(f, "salt = hash(")?;
+                for (n, &i) in s.hashed.iter().enumerate() {
+                    let sep = if n == 0 { "" } else { ", " };
+                    write!(f, "{sep}{}", self.components[i].name)?;
+                }
+                write!(f, ") % {}, ", s.buckets)?;
             }
-            write!(f, ") % {}, ", s.buckets)?;
         }
         write!(f, "then = ")?;
         for (i, c) in self.components.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
-            match c.order {
-                Order::Ascending => write!(f, "{sep}{}: {}", c.name, c.type_name)?,
-                Order::Descending => write!(f, "{sep}rev({}: {})", c.name, c.type_name)?,
+            match (c.order, c.reversed) {
+                (_, true) => write!(f, "{sep}reverse({}: {})", c.name, c.type_name)?,
+                (Order::Ascending, false) => write!(f, "{sep}{}: {}", c.name, c.type_name)?,
+                (Order::Descending, false) => write!(f, "{sep}rev({}: {})", c.name, c.type_name)?,
             }
         }
         Ok(())
@@ -316,7 +358,26 @@ impl fmt::Display for Schema {
 impl Salt {
     #[doc(hidden)]
     pub const fn __new(buckets: u32, hashed: &'static [usize]) -> Self {
-        Salt { buckets, hashed }
+        Salt {
+            buckets,
+            hashed,
+            random: false,
+        }
+    }
+
+    #[doc(hidden)]
+    pub const fn __random(buckets: u32) -> Self {
+        Salt {
+            buckets,
+            hashed: &[],
+            random: true,
+        }
+    }
+
+    /// Whether the bucket is chosen at random on write (`random % N`): a get
+    /// must try every bucket, and decode cannot check the salt.
+    pub fn is_random(&self) -> bool {
+        self.random
     }
 
     /// The number of buckets, N in `% N`.
@@ -347,6 +408,22 @@ impl Component {
             name,
             type_name,
             order,
+            reversed: false,
+            fixed_width: T::FIXED_WIDTH,
+            render: T::render_key,
+        }
+    }
+
+    #[doc(hidden)]
+    pub const fn __reversed<T: crate::ReversibleKey>(
+        name: &'static str,
+        type_name: &'static str,
+    ) -> Self {
+        Component {
+            name,
+            type_name,
+            order: Order::Ascending,
+            reversed: true,
             fixed_width: T::FIXED_WIDTH,
             render: T::render_key,
         }
@@ -365,6 +442,12 @@ impl Component {
     /// Ascending, or descending for `rev(field)`.
     pub fn order(&self) -> Order {
         self.order
+    }
+
+    /// Whether the component is stored byte-reversed (`reverse(field)`):
+    /// least-significant byte first, to spread sequential ids.
+    pub fn is_reversed(&self) -> bool {
+        self.reversed
     }
 
     /// The encoded width when it is fixed.

@@ -100,6 +100,23 @@ pub trait KeyComponent: Sized {
     }
 }
 
+/// A fixed-width integer that can be stored byte-reversed, `reverse(field)`:
+/// least-significant byte first, so sequential ids (1, 2, 3...) land far
+/// apart in the key space instead of all on the last region (the HBase
+/// article's reversal of fixed-width ids). Only equality scans make sense on
+/// such a component.
+#[diagnostic::on_unimplemented(
+    message = "`reverse(...)` needs a fixed-width integer, and `{Self}` is not one",
+    label = "cannot be stored byte-reversed",
+    note = "reversal spreads sequential fixed-width ids (u8..u128, i8..i128); for descending order of any type use `rev(field)`"
+)]
+pub trait ReversibleKey: KeyComponent {}
+
+macro_rules! reversible {
+    ($($t:ty),*) => {$( impl ReversibleKey for $t {} )*};
+}
+reversible!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
 /// A value that can stand for a component of type `T` in a scan: `&str` for
 /// a `String` component, `&[u8]` for `Vec<u8>`, and every `T` itself.
 #[diagnostic::on_unimplemented(

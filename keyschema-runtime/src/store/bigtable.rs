@@ -24,9 +24,10 @@ pub type TokenError = Box<dyn std::error::Error + Send + Sync>;
 /// Supplies OAuth2 access tokens (scope
 /// `https://www.googleapis.com/auth/bigtable.data`) for a real instance.
 ///
-/// Implement it over the credential library you use; with `gcp_auth`:
+/// Implement it over the credential library you use; with `gcp_auth`
+/// (not a dependency of keyschema, so shown, not compiled):
 ///
-/// ```ignore
+/// ```text
 /// struct Gcp(std::sync::Arc<dyn gcp_auth::TokenProvider>);
 /// impl keyschema::store::bigtable::TokenSource for Gcp {
 ///     fn token(&self) -> Pin<Box<dyn Future<Output = Result<String, TokenError>> + Send + '_>> {
