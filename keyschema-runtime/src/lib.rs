@@ -10,12 +10,14 @@ mod codec;
 mod cursor;
 pub mod encoding;
 mod error;
+pub mod hotspot;
 mod merge;
 pub mod readrows;
 pub mod salt;
 pub mod scan;
 mod schema;
 pub mod sizing;
+pub mod splits;
 pub mod store;
 
 pub use cursor::{Cursor, CursorError};

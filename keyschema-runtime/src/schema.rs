@@ -242,6 +242,34 @@ impl Schema {
         }
     }
 
+    /// Renders a key prefix (a split point, a scan bound): the complete
+    /// components, then `…` where the prefix ends inside one.
+    ///
+    /// ```
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(then = metric, ts)]
+    /// struct Point { metric: String, ts: u64 }
+    ///
+    /// let key = Point::get_key("cpu", 7);
+    /// assert_eq!(Point::schema().render_prefix(&key[..6]), "cpu|…");
+    /// assert_eq!(Point::schema().render_prefix(&key), "cpu|7");
+    /// ```
+    pub fn render_prefix(&self, key: &[u8]) -> String {
+        match self.try_render(key) {
+            Ok(text) => text,
+            Err((mut text, _, DecodeError::Truncated { .. })) => {
+                if !text.is_empty() {
+                    text.push('|');
+                }
+                text.push('…');
+                text
+            }
+            Err(_) => self.render(key),
+        }
+    }
+
     /// Renders like [`render`](Self::render), but returns the first decode error.
     pub fn render_strict(&self, key: &[u8]) -> Result<String, DecodeError> {
         self.try_render(key).map_err(|(_, _, err)| err)
