@@ -164,3 +164,188 @@ fn random_salt_gets_try_every_candidate_and_scans_fan_out() {
         .collect();
     assert_eq!(ids, (0..30).collect::<Vec<_>>());
 }
+
+/// The Cassandra chapter's hotel inventory, bucketed by 30-day "month":
+/// the partition is (hotel, month), so the salt hashes the bucket.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(hotel_id, bucket(day, 30)) % 16, then = hotel_id, bucket(day, 30), day, room)]
+struct Availability {
+    hotel_id: String,
+    day: u32,
+    room: u16,
+    #[rowkey(skip)]
+    available: bool,
+}
+
+/// The same layout on an ordered store without salt: buckets sort with days.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = hotel_id, bucket(day, 30), day, room)]
+struct PlainAvailability {
+    hotel_id: String,
+    day: u32,
+    room: u16,
+}
+
+/// Newest first, with a weekly bucket.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = hotel_id, bucket(day, 7), rev(day))]
+struct Recent {
+    hotel_id: String,
+    day: i32,
+}
+
+#[test]
+fn buckets_sit_before_their_field_and_are_checked_on_decode() {
+    let key = PlainAvailability::get_key("H1", 45, 3);
+    // "H1\0", then bucket 1 (45 / 30), then 45, then room 3.
+    assert_eq!(key, b"H1\x00\x00\x00\x00\x01\x00\x00\x00\x2d\x00\x03");
+    let row = PlainAvailability {
+        hotel_id: "H1".into(),
+        day: 45,
+        room: 3,
+    };
+    assert_eq!(PlainAvailability::decode(&key), Ok(row));
+    assert_eq!(PlainAvailability::render(&key), "H1|1|45|3");
+    assert_eq!(
+        Availability::schema().to_string(),
+        "Availability: salt = hash(hotel_id, bucket(day, 30)) % 16, then = hotel_id: String, bucket(day, 30): u32, day: u32, room: u16"
+    );
+    let mut bad = key.clone();
+    bad[6] = 2; // bucket 2 with day 45
+    assert_eq!(
+        PlainAvailability::decode(&bad),
+        Err(keyschema::DecodeError::InvalidValue {
+            component: "day",
+            offset: 3,
+            reason: "the bucket does not match the field it is derived from"
+        })
+    );
+    let a = Availability {
+        hotel_id: "H1".into(),
+        day: 45,
+        room: 3,
+        available: true,
+    };
+    assert_eq!(
+        Availability::decode(&a.encode()).map(|r| (r.day, r.room)),
+        Ok((45, 3))
+    );
+}
+
+fn grid() -> Vec<(u32, u16)> {
+    (0..200u32)
+        .flat_map(|d| (0..3u16).map(move |r| (d, r)))
+        .collect()
+}
+
+#[test]
+fn a_range_on_a_hashed_bucket_expands_into_one_range_per_month() {
+    let req = Availability::scan()
+        .hotel_id("H1")
+        .day(10..100)
+        .expect("4 months");
+    let ranges = req.ranges();
+    assert_eq!(ranges.len(), 4, "days 10..100 span months 0, 1, 2 and 3");
+    for (d, r) in grid() {
+        let key = Availability::get_key("H1", d, r);
+        assert_eq!(ranges.contains(&key), (10..100).contains(&d), "day {d}");
+        assert!(!ranges.contains(&Availability::get_key("H2", d, r)));
+    }
+    // Equality binds the bucket too: one partition, one range.
+    assert_eq!(
+        Availability::scan().hotel_id("H1").day(45).ranges().len(),
+        1
+    );
+    assert_eq!(
+        Availability::scan()
+            .hotel_id("H1")
+            .day(45)
+            .room(2)
+            .ranges()
+            .len(),
+        1
+    );
+    // Bounds on the expansion.
+    let too_wide = Availability::scan().hotel_id("H1").day(0..1_000_000);
+    assert!(
+        matches!(
+            too_wide,
+            Err(keyschema::ScanError::TooManyBuckets { count: 33_334, .. })
+        ),
+        "{too_wide:?}"
+    );
+    assert!(matches!(
+        Availability::scan().hotel_id("H1").day(10..),
+        Err(keyschema::ScanError::Unbounded { .. })
+    ));
+    #[allow(clippy::reversed_empty_ranges)] // on purpose: an inverted range matches nothing
+    let inverted = Availability::scan()
+        .hotel_id("H1")
+        .day(50..10)
+        .expect("empty");
+    assert!(inverted.ranges().is_empty());
+}
+
+#[test]
+fn a_range_on_an_unhashed_bucket_is_one_range() {
+    for (range, expected) in [((10u32, 100u32), 1usize)] {
+        let req = PlainAvailability::scan()
+            .hotel_id("H1")
+            .day(range.0..range.1)
+            .expect("one range");
+        assert_eq!(req.ranges().len(), expected);
+        for (d, r) in grid() {
+            assert_eq!(
+                req.ranges()
+                    .contains(&PlainAvailability::get_key("H1", d, r)),
+                (range.0..range.1).contains(&d)
+            );
+        }
+    }
+    let open = PlainAvailability::scan()
+        .hotel_id("H1")
+        .day(150..)
+        .expect("open-ended is fine unsalted");
+    for (d, r) in grid() {
+        assert_eq!(
+            open.ranges()
+                .contains(&PlainAvailability::get_key("H1", d, r)),
+            d >= 150
+        );
+    }
+}
+
+#[test]
+fn a_bucket_before_rev_sorts_newest_first() {
+    let store = MemoryStore::new();
+    for day in [-20, -1, 0, 3, 6, 7, 13, 14, 40] {
+        store
+            .put_row(
+                &Recent {
+                    hotel_id: "H".into(),
+                    day,
+                },
+                b"",
+            )
+            .unwrap();
+    }
+    let days: Vec<i32> = Recent::scan()
+        .hotel_id("H")
+        .run(&store)
+        .map(|r| r.unwrap().0.day)
+        .collect();
+    assert_eq!(days, [40, 14, 13, 7, 6, 3, 0, -1, -20]);
+    let window: Vec<i32> = Recent::scan()
+        .hotel_id("H")
+        .day(-1..14)
+        .expect("range")
+        .run(&store)
+        .map(|r| r.unwrap().0.day)
+        .collect();
+    assert_eq!(window, [13, 7, 6, 3, 0, -1]);
+    let row = Recent {
+        hotel_id: "H".into(),
+        day: -20,
+    };
+    assert_eq!(Recent::decode(&row.encode()), Ok(row));
+}

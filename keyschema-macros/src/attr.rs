@@ -42,7 +42,34 @@ pub struct SaltExpr {
 
 pub enum HashFields {
     All,
-    List(Vec<Ident>),
+    List(Vec<HashItem>),
+}
+
+/// A field inside `hash(...)`, or a bucket of one: `bucket(date, 30)`.
+pub struct HashItem {
+    pub field: Ident,
+    pub bucket: Option<LitInt>,
+}
+
+impl Parse for HashItem {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let first = input.call(Ident::parse_any)?;
+        if first != "bucket" || !input.peek(syn::token::Paren) {
+            return Ok(HashItem {
+                field: first,
+                bucket: None,
+            });
+        }
+        let content;
+        parenthesized!(content in input);
+        let field = content.call(Ident::parse_any)?;
+        content.parse::<Token![,]>()?;
+        let width = content.parse()?;
+        Ok(HashItem {
+            field,
+            bucket: Some(width),
+        })
+    }
 }
 
 pub struct ComponentExpr {
@@ -180,7 +207,7 @@ impl Parse for SaltExpr {
                     content.parse::<Token![*]>()?;
                     HashFields::All
                 } else {
-                    let list = content.parse_terminated(Ident::parse_any, Token![,])?;
+                    let list = content.parse_terminated(HashItem::parse, Token![,])?;
                     HashFields::List(list.into_iter().collect())
                 };
                 input.parse::<Token![%]>()?;

@@ -131,6 +131,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         Some((_, exprs)) => {
             for expr in exprs {
                 let mut reversed = None;
+                let mut bucket = None;
                 let order = match &expr.transform {
                     None => Some(Order::Ascending),
                     Some(t) if t.name == "rev" || t.name == "reverse" => {
@@ -148,11 +149,23 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                         }
                     }
                     Some(t) if t.name == "bucket" => {
-                        errors.push(error(
-                            t.name.span(),
-                            "`bucket(...)` is not available yet in this version; the transforms are `rev(field)` and `reverse(field)`",
-                        ));
-                        None
+                        match t.args.first().map(|w| (w, w.base10_parse::<u64>())) {
+                            Some((_, Ok(width))) if width > 0 && t.args.len() == 1 => {
+                                bucket = Some((width, t.name.span()));
+                                Some(Order::Ascending)
+                            }
+                            Some((w, _)) => {
+                                errors.push(error(w.span(), "the bucket width must be one integer above 0: `bucket(day, 30)`"));
+                                None
+                            }
+                            None => {
+                                errors.push(error(
+                                    t.name.span(),
+                                    "`bucket` needs a width: `bucket(day, 30)`",
+                                ));
+                                None
+                            }
+                        }
                     }
                     Some(t) => {
                         errors.push(error(
@@ -185,7 +198,15 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                     ));
                     continue;
                 }
-                if components.iter().any(|c| c.field.ident == expr.field) {
+                let after_its_bucket = components
+                    .last()
+                    .is_some_and(|c: &Component| c.bucket.is_some() && c.field.ident == expr.field)
+                    && bucket.is_none();
+                if !after_its_bucket
+                    && components.iter().any(|c| {
+                        c.field.ident == expr.field && c.bucket.is_none() == bucket.is_none()
+                    })
+                {
                     errors.push(error(
                         expr.field.span(),
                         format!(
@@ -205,14 +226,39 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                     ));
                     continue;
                 }
+                // A bucket takes the order of its field, which must come right after it.
+                if let Some(previous) = components.last_mut().filter(|c| c.bucket.is_some()) {
+                    if previous.field.ident == expr.field && bucket.is_none() {
+                        previous.order = order.unwrap_or(previous.order);
+                    }
+                }
                 if let Some(order) = order {
                     components.push(Component {
                         field: field.clone(),
                         order,
                         reversed,
+                        bucket,
                     });
                 }
             }
+        }
+    }
+
+    for (i, c) in components.iter().enumerate() {
+        let Some((width, span)) = c.bucket else {
+            continue;
+        };
+        let followed = components
+            .get(i + 1)
+            .is_some_and(|next| next.field.ident == c.field.ident && next.bucket.is_none());
+        if !followed {
+            errors.push(error(
+                span,
+                format!(
+                    "`bucket({}, {width})` must be followed directly by `{}` (or `rev({})`): the bucket is derived from it, and decode checks one against the other",
+                    c.field.ident, c.field.ident, c.field.ident
+                ),
+            ));
         }
     }
 
@@ -263,7 +309,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
             });
         };
         let hashed: Vec<usize> = match fields {
-            HashFields::All => (0..components.len()).collect(),
+            HashFields::All => (0..components.len()).filter(|&i| components[i].bucket.is_none()).collect(),
             HashFields::List(list) if list.is_empty() => {
                 errors.push(error(
                     keyword.span(),
@@ -273,13 +319,28 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
             }
             HashFields::List(list) => {
                 let mut hashed = Vec::new();
-                for (n, name) in list.iter().enumerate() {
-                    if list[..n].contains(name) {
-                        errors.push(error(name.span(), format!("`{name}` is hashed twice")));
-                        continue;
-                    }
-                    match components.iter().position(|c| c.field.ident == *name) {
+                for item in list {
+                    let name = &item.field;
+                    let width = match &item.bucket {
+                        None => None,
+                        Some(w) => match w.base10_parse::<u64>() {
+                            Ok(w) => Some(w),
+                            Err(_) => {
+                                errors.push(error(w.span(), "the bucket width must be an integer"));
+                                continue;
+                            }
+                        },
+                    };
+                    let position = components
+                        .iter()
+                        .position(|c| c.field.ident == *name && c.bucket.map(|(w, _)| w) == width);
+                    match position {
+                        Some(i) if hashed.contains(&i) => errors.push(error(name.span(), format!("`{name}` is hashed twice"))),
                         Some(i) => hashed.push(i),
+                        None if width.is_some() => errors.push(error(
+                            name.span(),
+                            format!("`bucket({name}, ...)` is hashed but `then` has no bucket of `{name}` with that width"),
+                        )),
                         None if find(name).is_some() => errors.push(error(
                             name.span(),
                             format!(

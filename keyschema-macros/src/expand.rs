@@ -58,6 +58,11 @@ fn schema(spec: &KeySpec) -> TokenStream {
         let ty = &c.field.ty;
         let name = c.field.name();
         let type_name = quote!(#ty).to_string().replace(' ', "");
+        if let Some((width, span)) = c.bucket {
+            let ctor = syn::Ident::new("__bucket", span);
+            let order = order_tokens(c.order);
+            return quote_spanned!(span=> __ks::Component::#ctor::<#ty>(#name, #type_name, #order, #width));
+        }
         if let Some(span) = c.reversed {
             // The ReversibleKey bound fails at `reverse` for a type that cannot take it.
             let ctor = syn::Ident::new("__reversed", span);
@@ -100,16 +105,34 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     let buckets = spec.salt.as_ref().map_or(1, |s| s.buckets);
     let size_hint = size_hint(spec);
     let n = spec.components.len();
-    let refs = spec.components.iter().map(|c| {
-        let (field, ty) = (&c.field.ident, &c.field.ty);
-        quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::as_key_ref(&self.#field))
-    });
-    let reads = spec.components.iter().map(|c| {
+    let refs = spec
+        .components
+        .iter()
+        .filter(|c| c.bucket.is_none())
+        .map(|c| {
+            let (field, ty) = (&c.field.ident, &c.field.ty);
+            quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::as_key_ref(&self.#field))
+        });
+    let reads = spec.components.iter().enumerate().map(|(i, c)| {
         let (ident, ty) = (&c.field.ident, &c.field.ty);
         let method = step(c, ty.span());
+        if c.bucket.is_some() {
+            let bucket = format_ident!("__bucket_{}", i);
+            return quote_spanned!(ty.span()=> let #bucket = __decoder.#method::<#ty>()?;);
+        }
         quote_spanned!(ty.span()=> let #ident = __decoder.#method::<#ty>()?;)
     });
-    let fields = spec.components.iter().map(|c| &c.field.ident);
+    let checks = spec.components.iter().enumerate().filter_map(|(i, c)| {
+        let (width, _) = c.bucket?;
+        let (ident, ty) = (&c.field.ident, &c.field.ty);
+        let bucket = format_ident!("__bucket_{}", i);
+        Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &#ident, #width)?;))
+    });
+    let fields = spec
+        .components
+        .iter()
+        .filter(|c| c.bucket.is_none())
+        .map(|c| &c.field.ident);
     let skipped = spec.skipped.iter().map(|f| {
         let ident = &f.ident;
         quote_spanned!(f.ty.span()=> #ident: __ks::Default::default())
@@ -131,6 +154,7 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
             fn decode(__bytes: &[u8]) -> __ks::Result<Self, __ks::DecodeError> {
                 let mut __decoder = __ks::KeyDecoder::<#n>::new(&__KEYSCHEMA, __bytes)?;
                 #(#reads)*
+                #(#checks)*
                 __decoder.finish()?;
                 __ks::Result::Ok(#ident { #(#fields,)* #(#skipped,)* })
             }
@@ -154,20 +178,30 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
     let params: Vec<TokenStream> = spec
         .components
         .iter()
+        .filter(|c| c.bucket.is_none())
         .map(|c| {
             let (ident, ty) = (&c.field.ident, &c.field.ty);
             quote_spanned!(ty.span()=> #ident: <#ty as __ks::KeyComponent>::Ref<'_>)
         })
         .collect();
-    let args: Vec<_> = spec.components.iter().map(|c| &c.field.ident).collect();
+    let args: Vec<_> = spec
+        .components
+        .iter()
+        .filter(|c| c.bucket.is_none())
+        .map(|c| &c.field.ident)
+        .collect();
     let writes = spec.components.iter().map(|c| {
         let (ident, ty) = (&c.field.ident, &c.field.ty);
         let method = step(c, ty.span());
+        if let Some((width, _)) = c.bucket {
+            return quote_spanned!(ty.span()=> __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));)
+        }
         quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);)
     });
     let order: Vec<String> = spec
         .components
         .iter()
+        .filter(|c| c.bucket.is_none())
         .map(|c| format!("`{}`", c.field.name()))
         .collect();
     let doc = format!(
@@ -267,6 +301,30 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
                 ""
             }
         );
+        if let Some((width, _)) = c.bucket {
+            let after = i + 2;
+            let doc = format!(
+                "Binds `{}` (and its bucket, `{} / {width}`): a value (equality on both; the scan goes on), or a range (the scan ends; with a hashed bucket, one range per bucket value, at most {} of them, else an error).",
+                c.field.name(),
+                c.field.name(),
+                "4,096"
+            );
+            return quote! {
+                impl #scan_ident<#i> {
+                    #[doc = #doc]
+                    #vis fn #field<__A, __M>(self, value: __A) -> <__A as __ks::BucketArg<#ty, __M>>::Output<#scan_ident<#after>>
+                    where
+                        __A: __ks::BucketArg<#ty, __M>,
+                    {
+                        __ks::BucketArg::<#ty, __M>::apply::<#scan_ident<#after>>(value, self.state, #width)
+                    }
+                }
+            };
+        }
+        if i > 0 && spec.components[i - 1].bucket.is_some() {
+            // Bound together with its bucket, one stage earlier.
+            return TokenStream::new();
+        }
         if c.reversed.is_some() {
             let doc = format!(
                 "Binds `{}` by equality. It is stored byte-reversed (`reverse`), so its byte order is not value order and only equality makes sense.",

@@ -30,6 +30,9 @@ pub struct Component {
     pub order: Order,
     /// `reverse(field)`: stored byte-reversed; the span of `reverse`.
     pub reversed: Option<Span>,
+    /// `bucket(field, WIDTH)`: the width and the span of `bucket`. Always
+    /// followed by the field itself.
+    pub bucket: Option<(u64, Span)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

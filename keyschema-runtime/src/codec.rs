@@ -1,6 +1,6 @@
 //! The encoder and decoder that generated code drives, one component at a time.
 
-use crate::encoding::{KeyComponent, Reader, ReversibleKey};
+use crate::encoding::{BucketKey, KeyComponent, Reader, ReversibleKey};
 use crate::error::DecodeError;
 use crate::salt;
 use crate::schema::{Order, Schema};
@@ -170,6 +170,26 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         self.ends[self.next] = self.pos - self.body;
         self.next += 1;
         Ok(value)
+    }
+
+    /// Checks a `bucket(field, WIDTH)` component against its field.
+    #[inline]
+    pub fn check_bucket<T: BucketKey>(
+        &self,
+        index: usize,
+        bucket: &T,
+        value: &T,
+        width: u64,
+    ) -> Result<(), DecodeError> {
+        if T::bucket_of(*value, width) == *bucket {
+            return Ok(());
+        }
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        Err(DecodeError::InvalidValue {
+            component: self.schema.components()[index].name(),
+            offset: self.body + start,
+            reason: "the bucket does not match the field it is derived from",
+        })
     }
 
     /// Rejects trailing bytes, then checks the salt.

@@ -21,10 +21,10 @@ pub mod splits;
 pub mod store;
 
 pub use cursor::{Cursor, CursorError};
-pub use encoding::{KeyArg, KeyComponent, Reader, ReversibleKey};
+pub use encoding::{BucketKey, KeyArg, KeyComponent, Reader, ReversibleKey};
 pub use error::DecodeError;
 pub use merge::{AsyncStore, AsyncTypedRows, BoxRowStream, TypedRows};
-pub use scan::{KeyRange, ScanArg, ScanRangeSet, ScanRequest};
+pub use scan::{BucketArg, KeyRange, ScanArg, ScanError, ScanRangeSet, ScanRequest};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
 /// A struct that is a row key: derived with `#[derive(RowKey)]`.
@@ -92,7 +92,7 @@ pub mod __private {
     pub use crate::codec::{KeyDecoder, KeyEncoder};
     pub use crate::scan::{ScanStage, ScanState};
     pub use crate::store::{RowError, RowStore, Store, TypedRow};
-    pub use crate::{AsyncStore, AsyncTypedRows};
+    pub use crate::{AsyncStore, AsyncTypedRows, BucketArg, BucketKey};
     pub use crate::{
         Component, Cursor, DecodeError, Format, KeyArg, KeyComponent, Order, ReversibleKey, RowKey,
         Salt, ScanArg, ScanRangeSet, ScanRequest, Schema, TypedRows,

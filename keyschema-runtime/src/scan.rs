@@ -7,7 +7,7 @@
 //! bucket otherwise.
 
 use crate::cursor::Cursor;
-use crate::encoding::{KeyArg, KeyComponent};
+use crate::encoding::{BucketKey, KeyArg, KeyComponent};
 use crate::merge::{ScanOptions, TypedRows};
 use crate::schema::{Order, Schema};
 use crate::store::{Direction, Store};
@@ -183,6 +183,38 @@ pub struct ScanState {
     ends: Vec<usize>,
     /// Encoded (inverted where descending) bounds on the next component.
     range: Option<EncodedBounds>,
+    /// A scan expanded over time buckets: one state per bucket value, used
+    /// instead of this one (possibly none: an empty range).
+    alternatives: Vec<ScanState>,
+    expanded: bool,
+}
+
+/// The most bucket values a range on a bucketed field expands into when the
+/// salt hashes the bucket (each bucket is then its own partition).
+pub const MAX_BUCKET_EXPANSION: usize = 4096;
+
+/// A scan request that cannot be turned into ranges.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// The range spans more bucket values than a scan expands into.
+    #[error("the range on `{component}` spans {count} buckets of width {width}, more than the {max} a scan expands into; narrow the range")]
+    TooManyBuckets {
+        /// The bucketed field.
+        component: &'static str,
+        /// Bucket values the range spans.
+        count: u128,
+        /// The bucket width.
+        width: u64,
+        /// [`MAX_BUCKET_EXPANSION`].
+        max: usize,
+    },
+    /// An open-ended range on a bucketed field whose bucket is hashed.
+    #[error("the range on `{component}` is open-ended, but its bucket is hashed into the salt: each bucket is a separate partition, so give both ends")]
+    Unbounded {
+        /// The bucketed field.
+        component: &'static str,
+    },
 }
 
 /// The lower and upper bound of a range, each an encoded value.
@@ -195,6 +227,8 @@ impl ScanState {
             body: Vec::new(),
             ends: Vec::new(),
             range: None,
+            alternatives: Vec::new(),
+            expanded: false,
         }
     }
 
@@ -232,8 +266,107 @@ impl ScanState {
         self.range = Some((lo.map(encode), hi.map(encode)));
     }
 
+    /// Binds `bucket(field, WIDTH)` and the field after it by equality.
+    fn push_bucket_equal<T: BucketKey>(
+        &mut self,
+        value: &impl KeyArg<T>,
+        width: u64,
+    ) -> Result<(), ()> {
+        let mut encoded = Vec::new();
+        value.encode_arg(&mut encoded);
+        let plain = crate::encoding::decode_value::<T>(&encoded).map_err(|_| ())?;
+        self.push_equal::<T>(&T::bucket_of(plain, width));
+        self.push_equal::<T>(&plain);
+        Ok(())
+    }
+
+    /// Binds a range on a bucketed field (at the bucket component).
+    fn bucket_range<T: BucketKey>(
+        mut self,
+        lo: Bound<T>,
+        hi: Bound<T>,
+        width: u64,
+    ) -> Result<Self, ScanError> {
+        let index = self.ends.len();
+        let component = self.schema.components()[index].name();
+        let hashed = self
+            .schema
+            .salt()
+            .is_some_and(|s| s.hashed().contains(&index));
+        if !hashed {
+            // bucket(f) is monotone in f: a range on f is one contiguous range
+            // over (bucket, f) pairs.
+            let descending = self.next_order() == Order::Descending;
+            let encode = |v: &T| {
+                let mut bytes = Vec::new();
+                T::encode_key(T::bucket_of(*v, width).as_key_ref(), &mut bytes);
+                T::encode_key(v.as_key_ref(), &mut bytes);
+                if descending {
+                    invert(&mut bytes);
+                }
+                bytes
+            };
+            self.range = Some((lo.as_ref().map(encode), hi.as_ref().map(encode)));
+            return Ok(self);
+        }
+        // Each bucket is its own salt bucket (a partition): one range per bucket value.
+        let (Bound::Included(first) | Bound::Excluded(first)) = lo else {
+            return Err(ScanError::Unbounded { component });
+        };
+        let (Bound::Included(last) | Bound::Excluded(last)) = hi else {
+            return Err(ScanError::Unbounded { component });
+        };
+        let (b_lo, b_hi) = (T::bucket_index(first, width), T::bucket_index(last, width));
+        if b_hi < b_lo {
+            return Ok(self.with_alternatives(Vec::new()));
+        }
+        let count = (b_hi - b_lo + 1) as u128;
+        if count > MAX_BUCKET_EXPANSION as u128 {
+            return Err(ScanError::TooManyBuckets {
+                component,
+                count,
+                width,
+                max: MAX_BUCKET_EXPANSION,
+            });
+        }
+        let alternatives = (b_lo..=b_hi)
+            .map(|b| {
+                let mut alt = self.clone();
+                alt.push_equal::<T>(&T::bucket_value(b));
+                let from = if b == b_lo {
+                    lo
+                } else {
+                    Bound::Included(T::bucket_first(b, width))
+                };
+                let to = if b == b_hi {
+                    hi
+                } else {
+                    Bound::Included(T::bucket_last(b, width))
+                };
+                alt.set_range::<T, T>(from.as_ref(), to.as_ref());
+                alt
+            })
+            .collect();
+        Ok(self.with_alternatives(alternatives))
+    }
+
+    fn with_alternatives(mut self, alternatives: Vec<ScanState>) -> Self {
+        self.alternatives = alternatives;
+        self.expanded = true;
+        self
+    }
+
     /// The key ranges holding exactly the matching keys.
     pub fn ranges(&self) -> ScanRangeSet {
+        if self.expanded {
+            let mut ranges: Vec<KeyRange> = self
+                .alternatives
+                .iter()
+                .flat_map(|a| a.ranges().ranges)
+                .collect();
+            ranges.sort_by(|a, b| a.start.cmp(&b.start));
+            return ScanRangeSet { ranges };
+        }
         let schema = self.schema;
         let bound = self.ends.len();
         let mut ranges = Vec::new();
@@ -354,6 +487,46 @@ range_arg! {
     RangeTo<X> => |r| (Bound::Unbounded, Bound::Excluded(&r.end)),
     RangeToInclusive<X> => |r| (Bound::Unbounded, Bound::Included(&r.end)),
     (Bound<X>, Bound<X>) => |r| (r.0.as_ref(), r.1.as_ref()),
+}
+
+/// An argument at a `bucket(field, WIDTH)` stage of a scan: a value of the
+/// field (equality on both the bucket and the field; the scan goes on), or a
+/// range of it (the scan ends, or fails if the range spans too many buckets).
+pub trait BucketArg<T: BucketKey, M> {
+    /// What the scan becomes.
+    type Output<S: ScanStage>;
+    #[doc(hidden)]
+    fn apply<S: ScanStage>(self, state: ScanState, width: u64) -> Self::Output<S>;
+}
+
+impl<T: BucketKey, A: KeyArg<T>> BucketArg<T, Equal> for A {
+    type Output<S: ScanStage> = S;
+    fn apply<S: ScanStage>(self, mut state: ScanState, width: u64) -> S {
+        // A KeyArg<T> of an integer always decodes back.
+        let _ = state.push_bucket_equal::<T>(&self, width);
+        S::from_state(state)
+    }
+}
+
+macro_rules! bucket_range_arg {
+    ($($range:ty => |$r:ident| ($lo:expr, $hi:expr)),* $(,)?) => {$(
+        impl<T: BucketKey> BucketArg<T, Within> for $range {
+            type Output<S: ScanStage> = Result<ScanRequest<S::Key>, ScanError>;
+            fn apply<S: ScanStage>(self, state: ScanState, width: u64) -> Self::Output<S> {
+                let $r = self;
+                state.bucket_range::<T>($lo, $hi, width).map(ScanRequest::from_state)
+            }
+        }
+    )*};
+}
+
+bucket_range_arg! {
+    Range<T> => |r| (Bound::Included(r.start), Bound::Excluded(r.end)),
+    RangeInclusive<T> => |r| (Bound::Included(*r.start()), Bound::Included(*r.end())),
+    RangeFrom<T> => |r| (Bound::Included(r.start), Bound::Unbounded),
+    RangeTo<T> => |r| (Bound::Unbounded, Bound::Excluded(r.end)),
+    RangeToInclusive<T> => |r| (Bound::Unbounded, Bound::Included(r.end)),
+    (Bound<T>, Bound<T>) => |r| (r.0, r.1),
 }
 
 /// A scan request: equality on a prefix of the components, maybe a range on

@@ -71,6 +71,7 @@ pub struct Component {
     type_name: &'static str,
     order: Order,
     reversed: bool,
+    bucket: Option<u64>,
     fixed_width: Option<usize>,
     render: RenderFn,
 }
@@ -365,7 +366,11 @@ impl fmt::Display for Schema {
                 write!(f, "salt = hash(")?;
                 for (n, &i) in s.hashed.iter().enumerate() {
                     let sep = if n == 0 { "" } else { ", " };
-                    write!(f, "{sep}{}", self.components[i].name)?;
+                    let c = &self.components[i];
+                    match c.bucket {
+                        Some(width) => write!(f, "{sep}bucket({}, {width})", c.name)?,
+                        None => write!(f, "{sep}{}", c.name)?,
+                    }
                 }
                 write!(f, ") % {}, ", s.buckets)?;
             }
@@ -374,6 +379,17 @@ impl fmt::Display for Schema {
         for (i, c) in self.components.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
             match (c.order, c.reversed) {
+                _ if c.bucket.is_some() => {
+                    let width = c.bucket.unwrap_or(1);
+                    match c.order {
+                        Order::Ascending => {
+                            write!(f, "{sep}bucket({}, {width}): {}", c.name, c.type_name)?
+                        }
+                        Order::Descending => {
+                            write!(f, "{sep}rev(bucket({}, {width})): {}", c.name, c.type_name)?
+                        }
+                    }
+                }
                 (_, true) => write!(f, "{sep}reverse({}: {})", c.name, c.type_name)?,
                 (Order::Ascending, false) => write!(f, "{sep}{}: {}", c.name, c.type_name)?,
                 (Order::Descending, false) => write!(f, "{sep}rev({}: {})", c.name, c.type_name)?,
@@ -437,6 +453,25 @@ impl Component {
             type_name,
             order,
             reversed: false,
+            bucket: None,
+            fixed_width: T::FIXED_WIDTH,
+            render: T::render_key,
+        }
+    }
+
+    #[doc(hidden)]
+    pub const fn __bucket<T: crate::BucketKey>(
+        name: &'static str,
+        type_name: &'static str,
+        order: Order,
+        width: u64,
+    ) -> Self {
+        Component {
+            name,
+            type_name,
+            order,
+            reversed: false,
+            bucket: Some(width),
             fixed_width: T::FIXED_WIDTH,
             render: T::render_key,
         }
@@ -452,6 +487,7 @@ impl Component {
             type_name,
             order: Order::Ascending,
             reversed: true,
+            bucket: None,
             fixed_width: T::FIXED_WIDTH,
             render: T::render_key,
         }
@@ -470,6 +506,12 @@ impl Component {
     /// Ascending, or descending for `rev(field)`.
     pub fn order(&self) -> Order {
         self.order
+    }
+
+    /// For `bucket(field, WIDTH)`: the width. The component holds
+    /// `field.div_euclid(WIDTH)` and is followed by the field itself.
+    pub fn bucket_width(&self) -> Option<u64> {
+        self.bucket
     }
 
     /// Whether the component is stored byte-reversed (`reverse(field)`):

@@ -117,6 +117,55 @@ macro_rules! reversible {
 }
 reversible!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
 
+/// An integer that can be bucketed, `bucket(field, WIDTH)`: the bucket of a
+/// value is `value.div_euclid(WIDTH)` (floor division, so negative values
+/// keep their order), a coarse time or number placed in the key before the
+/// field itself (the Cassandra chapter's month bucket, DynamoDB's date suffix).
+#[diagnostic::on_unimplemented(
+    message = "`bucket(...)` needs an integer field (u8..u64, i8..i64), and `{Self}` is not one",
+    label = "cannot be bucketed",
+    note = "bucket a timestamp or a day number: `bucket(day, 30)` puts `day / 30` in the key"
+)]
+pub trait BucketKey: KeyComponent + Copy + Ord {
+    /// The bucket of `value`: `value.div_euclid(width)`.
+    fn bucket_of(value: Self, width: u64) -> Self;
+    /// The bucket as a wide integer, to count buckets between two values.
+    fn bucket_index(value: Self, width: u64) -> i128;
+    /// The first value in bucket `index`, clamped to the type's range.
+    fn bucket_first(index: i128, width: u64) -> Self;
+    /// The last value in bucket `index`, clamped to the type's range.
+    fn bucket_last(index: i128, width: u64) -> Self;
+    /// The value of bucket number `index` itself (what the key stores).
+    fn bucket_value(index: i128) -> Self;
+}
+
+macro_rules! bucket_key {
+    ($($t:ty),*) => {$(
+        impl BucketKey for $t {
+            fn bucket_of(value: Self, width: u64) -> Self {
+                Self::bucket_value(Self::bucket_index(value, width))
+            }
+            fn bucket_index(value: Self, width: u64) -> i128 {
+                (value as i128).div_euclid(width.max(1) as i128)
+            }
+            fn bucket_first(index: i128, width: u64) -> Self {
+                index.saturating_mul(width.max(1) as i128).clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
+            }
+            fn bucket_last(index: i128, width: u64) -> Self {
+                index
+                    .saturating_add(1)
+                    .saturating_mul(width.max(1) as i128)
+                    .saturating_sub(1)
+                    .clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
+            }
+            fn bucket_value(index: i128) -> Self {
+                index.clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
+            }
+        }
+    )*};
+}
+bucket_key!(u8, u16, u32, u64, i8, i16, i32, i64);
+
 /// A value that can stand for a component of type `T` in a scan: `&str` for
 /// a `String` component, `&[u8]` for `Vec<u8>`, and every `T` itself.
 #[diagnostic::on_unimplemented(
