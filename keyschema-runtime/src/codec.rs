@@ -1,12 +1,12 @@
 //! The encoder and decoder that generated code drives, one component at a time.
 
-use crate::encoding::{BucketKey, KeyComponent, Reader, ReversibleKey};
+use crate::encoding::{BucketKey, KeyComponent, Reader, ReversibleKey, TextComponent};
 use crate::error::DecodeError;
 use crate::salt;
 use crate::schema::{Order, Schema};
 
 /// Writes a key: prefix, a salt placeholder, then each component; `finish`
-/// fills in the salt from the hashed components' bytes.
+/// fills in the salt from the hashed components.
 #[doc(hidden)]
 pub struct KeyEncoder<'a, const N: usize> {
     schema: &'static Schema,
@@ -15,25 +15,24 @@ pub struct KeyEncoder<'a, const N: usize> {
     body: usize,
     ends: [usize; N],
     next: usize,
+    /// Text keys: the components' plain binary encodings, which the salt hashes.
+    shadow: Vec<u8>,
 }
 
 impl<'a, const N: usize> KeyEncoder<'a, N> {
     #[inline]
     pub fn new(schema: &'static Schema, out: &'a mut Vec<u8>, size_hint: usize) -> Self {
         out.reserve(size_hint);
-        out.extend_from_slice(schema.prefix());
-        let salt_at = out.len();
-        if let Some(s) = schema.salt() {
-            out.resize(salt_at + s.width(), 0);
-        }
-        let body = out.len();
+        let start = out.len();
+        schema.push_header(None, out);
         KeyEncoder {
             schema,
+            salt_at: start + schema.salt_at(),
+            body: out.len(),
             out,
-            salt_at,
-            body,
             ends: [0; N],
             next: 0,
+            shadow: Vec::new(),
         }
     }
 
@@ -64,6 +63,34 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
         self.end_component();
     }
 
+    /// Appends a component of a text key (`format = text(...)`), as the
+    /// schema declares it: separator, text form, `rev` digit complement or
+    /// `reverse` digit reversal, and a closing separator when it is last and
+    /// variable-width.
+    #[inline]
+    pub fn text<T: TextComponent>(&mut self, value: T::Ref<'_>) {
+        let sep = self.schema.sep().unwrap_or(b'#');
+        let component = &self.schema.components()[self.next];
+        if self.next > 0 {
+            self.out.push(sep);
+        }
+        let start = self.out.len();
+        T::encode_text(value, self.out, sep);
+        if component.is_reversed() {
+            self.out[start..].reverse();
+        } else if component.order() == Order::Descending {
+            crate::encoding::text::complement_digits(&mut self.out[start..]);
+        }
+        if self.next + 1 == N && T::TEXT_WIDTH.is_none() {
+            self.out.push(sep);
+        }
+        if self.schema.salt().is_some_and(|s| !s.is_random()) {
+            T::encode_key(value, &mut self.shadow);
+        }
+        self.ends[self.next] = self.shadow.len();
+        self.next += 1;
+    }
+
     #[inline]
     fn end_component(&mut self) {
         self.ends[self.next] = self.out.len() - self.body;
@@ -74,15 +101,18 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
     #[inline]
     pub fn finish(self) {
         debug_assert_eq!(self.next, N, "every component is encoded");
-        if let Some(s) = self.schema.salt() {
-            let bucket = if s.is_random() {
-                salt::choose(s.buckets())
-            } else {
-                self.schema
-                    .bucket_of_body(s, &self.out[self.body..], &self.ends)
-            };
-            salt::write(bucket, &mut self.out[self.salt_at..self.body]);
-        }
+        let Some(s) = self.schema.salt() else { return };
+        let bucket = if s.is_random() {
+            salt::choose(s.buckets())
+        } else if self.schema.sep().is_some() {
+            self.schema.bucket_of_plain(s, &self.shadow, &self.ends)
+        } else {
+            self.schema
+                .bucket_of_body(s, &self.out[self.body..], &self.ends)
+        };
+        let end = self.salt_at + self.schema.salt_len();
+        self.schema
+            .write_salt(bucket, &mut self.out[self.salt_at..end]);
     }
 
     /// Writes the key into a given bucket (random salt: one of the N
@@ -90,7 +120,9 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
     #[inline]
     pub fn finish_in(self, bucket: u32) {
         if let Some(s) = self.schema.salt() {
-            salt::write(bucket % s.buckets(), &mut self.out[self.salt_at..self.body]);
+            let end = self.salt_at + self.schema.salt_len();
+            self.schema
+                .write_salt(bucket % s.buckets(), &mut self.out[self.salt_at..end]);
         }
     }
 }
@@ -106,6 +138,8 @@ pub struct KeyDecoder<'a, const N: usize> {
     pos: usize,
     ends: [usize; N],
     next: usize,
+    /// Text keys: the components' plain binary encodings, for the salt check.
+    shadow: Vec<u8>,
 }
 
 impl<'a, const N: usize> KeyDecoder<'a, N> {
@@ -121,6 +155,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             pos: body,
             ends: [0; N],
             next: 0,
+            shadow: Vec::new(),
         })
     }
 
@@ -160,6 +195,73 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         Ok(value)
     }
 
+    /// Reads the next component of a text key.
+    #[inline]
+    pub fn text<T: TextComponent>(&mut self) -> Result<T, DecodeError> {
+        let sep = self.schema.sep().unwrap_or(b'#');
+        let component = &self.schema.components()[self.next];
+        let name = component.name();
+        if self.next > 0 {
+            self.expect_sep(sep, name)?;
+        }
+        let start = self.pos;
+        let end = match T::TEXT_WIDTH {
+            Some(width) => start.checked_add(width).filter(|&e| e <= self.input.len()),
+            None => self.input[start.min(self.input.len())..]
+                .iter()
+                .position(|&b| b == sep)
+                .map(|n| start + n),
+        };
+        let Some(end) = end else {
+            return Err(DecodeError::Truncated {
+                component: name,
+                offset: start,
+                expected: "the component's text",
+            });
+        };
+        let mut text = self.input[start..end].to_vec();
+        if component.is_reversed() {
+            text.reverse();
+        } else if component.order() == Order::Descending {
+            crate::encoding::text::complement_digits(&mut text);
+        }
+        let value = T::decode_text(&text, sep).map_err(|reason| DecodeError::InvalidValue {
+            component: name,
+            offset: start,
+            reason,
+        })?;
+        self.pos = end;
+        if self.next + 1 == N && T::TEXT_WIDTH.is_none() {
+            self.expect_sep(sep, name)?;
+        }
+        if self.schema.salt().is_some_and(|s| !s.is_random()) {
+            T::encode_key(value.as_key_ref(), &mut self.shadow);
+        }
+        self.ends[self.next] = self.shadow.len();
+        self.next += 1;
+        Ok(value)
+    }
+
+    fn expect_sep(&mut self, sep: u8, component: &'static str) -> Result<(), DecodeError> {
+        match self.input.get(self.pos) {
+            Some(&b) if b == sep => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(&b) => Err(DecodeError::InvalidByte {
+                component,
+                offset: self.pos,
+                found: b,
+                expected: "the separator",
+            }),
+            None => Err(DecodeError::Truncated {
+                component,
+                offset: self.pos,
+                expected: "the separator",
+            }),
+        }
+    }
+
     #[inline]
     fn read<T: KeyComponent>(&mut self, descending: bool) -> Result<T, DecodeError> {
         let component = &self.schema.components()[self.next];
@@ -184,7 +286,11 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         if T::bucket_of(*value, width) == *bucket {
             return Ok(());
         }
-        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        let start = if index == 0 || self.schema.sep().is_some() {
+            0
+        } else {
+            self.ends[index - 1]
+        };
         Err(DecodeError::InvalidValue {
             component: self.schema.components()[index].name(),
             offset: self.body + start,
@@ -202,12 +308,15 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             });
         }
         if let Some(s) = self.schema.salt().filter(|s| !s.is_random()) {
-            let expected = self
-                .schema
-                .bucket_of_body(s, &self.input[self.body..], &self.ends);
+            let expected = if self.schema.sep().is_some() {
+                self.schema.bucket_of_plain(s, &self.shadow, &self.ends)
+            } else {
+                self.schema
+                    .bucket_of_body(s, &self.input[self.body..], &self.ends)
+            };
             if expected != self.salt {
                 return Err(DecodeError::SaltMismatch {
-                    offset: self.schema.prefix().len(),
+                    offset: self.schema.salt_at(),
                     found: self.salt,
                     expected,
                 });

@@ -47,6 +47,33 @@ pub const fn width(buckets: u32) -> usize {
     }
 }
 
+/// The digits of the largest bucket, `N - 1`: a text key's salt width.
+pub const fn decimal_width(buckets: u32) -> usize {
+    let mut n = if buckets > 1 { buckets - 1 } else { 1 };
+    let mut digits = 0;
+    while n > 0 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
+}
+
+/// Writes `bucket` as zero-padded decimal into `out`.
+pub(crate) fn write_decimal(mut bucket: u32, out: &mut [u8]) {
+    for b in out.iter_mut().rev() {
+        *b = b'0' + (bucket % 10) as u8;
+        bucket /= 10;
+    }
+}
+
+/// Reads a decimal salt; `None` when not all digits.
+pub(crate) fn read_decimal(bytes: &[u8]) -> Option<u32> {
+    bytes.iter().try_fold(0u32, |acc, &b| {
+        b.is_ascii_digit()
+            .then(|| acc.saturating_mul(10).saturating_add(u32::from(b - b'0')))
+    })
+}
+
 /// Writes the salt bytes of `bucket` into `out` (which is `width(buckets)` long).
 pub(crate) fn write(bucket: u32, out: &mut [u8]) {
     match out {

@@ -11,7 +11,7 @@ use crate::encoding::{BucketKey, KeyArg, KeyComponent};
 use crate::merge::{ScanOptions, TypedRows};
 use crate::schema::{Order, Schema};
 use crate::store::{Direction, Store};
-use crate::{salt, RowKey};
+use crate::RowKey;
 use std::marker::PhantomData;
 use std::ops::{Bound, Range, RangeFrom, RangeInclusive, RangeTo, RangeToInclusive};
 
@@ -181,6 +181,9 @@ pub struct ScanState {
     body: Vec<u8>,
     /// Where each bound component ends in `body`.
     ends: Vec<usize>,
+    /// The bound components' plain binary encodings (text keys hash these).
+    shadow: Vec<u8>,
+    shadow_ends: Vec<usize>,
     /// Encoded (inverted where descending) bounds on the next component.
     range: Option<EncodedBounds>,
     /// A scan expanded over time buckets: one state per bucket value, used
@@ -226,6 +229,8 @@ impl ScanState {
             schema,
             body: Vec::new(),
             ends: Vec::new(),
+            shadow: Vec::new(),
+            shadow_ends: Vec::new(),
             range: None,
             alternatives: Vec::new(),
             expanded: false,
@@ -237,12 +242,19 @@ impl ScanState {
     }
 
     fn push_equal<T: KeyComponent>(&mut self, value: &impl KeyArg<T>) {
-        let start = self.body.len();
-        value.encode_arg(&mut self.body);
-        if self.schema.components()[self.ends.len()].is_reversed() {
-            self.body[start..].reverse();
-        } else if self.next_order() == Order::Descending {
-            invert(&mut self.body[start..]);
+        let index = self.ends.len();
+        let components = self.schema.components();
+        let sep = self.schema.sep();
+        let mut binary = Vec::with_capacity(T::SIZE_HINT);
+        value.encode_arg(&mut binary);
+        self.shadow.extend_from_slice(&binary);
+        self.shadow_ends.push(self.shadow.len());
+        // A KeyArg<T> always encodes a valid T, so its text form exists.
+        let _ = components[index].key_form(&binary, sep, &mut self.body);
+        if let Some(sep) = sep {
+            if components[index].text_width().is_some() && index + 1 < components.len() {
+                self.body.push(sep);
+            }
         }
         self.ends.push(self.body.len());
     }
@@ -254,13 +266,13 @@ impl ScanState {
     }
 
     fn set_range<T: KeyComponent, X: KeyArg<T>>(&mut self, lo: Bound<&X>, hi: Bound<&X>) {
-        let descending = self.next_order() == Order::Descending;
+        let component = &self.schema.components()[self.ends.len()];
+        let sep = self.schema.sep();
         let encode = |x: &X| {
-            let mut bytes = Vec::with_capacity(T::SIZE_HINT);
-            x.encode_arg(&mut bytes);
-            if descending {
-                invert(&mut bytes);
-            }
+            let mut binary = Vec::with_capacity(T::SIZE_HINT);
+            x.encode_arg(&mut binary);
+            let mut bytes = Vec::with_capacity(binary.len() + 1);
+            let _ = component.key_form(&binary, sep, &mut bytes);
             bytes
         };
         self.range = Some((lo.map(encode), hi.map(encode)));
@@ -296,14 +308,18 @@ impl ScanState {
         if !hashed {
             // bucket(f) is monotone in f: a range on f is one contiguous range
             // over (bucket, f) pairs.
-            let descending = self.next_order() == Order::Descending;
+            let components = self.schema.components();
+            let sep = self.schema.sep();
             let encode = |v: &T| {
                 let mut bytes = Vec::new();
-                T::encode_key(T::bucket_of(*v, width).as_key_ref(), &mut bytes);
-                T::encode_key(v.as_key_ref(), &mut bytes);
-                if descending {
-                    invert(&mut bytes);
+                let bucket =
+                    crate::encoding::encode_value::<T>(T::bucket_of(*v, width).as_key_ref());
+                let _ = components[index].key_form(&bucket, sep, &mut bytes);
+                if let Some(sep) = sep {
+                    bytes.push(sep);
                 }
+                let value = crate::encoding::encode_value::<T>(v.as_key_ref());
+                let _ = components[index + 1].key_form(&value, sep, &mut bytes);
                 bytes
             };
             self.range = Some((lo.as_ref().map(encode), hi.as_ref().map(encode)));
@@ -372,11 +388,9 @@ impl ScanState {
         let mut ranges = Vec::new();
         let mut push = |bucket: Option<u32>| {
             let mut prefix = Vec::with_capacity(schema.header_len() + self.body.len());
-            prefix.extend_from_slice(schema.prefix());
-            if let (Some(s), Some(b)) = (schema.salt(), bucket) {
-                let at = prefix.len();
-                prefix.resize(at + s.width(), 0);
-                salt::write(b, &mut prefix[at..]);
+            match bucket {
+                Some(b) => schema.push_header(Some(b), &mut prefix),
+                None => schema.push_header(None, &mut prefix),
             }
             prefix.extend_from_slice(&self.body);
             if let Some((start, end)) = self.bounds_under(prefix) {
@@ -386,7 +400,12 @@ impl ScanState {
         match schema.salt() {
             None => push(None),
             Some(s) if !s.is_random() && s.hashed().iter().all(|&i| i < bound) => {
-                push(Some(schema.bucket_of_body(s, &self.body, &self.ends)))
+                let bucket = if schema.sep().is_some() {
+                    schema.bucket_of_plain(s, &self.shadow, &self.shadow_ends)
+                } else {
+                    schema.bucket_of_body(s, &self.body, &self.ends)
+                };
+                push(Some(bucket))
             }
             Some(s) => (0..s.buckets()).for_each(|b| push(Some(b))),
         }
@@ -422,12 +441,6 @@ impl ScanState {
             Some(end) if *end <= start => None,
             _ => Some((start, end)),
         }
-    }
-}
-
-fn invert(bytes: &mut [u8]) {
-    for b in bytes {
-        *b = !*b;
     }
 }
 

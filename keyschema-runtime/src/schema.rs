@@ -21,10 +21,19 @@ pub enum Order {
 pub enum Format {
     /// Compact, memcomparable bytes (the default).
     Binary,
+    /// Readable text: the salt as zero-padded decimal, components separated
+    /// by `sep` (`format = text(sep = "#")`).
+    Text {
+        /// The separator byte.
+        sep: u8,
+    },
 }
 
 /// Renders one component's encoding for a human reader.
 pub type RenderFn = fn(&mut Reader<'_>, &mut String) -> Result<(), DecodeError>;
+
+/// Turns a component's binary encoding into its text form.
+pub(crate) type TextFn = fn(&[u8], &mut Vec<u8>, u8) -> Result<(), DecodeError>;
 
 /// The layout of a row key, as declared in `#[rowkey(...)]`.
 ///
@@ -74,6 +83,9 @@ pub struct Component {
     bucket: Option<u64>,
     fixed_width: Option<usize>,
     render: RenderFn,
+    /// For text keys: the text width (None: variable, ends at the separator)
+    /// and the conversion from binary.
+    text: Option<(Option<usize>, TextFn)>,
 }
 
 impl Schema {
@@ -124,9 +136,57 @@ impl Schema {
         self.format
     }
 
+    /// The separator of a text key.
+    pub(crate) fn sep(&self) -> Option<u8> {
+        match self.format {
+            Format::Text { sep } => Some(sep),
+            Format::Binary => None,
+        }
+    }
+
+    /// Where the salt starts: after the prefix (and its separator in text keys).
+    pub(crate) fn salt_at(&self) -> usize {
+        self.prefix.len() + usize::from(self.sep().is_some() && !self.prefix.is_empty())
+    }
+
+    /// The salt's length: 1 or 2 bytes, or the decimal digits of `N - 1`.
+    pub(crate) fn salt_len(&self) -> usize {
+        match (self.salt, self.sep()) {
+            (None, _) => 0,
+            (Some(s), None) => salt::width(s.buckets),
+            (Some(s), Some(_)) => salt::decimal_width(s.buckets),
+        }
+    }
+
     /// The length of the prefix and the salt: where the first component starts.
     pub fn header_len(&self) -> usize {
-        self.prefix.len() + self.salt.map_or(0, |s| salt::width(s.buckets))
+        let sep = usize::from(self.sep().is_some() && self.salt.is_some());
+        self.salt_at() + self.salt_len() + sep
+    }
+
+    /// Appends the prefix and the salt of `bucket` (zeros when `None`, to be
+    /// filled in later), with their separators in text keys.
+    pub(crate) fn push_header(&self, bucket: Option<u32>, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.prefix);
+        if let (Some(sep), false) = (self.sep(), self.prefix.is_empty()) {
+            out.push(sep);
+        }
+        if self.salt.is_some() {
+            let at = out.len();
+            out.resize(at + self.salt_len(), 0);
+            self.write_salt(bucket.unwrap_or(0), &mut out[at..]);
+            if let Some(sep) = self.sep() {
+                out.push(sep);
+            }
+        }
+    }
+
+    /// Writes `bucket` into the salt field.
+    pub(crate) fn write_salt(&self, bucket: u32, field: &mut [u8]) {
+        match self.sep() {
+            None => salt::write(bucket, field),
+            Some(_) => salt::write_decimal(bucket, field),
+        }
     }
 
     /// The salt bucket of an encoded key, read from its bytes (not checked
@@ -136,8 +196,8 @@ impl Schema {
         let Some(s) = self.salt else {
             return Ok(0);
         };
-        let start = self.prefix.len();
-        let end = start + salt::width(s.buckets);
+        let start = self.salt_at();
+        let end = start + self.salt_len();
         let Some(bytes) = key.get(start..end) else {
             return Err(DecodeError::Truncated {
                 component: "salt",
@@ -145,7 +205,35 @@ impl Schema {
                 expected: "the salt",
             });
         };
-        let found = salt::read(bytes);
+        let found = match self.sep() {
+            None => salt::read(bytes),
+            Some(sep) => {
+                let parsed = salt::read_decimal(bytes).ok_or(DecodeError::InvalidValue {
+                    component: "salt",
+                    offset: start,
+                    reason: "the salt of a text key is decimal digits",
+                })?;
+                match key.get(end) {
+                    Some(&b) if b == sep => {}
+                    Some(&b) => {
+                        return Err(DecodeError::InvalidByte {
+                            component: "salt",
+                            offset: end,
+                            found: b,
+                            expected: "the separator after the salt",
+                        })
+                    }
+                    None => {
+                        return Err(DecodeError::Truncated {
+                            component: "salt",
+                            offset: start,
+                            expected: "the separator after the salt",
+                        })
+                    }
+                }
+                parsed
+            }
+        };
         if found >= s.buckets {
             return Err(DecodeError::SaltOutOfRange {
                 schema: self.name,
@@ -176,17 +264,22 @@ impl Schema {
         };
         (1..s.buckets)
             .map(|b| {
-                let mut key = self.prefix.to_vec();
-                let at = key.len();
-                key.resize(at + s.width(), 0);
-                salt::write(b, &mut key[at..]);
+                let mut key = Vec::with_capacity(self.header_len());
+                self.push_header(Some(b), &mut key);
+                if self.sep().is_some() {
+                    key.pop(); // a split at the salt itself
+                }
                 key
             })
             .collect()
     }
 
     pub(crate) fn check_prefix(&self, key: &[u8]) -> Result<(), DecodeError> {
-        if key.starts_with(self.prefix) {
+        let separated = match (self.sep(), self.prefix.is_empty()) {
+            (Some(sep), false) => key.get(self.prefix.len()) == Some(&sep),
+            _ => true,
+        };
+        if key.starts_with(self.prefix) && separated {
             return Ok(());
         }
         let offset = key
@@ -203,6 +296,16 @@ impl Schema {
 
     /// The salt bucket from the encoded components after the header.
     /// `ends[i]` is the offset in `body` where component `i` ends.
+    /// The salt bucket from plain (ascending, untransformed) binary
+    /// encodings of the components (text keys hash a binary shadow).
+    pub(crate) fn bucket_of_plain(&self, s: &Salt, plain: &[u8], ends: &[usize]) -> u32 {
+        let parts = s.hashed.iter().map(|&i| {
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            salt::Part::Plain(&plain[start..ends[i]])
+        });
+        salt::bucket_of_parts(parts, s.buckets)
+    }
+
     pub(crate) fn bucket_of_body(&self, s: &Salt, body: &[u8], ends: &[usize]) -> u32 {
         let parts = s.hashed.iter().map(|&i| {
             let start = if i == 0 { 0 } else { ends[i - 1] };
@@ -277,6 +380,20 @@ impl Schema {
     }
 
     fn try_render(&self, key: &[u8]) -> Result<String, (String, usize, DecodeError)> {
+        if self.sep().is_some() {
+            // Text keys are their own rendering.
+            return match std::str::from_utf8(key) {
+                Ok(text) => Ok(text.to_string()),
+                Err(e) => Err((
+                    String::from_utf8_lossy(&key[..e.valid_up_to()]).into_owned(),
+                    e.valid_up_to(),
+                    DecodeError::InvalidUtf8 {
+                        component: "key",
+                        offset: e.valid_up_to(),
+                    },
+                )),
+            };
+        }
         let mut out = String::with_capacity(key.len() * 2);
         if !self.prefix.is_empty() {
             out.push_str(&self.prefix.escape_ascii().to_string().replace('|', "\\|"));
@@ -356,6 +473,9 @@ impl fmt::Display for Schema {
     /// The declaration, with component types: `Event: salt = hash(user_id, site) % 8, then = user_id: String, ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.name)?;
+        if let Format::Text { sep } = self.format {
+            write!(f, "format = text(sep = {:?}), ", sep as char)?;
+        }
         if !self.prefix.is_empty() {
             write!(f, "prefix = \"{}\", ", self.prefix.escape_ascii())?;
         }
@@ -456,6 +576,7 @@ impl Component {
             bucket: None,
             fixed_width: T::FIXED_WIDTH,
             render: T::render_key,
+            text: None,
         }
     }
 
@@ -474,6 +595,7 @@ impl Component {
             bucket: Some(width),
             fixed_width: T::FIXED_WIDTH,
             render: T::render_key,
+            text: None,
         }
     }
 
@@ -490,7 +612,60 @@ impl Component {
             bucket: None,
             fixed_width: T::FIXED_WIDTH,
             render: T::render_key,
+            text: None,
         }
+    }
+
+    #[doc(hidden)]
+    pub const fn __with_text<T: crate::encoding::TextComponent>(mut self) -> Self {
+        self.text = Some((T::TEXT_WIDTH, crate::encoding::text::binary_to_text::<T>));
+        self
+    }
+
+    /// For `rev`, `reverse` and `bucket` in text keys: a number's digits.
+    #[doc(hidden)]
+    pub const fn __with_text_digits<T: crate::encoding::TextDigits>(self) -> Self {
+        self.__with_text::<T>()
+    }
+
+    pub(crate) fn text_width(&self) -> Option<usize> {
+        self.text.and_then(|(w, _)| w)
+    }
+
+    /// The component's bytes in the key, from its binary encoding: inverted
+    /// or byte-reversed as declared, or its text form (digit-complemented or
+    /// digit-reversed) followed by the separator when it is variable-width.
+    pub(crate) fn key_form(
+        &self,
+        binary: &[u8],
+        sep: Option<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        let start = out.len();
+        match (sep, self.text) {
+            (Some(sep), Some((width, to_text))) => {
+                to_text(binary, out, sep)?;
+                if self.reversed {
+                    out[start..].reverse();
+                } else if self.order == Order::Descending {
+                    crate::encoding::text::complement_digits(&mut out[start..]);
+                }
+                if width.is_none() {
+                    out.push(sep);
+                }
+            }
+            _ => {
+                out.extend_from_slice(binary);
+                if self.reversed {
+                    out[start..].reverse();
+                } else if self.order == Order::Descending {
+                    for b in &mut out[start..] {
+                        *b = !*b;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The field name.

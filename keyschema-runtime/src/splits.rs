@@ -73,12 +73,8 @@ pub fn plan<'a>(
 
 /// The prefix and salt bytes of `bucket`.
 fn bucket_head(schema: &Schema, bucket: u32) -> Vec<u8> {
-    let mut head = schema.prefix().to_vec();
-    if let Some(s) = schema.salt() {
-        let at = head.len();
-        head.resize(at + s.width(), 0);
-        crate::salt::write(bucket, &mut head[at..]);
-    }
+    let mut head = Vec::with_capacity(schema.header_len());
+    schema.push_header(Some(bucket), &mut head);
     head
 }
 

@@ -412,6 +412,9 @@ mod float;
 mod int;
 mod misc;
 mod option;
+pub mod text;
+
+pub use text::{TextComponent, TextDigits};
 
 pub(crate) fn push_hex(out: &mut String, b: u8) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
