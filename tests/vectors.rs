@@ -255,6 +255,57 @@ fn key_rows() -> Vec<String> {
     rows
 }
 
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(format = text(sep = "_"), salt = hash(user_id) % 16, then = user_id, rev(timestamp))]
+struct KarteEvent {
+    user_id: String,
+    timestamp: u64,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(format = text(sep = "#"), prefix = "ev", then = site, delta, flag, score, tag, blob)]
+struct TextMixed {
+    site: String,
+    delta: i32,
+    flag: bool,
+    score: f64,
+    tag: Option<String>,
+    blob: Vec<u8>,
+}
+
+fn text_rows() -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut row = |decl: &str, value: &str, key: Vec<u8>| {
+        let text = String::from_utf8(key).expect("text keys are UTF-8");
+        rows.push(format!(
+            "| `{decl}` | `{value}` | `{}` |",
+            text.replace('|', "\\|")
+        ));
+    };
+    let karte =
+        "format = text(sep = \"_\"), salt = hash(user_id) % 16, then = user_id, rev(timestamp)";
+    for (u, t) in [
+        ("user42", 1_700_000_000u64),
+        ("user42", 1_700_000_001),
+        ("a_b%", 0),
+    ] {
+        row(karte, &format!("({u:?}, {t})"), KarteEvent::get_key(u, t));
+    }
+    let mixed =
+        "format = text(sep = \"#\"), prefix = \"ev\", then = site, delta, flag, score, tag, blob";
+    row(
+        mixed,
+        "(\"s#1\", -42, true, -1.5, Some(\"x\"), [0, 255])",
+        TextMixed::get_key("s#1", -42, true, -1.5, Some("x"), &[0, 255]),
+    );
+    row(
+        mixed,
+        "(\"\", i32::MIN, false, 0.0, None, [])",
+        TextMixed::get_key("", i32::MIN, false, 0.0, None, &[]),
+    );
+    rows
+}
+
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ENCODING.md");
 
 /// The table rows between `<!-- vectors:NAME -->` and `<!-- end -->`.
@@ -297,6 +348,7 @@ fn encoding_md_vectors_match_the_code() {
         ("components", "| type | value | ascending | descending (`rev`) |\n|---|---|---|---|", component_rows()),
         ("salt", "| hashed fields | hash input | SHA-256[0..8] | bucket for N = 8 / 256 / 1000 / 65536 |\n|---|---|---|---|", salt_rows()),
         ("keys", "| declaration | key fields | key | rendered |\n|---|---|---|---|", key_rows()),
+        ("text", "| declaration | key fields | key (text) |\n|---|---|---|", text_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {

@@ -17,7 +17,7 @@
 //! here beyond the grammar: unknown fields, bad bucket counts and the like are
 //! the check stage's business, so they can all be reported at once.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{parenthesized, Ident, LitByteStr, LitInt, LitStr, Token};
@@ -28,7 +28,8 @@ pub struct KeyAttr {
     pub salt: Option<SaltExpr>,
     pub then: Option<(Ident, Vec<ComponentExpr>)>,
     pub prefix: Option<(Span, Vec<u8>)>,
-    pub format: Option<Ident>,
+    /// `binary`, or `text` with its optional `sep = "#"`.
+    pub format: Option<(Ident, Option<LitStr>)>,
     pub krate: Option<syn::Path>,
 }
 
@@ -88,7 +89,7 @@ enum Option_ {
     Salt(SaltExpr),
     Then(Ident, Vec<ComponentExpr>),
     Prefix(Span, Vec<u8>),
-    Format(Ident),
+    Format(Ident, Option<LitStr>),
     Crate(syn::Path),
 }
 
@@ -102,7 +103,7 @@ impl KeyAttr {
                 Option_::Salt(s) if self.salt.is_none() => self.salt = Some(s),
                 Option_::Then(k, c) if self.then.is_none() => self.then = Some((k, c)),
                 Option_::Prefix(s, p) if self.prefix.is_none() => self.prefix = Some((s, p)),
-                Option_::Format(f) if self.format.is_none() => self.format = Some(f),
+                Option_::Format(f, sep) if self.format.is_none() => self.format = Some((f, sep)),
                 Option_::Crate(p) if self.krate.is_none() => self.krate = Some(p),
                 _ => return Err(duplicate()),
             }
@@ -139,12 +140,23 @@ fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
         }
         "format" => {
             let format: Ident = input.parse()?;
+            let mut sep = None;
             if input.peek(syn::token::Paren) {
                 let content;
                 parenthesized!(content in input);
-                content.parse::<TokenStream>()?;
+                while !content.is_empty() {
+                    let key: Ident = content.parse()?;
+                    if key != "sep" {
+                        return Err(syn::Error::new(key.span(), "expected `sep = \"#\"`"));
+                    }
+                    content.parse::<Token![=]>()?;
+                    sep = Some(content.parse::<LitStr>()?);
+                    if !content.is_empty() {
+                        content.parse::<Token![,]>()?;
+                    }
+                }
             }
-            Option_::Format(format)
+            Option_::Format(format, sep)
         }
         _ => {
             let lit: LitStr = input.parse()?;

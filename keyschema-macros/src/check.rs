@@ -105,14 +105,34 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         .unwrap_or_default();
     let find = |name: &syn::Ident| fields.iter().find(|(f, _)| f.ident == *name);
 
-    if let Some(format) = &attr.format {
-        if format != "binary" {
-            let message = if format == "text" {
-                "`format = text(...)` is not available yet: keys are binary (memcomparable) in this version; render them for people with `Schema::render`"
-            } else {
-                "unknown format; expected `binary`"
+    let mut text_sep = None;
+    if let Some((format, sep)) = &attr.format {
+        if format == "text" {
+            let (value, span) = match sep {
+                Some(lit) => (lit.value(), lit.span()),
+                None => ("#".to_string(), format.span()),
             };
-            errors.push(error(format.span(), message));
+            let byte = match value.as_bytes() {
+                [b] if b.is_ascii_punctuation() && !b"%-=".contains(b) => Some(*b),
+                _ => None,
+            };
+            match byte {
+                Some(b) => text_sep = Some(b),
+                None => errors.push(error(
+                    span,
+                    format!(
+                        "the separator must be one ASCII punctuation character other than `%`, `-` and `=` (those escape and mark values); found {value:?}"
+                    ),
+                )),
+            }
+        } else if format != "binary" {
+            errors.push(error(
+                format.span(),
+                "unknown format; expected `binary` or `text(sep = \"#\")`",
+            ));
+        }
+        if format == "binary" && sep.is_some() {
+            errors.push(error(format.span(), "`binary` takes no separator"));
         }
     }
 
@@ -369,6 +389,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         vis: input.vis.clone(),
         krate: attr.krate.unwrap_or_else(|| syn::parse_quote!(::keyschema)),
         prefix: attr.prefix.map(|(_, p)| p).unwrap_or_default(),
+        text_sep,
         salt,
         components,
         skipped: fields

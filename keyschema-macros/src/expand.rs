@@ -54,28 +54,53 @@ fn schema(spec: &KeySpec) -> TokenStream {
             quote!(Some(__ks::Salt::__new(#buckets, &[#(#hashed),*])))
         }
     };
+    let text = spec.text_sep.is_some();
     let components = spec.components.iter().map(|c| {
+        let base = component(c);
+        if !text {
+            return base;
+        }
         let ty = &c.field.ty;
-        let name = c.field.name();
-        let type_name = quote!(#ty).to_string().replace(' ', "");
-        if let Some((width, span)) = c.bucket {
-            let ctor = syn::Ident::new("__bucket", span);
-            let order = order_tokens(c.order);
-            return quote_spanned!(span=> __ks::Component::#ctor::<#ty>(#name, #type_name, #order, #width));
-        }
-        if let Some(span) = c.reversed {
-            // The ReversibleKey bound fails at `reverse` for a type that cannot take it.
-            let ctor = syn::Ident::new("__reversed", span);
-            return quote_spanned!(span=> __ks::Component::#ctor::<#ty>(#name, #type_name));
-        }
-        let order = order_tokens(c.order);
-        quote_spanned!(ty.span()=> __ks::Component::__new::<#ty>(#name, #type_name, #order))
+        // rev, reverse and bucket work on a number's digits in text keys.
+        let digits = c.order == Order::Descending || c.reversed.is_some() || c.bucket.is_some();
+        let with = syn::Ident::new(
+            if digits {
+                "__with_text_digits"
+            } else {
+                "__with_text"
+            },
+            ty.span(),
+        );
+        quote_spanned!(ty.span()=> #base.#with::<#ty>())
     });
+    let format = match spec.text_sep {
+        None => quote!(__ks::Format::Binary),
+        Some(sep) => quote!(__ks::Format::Text { sep: #sep }),
+    };
     quote! {
         static __KEYSCHEMA: __ks::Schema = __ks::Schema::__new(
-            #name, #prefix, #salt, &[#(#components),*], __ks::Format::Binary,
+            #name, #prefix, #salt, &[#(#components),*], #format,
         );
     }
+}
+
+/// One component's `Component` constructor.
+fn component(c: &Component) -> TokenStream {
+    let ty = &c.field.ty;
+    let name = c.field.name();
+    let type_name = quote!(#ty).to_string().replace(' ', "");
+    if let Some((width, span)) = c.bucket {
+        let ctor = syn::Ident::new("__bucket", span);
+        let order = order_tokens(c.order);
+        return quote_spanned!(span=> __ks::Component::#ctor::<#ty>(#name, #type_name, #order, #width));
+    }
+    if let Some(span) = c.reversed {
+        // The ReversibleKey bound fails at `reverse` for a type that cannot take it.
+        let ctor = syn::Ident::new("__reversed", span);
+        return quote_spanned!(span=> __ks::Component::#ctor::<#ty>(#name, #type_name));
+    }
+    let order = order_tokens(c.order);
+    quote_spanned!(ty.span()=> __ks::Component::__new::<#ty>(#name, #type_name, #order))
 }
 
 fn order_tokens(order: Order) -> TokenStream {
@@ -115,7 +140,7 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
         });
     let reads = spec.components.iter().enumerate().map(|(i, c)| {
         let (ident, ty) = (&c.field.ident, &c.field.ty);
-        let method = step(c, ty.span());
+        let method = step(c, ty.span(), spec.text_sep.is_some());
         if c.bucket.is_some() {
             let bucket = format_ident!("__bucket_{}", i);
             return quote_spanned!(ty.span()=> let #bucket = __decoder.#method::<#ty>()?;);
@@ -162,8 +187,12 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     }
 }
 
-/// The encoder or decoder method for a component: `asc`, `desc` or `reversed`.
-fn step(c: &Component, span: proc_macro2::Span) -> syn::Ident {
+/// The encoder or decoder method for a component: `asc`, `desc`,
+/// `reversed`, or `text` in text keys (the schema says how to transform).
+fn step(c: &Component, span: proc_macro2::Span, text: bool) -> syn::Ident {
+    if text {
+        return syn::Ident::new("text", span);
+    }
     match (c.reversed, c.order) {
         (Some(_), _) => syn::Ident::new("reversed", span),
         (None, Order::Ascending) => syn::Ident::new("asc", span),
@@ -192,7 +221,7 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         .collect();
     let writes = spec.components.iter().map(|c| {
         let (ident, ty) = (&c.field.ident, &c.field.ty);
-        let method = step(c, ty.span());
+        let method = step(c, ty.span(), spec.text_sep.is_some());
         if let Some((width, _)) = c.bucket {
             return quote_spanned!(ty.span()=> __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));)
         }

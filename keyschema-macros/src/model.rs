@@ -10,6 +10,8 @@ pub struct KeySpec {
     /// How generated code reaches the runtime (`::keyschema` unless overridden).
     pub krate: Path,
     pub prefix: Vec<u8>,
+    /// `None`: binary; `Some(sep)`: text keys with that separator.
+    pub text_sep: Option<u8>,
     pub salt: Option<SaltSpec>,
     pub components: Vec<Component>,
     /// Fields outside the key, filled with `Default` on decode.

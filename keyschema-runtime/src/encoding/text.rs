@@ -257,7 +257,7 @@ impl<T: TextComponent> TextComponent for Option<T> {
 pub(crate) fn complement_digits(text: &mut [u8]) {
     for c in text {
         if c.is_ascii_digit() {
-            *c = b'9' - (*c - b'0') + b'0';
+            *c = b'9' - (*c - b'0');
         }
     }
 }
