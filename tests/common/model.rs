@@ -53,6 +53,7 @@ key_struct!(
     rev(ts)
 );
 key_struct!(Wide, salt = hash(*) % 256, then = user, site, rev(ts));
+key_struct!(Prefixed, prefix = "v", then = user, site, rev(ts));
 
 pub fn small_string() -> impl Strategy<Value = String> {
     prop::collection::vec(
@@ -133,7 +134,7 @@ pub fn request() -> impl Strategy<Value = Request> {
 #[macro_export]
 macro_rules! scan_for {
     ($k:ident, $req:expr) => {{
-        let r: &Request = $req;
+        let r: &$crate::common::model::Request = $req;
         let p = &r.pivot;
         let request = match (r.depth, &r.range) {
             (0, None) => $k::scan().request(),

@@ -438,14 +438,10 @@ impl BigtableStore {
         &self,
         key: &[u8],
     ) -> Result<Option<super::TypedRow<K>>, super::RowError<BigtableError>> {
-        let Some(value) = self.get(key).await.map_err(super::RowError::Store)? else {
-            return Ok(None);
-        };
-        let row = K::decode(key).map_err(|source| super::RowError::Decode {
-            key: key.to_vec(),
-            source,
-        })?;
-        Ok(Some((row, value)))
+        match self.get(key).await.map_err(super::RowError::Store)? {
+            Some(value) => super::typed_row(key, value).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The value under `key`.

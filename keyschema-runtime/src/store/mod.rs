@@ -185,15 +185,23 @@ pub trait RowStore: Store {
 
     /// The row stored under `key`, decoded, with its value.
     fn get_row<K: RowKey>(&self, key: &[u8]) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
-        let Some(value) = self.get(key).map_err(RowError::Store)? else {
-            return Ok(None);
-        };
-        let row = K::decode(key).map_err(|source| RowError::Decode {
-            key: key.to_vec(),
-            source,
-        })?;
-        Ok(Some((row, value)))
+        match self.get(key).map_err(RowError::Store)? {
+            Some(value) => typed_row(key, value).map(Some),
+            None => Ok(None),
+        }
     }
+}
+
+/// A stored row decoded as `K`, or an error naming its key.
+pub(crate) fn typed_row<K: RowKey, E>(
+    key: &[u8],
+    value: Vec<u8>,
+) -> Result<TypedRow<K>, RowError<E>> {
+    let row = K::decode(key).map_err(|source| RowError::Decode {
+        key: key.to_vec(),
+        source,
+    })?;
+    Ok((row, value))
 }
 
 impl<S: Store + ?Sized> RowStore for S {}
