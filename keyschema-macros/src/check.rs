@@ -18,6 +18,9 @@ const SCAN_METHODS: [&str; 7] = [
     "run",
 ];
 
+/// The most components a key can declare (`keyschema::MAX_COMPONENTS`).
+const MAX_COMPONENTS: usize = 64;
+
 /// The largest bucket count: a two-byte salt.
 const MAX_BUCKETS: u64 = 65_536;
 
@@ -264,6 +267,15 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         }
     }
 
+    if components.len() > MAX_COMPONENTS {
+        errors.push(error(
+            input.ident.span(),
+            format!(
+                "a key has at most {MAX_COMPONENTS} components; this one has {}",
+                components.len()
+            ),
+        ));
+    }
     for (i, c) in components.iter().enumerate() {
         let Some((width, span)) = c.bucket else {
             continue;

@@ -96,6 +96,15 @@ pub enum DecodeError {
         /// The bucket the key's fields hash to.
         expected: u32,
     },
+    /// A key longer than [`MAX_KEY_LEN`](crate::MAX_KEY_LEN): rejected before
+    /// any of it is read.
+    #[error("key is {len} bytes, above the limit of {max}")]
+    TooLong {
+        /// The key's length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
     /// Bytes left after the last component.
     #[error("{count} unexpected bytes after the last component, starting at byte {offset}")]
     TrailingBytes {

@@ -27,6 +27,15 @@ pub use merge::{AsyncStore, AsyncTypedRows, BoxRowStream, TypedRows};
 pub use scan::{BucketArg, KeyRange, ScanArg, ScanError, ScanRangeSet, ScanRequest};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
+/// The longest key `decode` reads: 65,536 bytes. Longer input is rejected at
+/// once with [`DecodeError::TooLong`], so hostile input costs nothing to
+/// refuse. (Bigtable allows 4 KiB row keys, HBase 32 KiB.) Decoding never
+/// recurses on input: nesting is fixed by the key's types.
+pub const MAX_KEY_LEN: usize = 65_536;
+
+/// The most components a key can declare (checked at compile time).
+pub const MAX_COMPONENTS: usize = 64;
+
 /// A struct that is a row key: derived with `#[derive(RowKey)]`.
 ///
 /// The derive also generates, as inherent functions, `get_key` and

@@ -1,0 +1,123 @@
+//! Hostile input: allocation counts, key length limits, garbage.
+
+use keyschema::{DecodeError, RowKey, MAX_KEY_LEN};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts allocations made on the current thread.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; the count
+// is a thread-local integer that allocation never re-enters.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let out = f();
+    (out, ALLOCATIONS.with(Cell::get) - before)
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+struct Event {
+    user_id: String,
+    site: String,
+    timestamp: u64,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(*) % 1000, then = tenant, id, rev(at))]
+struct Numeric {
+    tenant: u32,
+    id: u64,
+    at: i64,
+}
+
+#[test]
+fn encode_into_a_buffer_with_room_allocates_nothing() {
+    let e = Event {
+        user_id: "user-42".into(),
+        site: "example.com".into(),
+        timestamp: 1_700_000_000,
+    };
+    let mut buf = Vec::with_capacity(256);
+    let ((), n) = allocations(|| {
+        for _ in 0..1000 {
+            buf.clear();
+            e.encode_into(&mut buf);
+        }
+    });
+    assert_eq!(n, 0, "encode_into allocated {n} times in 1,000 calls");
+    let ((), n) = allocations(|| {
+        buf.clear();
+        Event::get_key_into(&mut buf, "user-42", "example.com", 1_700_000_000);
+    });
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn decode_allocates_only_for_owned_strings() {
+    let key = Event {
+        user_id: "user-42".into(),
+        site: "example.com".into(),
+        timestamp: 7,
+    }
+    .encode();
+    let (decoded, n) = allocations(|| Event::decode(&key));
+    assert!(decoded.is_ok());
+    assert_eq!(n, 2, "one allocation per String field");
+    let key = Numeric {
+        tenant: 1,
+        id: 2,
+        at: -3,
+    }
+    .encode();
+    let (decoded, n) = allocations(|| Numeric::decode(&key));
+    assert!(decoded.is_ok());
+    assert_eq!(n, 0, "a key of numbers decodes without allocating");
+}
+
+#[test]
+fn a_megabyte_of_garbage_is_refused_before_reading() {
+    let garbage: Vec<u8> = (0..1_048_576u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let (result, n) = allocations(|| Event::decode(&garbage));
+    assert_eq!(
+        result,
+        Err(DecodeError::TooLong {
+            len: 1_048_576,
+            max: MAX_KEY_LEN
+        })
+    );
+    assert_eq!(n, 0);
+    // Just under the limit: decoded (and rejected) by reading, never a panic.
+    let (result, _) = allocations(|| Event::decode(&garbage[..MAX_KEY_LEN]));
+    let err = result.expect_err("garbage is not a key");
+    assert!(
+        !matches!(err, DecodeError::TooLong { .. }),
+        "at the limit, the key is read: {err}"
+    );
+}
