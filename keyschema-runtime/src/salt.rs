@@ -106,11 +106,11 @@ pub(crate) enum Part<'a> {
 /// its plain ascending encoding (the rule hashes fields before transforms).
 pub(crate) fn bucket_of_parts<'a>(parts: impl Iterator<Item = Part<'a>>, buckets: u32) -> u32 {
     let mut hasher = Sha256::new();
-    let mut chunk = [0u8; 64];
     for part in parts {
         match part {
             Part::Plain(bytes) => hasher.update(bytes),
             Part::Inverted(bytes) => {
+                let mut chunk = [0u8; 64];
                 for piece in bytes.chunks(chunk.len()) {
                     for (dst, src) in chunk.iter_mut().zip(piece) {
                         *dst = !src;
@@ -120,6 +120,7 @@ pub(crate) fn bucket_of_parts<'a>(parts: impl Iterator<Item = Part<'a>>, buckets
             }
             Part::Reversed(bytes) => {
                 // Fixed-width integers: at most 16 bytes.
+                let mut chunk = [0u8; 64];
                 for piece in bytes.rchunks(chunk.len()) {
                     for (dst, src) in chunk.iter_mut().zip(piece.iter().rev()) {
                         *dst = *src;

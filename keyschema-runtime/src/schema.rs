@@ -166,7 +166,17 @@ impl Schema {
 
     /// Appends the prefix and the salt of `bucket` (zeros when `None`, to be
     /// filled in later), with their separators in text keys.
+    #[inline]
     pub(crate) fn push_header(&self, bucket: Option<u32>, out: &mut Vec<u8>) {
+        if let (Format::Binary, true, Some(s)) = (self.format, self.prefix.is_empty(), self.salt) {
+            // The common binary case: just the salt.
+            let b = bucket.unwrap_or(0);
+            match salt::width(s.buckets) {
+                1 => out.push(b as u8),
+                _ => out.extend_from_slice(&(b as u16).to_be_bytes()),
+            }
+            return;
+        }
         out.extend_from_slice(self.prefix);
         if let (Some(sep), false) = (self.sep(), self.prefix.is_empty()) {
             out.push(sep);
@@ -275,6 +285,9 @@ impl Schema {
     }
 
     pub(crate) fn check_prefix(&self, key: &[u8]) -> Result<(), DecodeError> {
+        if self.prefix.is_empty() {
+            return Ok(());
+        }
         let separated = match (self.sep(), self.prefix.is_empty()) {
             (Some(sep), false) => key.get(self.prefix.len()) == Some(&sep),
             _ => true,
@@ -307,9 +320,22 @@ impl Schema {
     }
 
     pub(crate) fn bucket_of_body(&self, s: &Salt, body: &[u8], ends: &[usize]) -> u32 {
+        let start_of = |i: usize| if i == 0 { 0 } else { ends[i - 1] };
+        // The common case: hashed fields are consecutive plain components in
+        // key order (`hash(user_id, site)`, then = user_id, site, ...): hash
+        // their bytes in one piece.
+        let consecutive = s.hashed.windows(2).all(|w| w[1] == w[0] + 1);
+        let plain = s
+            .hashed
+            .iter()
+            .all(|&i| !self.components[i].reversed && self.components[i].order == Order::Ascending);
+        if consecutive && plain {
+            if let (Some(&first), Some(&last)) = (s.hashed.first(), s.hashed.last()) {
+                return salt::bucket(&body[start_of(first)..ends[last]], s.buckets);
+            }
+        }
         let parts = s.hashed.iter().map(|&i| {
-            let start = if i == 0 { 0 } else { ends[i - 1] };
-            let bytes = &body[start..ends[i]];
+            let bytes = &body[start_of(i)..ends[i]];
             let c = &self.components[i];
             if c.reversed {
                 salt::Part::Reversed(bytes)

@@ -43,8 +43,7 @@ impl KeyComponent for String {
         encode_escaped(value.as_bytes(), out)
     }
     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut bytes = Vec::new();
-        input.read_escaped(&mut bytes, "a string ending in 0x00")?;
+        let bytes = input.read_escaped_owned("a string ending in 0x00")?;
         String::from_utf8(bytes).map_err(|_| input.invalid_utf8())
     }
     fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
@@ -78,9 +77,7 @@ impl KeyComponent for Vec<u8> {
         encode_escaped(value, out)
     }
     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut bytes = Vec::new();
-        input.read_escaped(&mut bytes, "a byte string ending in 0x00")?;
-        Ok(bytes)
+        input.read_escaped_owned("a byte string ending in 0x00")
     }
     fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
         let value = Self::decode_key(input)?;

@@ -273,6 +273,23 @@ impl<'a> Reader<'a> {
         Ok(array)
     }
 
+    /// Reads an escaped, terminated byte string into an owned buffer of
+    /// exactly its size when it has no escapes (the common case).
+    pub fn read_escaped_owned(&mut self, expected: &'static str) -> Result<Vec<u8>, DecodeError> {
+        if self.mask == 0 {
+            let rest = &self.buf[self.pos..];
+            if let Some(n) = rest.iter().position(|&b| b <= bytes::ESCAPE) {
+                if rest[n] == bytes::TERMINATOR {
+                    self.pos += n + 1;
+                    return Ok(rest[..n].to_vec());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        self.read_escaped(&mut out, expected)?;
+        Ok(out)
+    }
+
     /// Reads an escaped, terminated byte string (the encoding of `String` and
     /// `Vec<u8>`) and appends its unescaped bytes to `out`.
     pub fn read_escaped(
