@@ -388,10 +388,7 @@ impl ScanState {
         let mut ranges = Vec::new();
         let mut push = |bucket: Option<u32>| {
             let mut prefix = Vec::with_capacity(schema.header_len() + self.body.len());
-            match bucket {
-                Some(b) => schema.push_header(Some(b), &mut prefix),
-                None => schema.push_header(None, &mut prefix),
-            }
+            schema.push_header(bucket, &mut prefix);
             prefix.extend_from_slice(&self.body);
             if let Some((start, end)) = self.bounds_under(prefix) {
                 ranges.push(KeyRange::new(start, end, bucket.unwrap_or(0)));
