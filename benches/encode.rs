@@ -245,6 +245,61 @@ fn encode(c: &mut Criterion) {
     });
     group.finish();
 
+    let plain: Vec<Vec<u8>> = events
+        .iter()
+        .map(|e| PlainEvent::get_key(&e.user_id, &e.site, e.timestamp))
+        .collect();
+    let tuples: Vec<Vec<u8>> = events
+        .iter()
+        .map(|e| {
+            storekey::encode_vec(&(e.user_id.as_str(), e.site.as_str(), u64::MAX - e.timestamp))
+                .expect("encode")
+        })
+        .collect();
+    let memcmp: Vec<Vec<u8>> = events
+        .iter()
+        .map(|e| {
+            let mut ser = memcomparable::Serializer::new(Vec::new());
+            Tuple(&e.user_id, &e.site, u64::MAX - e.timestamp)
+                .serialize(&mut ser)
+                .expect("encode");
+            ser.into_inner()
+        })
+        .collect();
+    let mut group = c.benchmark_group("decode_unsalted_tuple");
+    group.throughput(Throughput::Elements(n));
+    group.bench_function("keyschema_decode", |b| {
+        b.iter(|| {
+            plain
+                .iter()
+                .map(|k| black_box(PlainEvent::decode(k).expect("key")).timestamp)
+                .sum::<u64>()
+        })
+    });
+    group.bench_function("storekey", |b| {
+        b.iter(|| {
+            tuples
+                .iter()
+                .map(|k| {
+                    let t: (String, String, u64) = storekey::decode(k.as_slice()).expect("key");
+                    black_box(t).2
+                })
+                .sum::<u64>()
+        })
+    });
+    group.bench_function("memcomparable", |b| {
+        b.iter(|| {
+            memcmp
+                .iter()
+                .map(|k| {
+                    let t: (String, String, u64) = memcomparable::from_slice(k).expect("key");
+                    black_box(t).2
+                })
+                .sum::<u64>()
+        })
+    });
+    group.finish();
+
     let inputs: Vec<Vec<u8>> = keys.iter().map(|k| k[1..k.len() - 8].to_vec()).collect();
     let mut group = c.benchmark_group("salt_hash_alone");
     group.throughput(Throughput::Elements(n));
@@ -255,6 +310,21 @@ fn encode(c: &mut Criterion) {
                 inputs
                     .iter()
                     .map(|i| keyschema::salt::bucket(black_box(i), 8))
+                    .sum::<u32>()
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("sha2_digest", |b| {
+        b.iter_batched(
+            || &inputs,
+            |inputs| {
+                inputs
+                    .iter()
+                    .map(|i| {
+                        let digest = Sha256::digest(black_box(i));
+                        u32::from(digest[7] % 8)
+                    })
                     .sum::<u32>()
             },
             BatchSize::SmallInput,

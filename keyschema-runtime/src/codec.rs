@@ -46,11 +46,7 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
     /// Appends a descending (`rev`) component: its encoding, inverted.
     #[inline]
     pub fn desc<T: KeyComponent>(&mut self, value: T::Ref<'_>) {
-        let start = self.out.len();
-        T::encode_key(value, self.out);
-        for b in &mut self.out[start..] {
-            *b = !*b;
-        }
+        T::encode_key_desc(value, self.out);
         self.end_component();
     }
 
@@ -99,9 +95,14 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
 
     /// Computes and writes the salt.
     #[inline]
-    pub fn finish(self) {
+    pub fn finish(&mut self) {
         debug_assert_eq!(self.next, N, "every component is encoded");
-        let Some(s) = self.schema.salt() else { return };
+        if let Some(s) = self.schema.salt() {
+            self.write_bucket(s);
+        }
+    }
+
+    fn write_bucket(&mut self, s: &crate::schema::Salt) {
         let bucket = if s.is_random() {
             salt::choose(s.buckets())
         } else if self.schema.sep().is_some() {
@@ -118,7 +119,7 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
     /// Writes the key into a given bucket (random salt: one of the N
     /// candidate keys of a get).
     #[inline]
-    pub fn finish_in(self, bucket: u32) {
+    pub fn finish_in(&mut self, bucket: u32) {
         if let Some(s) = self.schema.salt() {
             let end = self.salt_at + self.schema.salt_len();
             self.schema
@@ -268,7 +269,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn read<T: KeyComponent>(&mut self, descending: bool) -> Result<T, DecodeError> {
         let component = &self.schema.components()[self.next];
         debug_assert_eq!(component.order() == Order::Descending, descending);
@@ -306,7 +307,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
 
     /// Rejects trailing bytes, then checks the salt.
     #[inline]
-    pub fn finish(self) -> Result<(), DecodeError> {
+    pub fn finish(&self) -> Result<(), DecodeError> {
         if self.pos < self.input.len() {
             return Err(DecodeError::TrailingBytes {
                 offset: self.pos,

@@ -35,7 +35,65 @@ pub const MAX_BUCKETS: u32 = 65_536;
 ///
 /// When `buckets` is 0. Schemas never have 0 buckets: the derive rejects `% 0`.
 pub fn bucket(input: &[u8], buckets: u32) -> u32 {
-    finish(Sha256::new().chain_update(input), buckets)
+    reduce(first_word(input), buckets)
+}
+
+/// SHA-256's initial state (FIPS 180-4, 5.3.3).
+const H0: [u32; 8] = [
+    0x6a09_e667,
+    0xbb67_ae85,
+    0x3c6e_f372,
+    0xa54f_f53a,
+    0x510e_527f,
+    0x9b05_688c,
+    0x1f83_d9ab,
+    0x5be0_cd19,
+];
+
+/// The first 8 bytes of SHA-256(`input`), big-endian: the whole digest is
+/// never needed. One pass over the input straight through the compression
+/// function, with the padding (FIPS 180-4, 5.1.1) built on the stack; a
+/// key's salt input (usually under 56 bytes) is a single block.
+fn first_word(input: &[u8]) -> u64 {
+    let mut state = H0;
+    let mut blocks = input.chunks_exact(64);
+    for block in &mut blocks {
+        compress(&mut state, block);
+    }
+    let rest = blocks.remainder();
+    let bits = (input.len() as u64).wrapping_mul(8).to_be_bytes();
+    if rest.len() < 56 {
+        // The padding and the length fit after the input in one block.
+        let mut tail = [0u8; 64];
+        tail[..rest.len()].copy_from_slice(rest);
+        tail[rest.len()] = 0x80;
+        tail[56..].copy_from_slice(&bits);
+        compress(&mut state, &tail);
+    } else {
+        let mut tail = [0u8; 128];
+        tail[..rest.len()].copy_from_slice(rest);
+        tail[rest.len()] = 0x80;
+        tail[120..].copy_from_slice(&bits);
+        compress(&mut state, &tail[..64]);
+        compress(&mut state, &tail[64..]);
+    }
+    (u64::from(state[0]) << 32) | u64::from(state[1])
+}
+
+fn compress(state: &mut [u32; 8], block: &[u8]) {
+    let block = sha2::digest::generic_array::GenericArray::from_slice(block);
+    sha2::compress256(state, std::slice::from_ref(block));
+}
+
+/// `hash % buckets`, with a mask when `buckets` is a power of two (the
+/// usual choice) instead of a 64-bit division.
+#[inline]
+fn reduce(hash: u64, buckets: u32) -> u32 {
+    if buckets.is_power_of_two() {
+        (hash & u64::from(buckets - 1)) as u32
+    } else {
+        (hash % u64::from(buckets)) as u32
+    }
 }
 
 /// The width in bytes of the salt for `buckets` buckets.
@@ -104,7 +162,38 @@ pub(crate) enum Part<'a> {
 
 /// The bucket of a hash input given as pieces of key bytes, each hashed as
 /// its plain ascending encoding (the rule hashes fields before transforms).
-pub(crate) fn bucket_of_parts<'a>(parts: impl Iterator<Item = Part<'a>>, buckets: u32) -> u32 {
+pub(crate) fn bucket_of_parts<'a>(
+    parts: impl Iterator<Item = Part<'a>> + Clone,
+    buckets: u32,
+) -> u32 {
+    // Short inputs (all real keys): gather the plain bytes on the stack and
+    // hash them in one pass.
+    let mut gathered = [0u8; 256];
+    let mut len = 0;
+    for part in parts.clone() {
+        let (Part::Plain(bytes) | Part::Inverted(bytes) | Part::Reversed(bytes)) = part;
+        let Some(dst) = gathered.get_mut(len..len + bytes.len()) else {
+            len = usize::MAX;
+            break;
+        };
+        match part {
+            Part::Plain(_) => dst.copy_from_slice(bytes),
+            Part::Inverted(_) => {
+                for (d, s) in dst.iter_mut().zip(bytes) {
+                    *d = !s;
+                }
+            }
+            Part::Reversed(_) => {
+                for (d, s) in dst.iter_mut().zip(bytes.iter().rev()) {
+                    *d = *s;
+                }
+            }
+        }
+        len += bytes.len();
+    }
+    if let Some(input) = gathered.get(..len) {
+        return bucket(input, buckets);
+    }
     let mut hasher = Sha256::new();
     for part in parts {
         match part {
@@ -190,5 +279,55 @@ fn finish(hasher: Sha256, buckets: u32) -> u32 {
     let digest = hasher.finalize();
     let mut first = [0u8; 8];
     first.copy_from_slice(&digest[..8]);
-    (u64::from_be_bytes(first) % u64::from(buckets)) as u32
+    reduce(u64::from_be_bytes(first), buckets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-pass digest agrees with sha2's own at every padding boundary
+    /// (55/56/63/64 bytes and their multiples), and the reduction with `%`.
+    #[test]
+    fn first_word_is_sha256_prefix() {
+        let data: Vec<u8> = (0..300u32).map(|i| (i * 131 + 7) as u8).collect();
+        for len in 0..data.len() {
+            let digest = Sha256::digest(&data[..len]);
+            let mut first = [0u8; 8];
+            first.copy_from_slice(&digest[..8]);
+            let want = u64::from_be_bytes(first);
+            assert_eq!(first_word(&data[..len]), want, "length {len}");
+            for buckets in [1, 2, 7, 8, 256, 1000, 65_536] {
+                assert_eq!(
+                    bucket(&data[..len], buckets),
+                    (want % u64::from(buckets)) as u32,
+                    "length {len}, {buckets} buckets"
+                );
+            }
+        }
+    }
+
+    /// Parts are hashed as their plain bytes, on the stack or (past 256
+    /// bytes) through the streaming hasher.
+    #[test]
+    fn parts_hash_their_plain_bytes() {
+        for len in [0usize, 3, 100, 200, 300, 1000] {
+            let plain: Vec<u8> = (0..len).map(|i| (i * 37) as u8).collect();
+            let inverted: Vec<u8> = plain.iter().map(|b| !b).collect();
+            let reversed: Vec<u8> = plain.iter().rev().copied().collect();
+            let mut all = plain.clone();
+            all.extend(&plain);
+            all.extend(&plain);
+            let parts = [
+                Part::Plain(&plain),
+                Part::Inverted(&inverted),
+                Part::Reversed(&reversed),
+            ];
+            assert_eq!(
+                bucket_of_parts(parts.iter().copied(), 1000),
+                bucket(&all, 1000),
+                "length {len}"
+            );
+        }
+    }
 }

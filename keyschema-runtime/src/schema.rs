@@ -63,6 +63,9 @@ pub struct Schema {
     salt: Option<Salt>,
     components: &'static [Component],
     format: Format,
+    /// `(first, last)` when the hashed fields are consecutive plain
+    /// components in key order: the salt input is one slice of the key.
+    salt_span: Option<(usize, usize)>,
 }
 
 /// A salt: `hash(fields) % buckets`, or `random % buckets`.
@@ -103,6 +106,7 @@ impl Schema {
             salt,
             components,
             format,
+            salt_span: salt_span(salt, components),
         }
     }
 
@@ -319,20 +323,14 @@ impl Schema {
         salt::bucket_of_parts(parts, s.buckets)
     }
 
+    #[inline]
     pub(crate) fn bucket_of_body(&self, s: &Salt, body: &[u8], ends: &[usize]) -> u32 {
         let start_of = |i: usize| if i == 0 { 0 } else { ends[i - 1] };
         // The common case: hashed fields are consecutive plain components in
         // key order (`hash(user_id, site)`, then = user_id, site, ...): hash
         // their bytes in one piece.
-        let consecutive = s.hashed.windows(2).all(|w| w[1] == w[0] + 1);
-        let plain = s
-            .hashed
-            .iter()
-            .all(|&i| !self.components[i].reversed && self.components[i].order == Order::Ascending);
-        if consecutive && plain {
-            if let (Some(&first), Some(&last)) = (s.hashed.first(), s.hashed.last()) {
-                return salt::bucket(&body[start_of(first)..ends[last]], s.buckets);
-            }
+        if let Some((first, last)) = self.salt_span {
+            return salt::bucket(&body[start_of(first)..ends[last]], s.buckets);
         }
         let parts = s.hashed.iter().map(|&i| {
             let bytes = &body[start_of(i)..ends[i]];
@@ -543,6 +541,28 @@ impl fmt::Display for Schema {
         }
         Ok(())
     }
+}
+
+/// See [`Schema::salt_span`]; `const` so it is computed once, at compile time.
+const fn salt_span(salt: Option<Salt>, components: &[Component]) -> Option<(usize, usize)> {
+    let Some(salt) = salt else { return None };
+    let hashed = salt.hashed;
+    if salt.random || hashed.is_empty() {
+        return None;
+    }
+    let mut k = 0;
+    while k < hashed.len() {
+        let i = hashed[k];
+        if i >= components.len()
+            || (k > 0 && i != hashed[k - 1] + 1)
+            || components[i].reversed
+            || !matches!(components[i].order, Order::Ascending)
+        {
+            return None;
+        }
+        k += 1;
+    }
+    Some((hashed[0], hashed[hashed.len() - 1]))
 }
 
 impl Salt {

@@ -12,9 +12,15 @@ macro_rules! unsigned {
             fn as_key_ref(&self) -> $t {
                 *self
             }
+            #[inline]
             fn encode_key(value: $t, out: &mut Vec<u8>) {
                 out.extend_from_slice(&value.to_be_bytes());
             }
+            #[inline]
+            fn encode_key_desc(value: $t, out: &mut Vec<u8>) {
+                out.extend_from_slice(&(!value).to_be_bytes());
+            }
+            #[inline]
             fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
                 input.read_array($what).map(<$t>::from_be_bytes)
             }
@@ -34,11 +40,18 @@ macro_rules! signed {
             fn as_key_ref(&self) -> $t {
                 *self
             }
+            #[inline]
             fn encode_key(value: $t, out: &mut Vec<u8>) {
                 // Flipping the sign bit maps MIN..=MAX onto 0..=MAX of the unsigned type, in order.
                 let flipped = (value as $u) ^ (1 << (<$u>::BITS - 1));
                 out.extend_from_slice(&flipped.to_be_bytes());
             }
+            #[inline]
+            fn encode_key_desc(value: $t, out: &mut Vec<u8>) {
+                let flipped = (value as $u) ^ (1 << (<$u>::BITS - 1));
+                out.extend_from_slice(&(!flipped).to_be_bytes());
+            }
+            #[inline]
             fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
                 let flipped = <$u>::from_be_bytes(input.read_array($what)?);
                 Ok((flipped ^ (1 << (<$u>::BITS - 1))) as $t)

@@ -14,6 +14,14 @@
 
 use crate::error::DecodeError;
 
+/// Inverts every byte: how `rev` components are stored.
+#[inline]
+pub(crate) fn invert(bytes: &mut [u8]) {
+    for b in bytes {
+        *b = !*b;
+    }
+}
+
 /// A type that can be a row-key component.
 ///
 /// Implemented for `u8`..`u128`, `i8`..`i128`, `bool`, `char`, `String`,
@@ -85,6 +93,16 @@ pub trait KeyComponent: Sized {
 
     /// Appends the encoding of `value` to `out`.
     fn encode_key(value: Self::Ref<'_>, out: &mut Vec<u8>);
+
+    /// Appends the encoding of `value` with every byte inverted (a `rev`
+    /// component). The default encodes, then inverts; fixed-width types
+    /// override it to write the inverted bytes directly.
+    #[inline]
+    fn encode_key_desc(value: Self::Ref<'_>, out: &mut Vec<u8>) {
+        let start = out.len();
+        Self::encode_key(value, out);
+        invert(&mut out[start..]);
+    }
 
     /// Reads one encoded value from `input`, leaving it positioned after it.
     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError>;
@@ -216,6 +234,7 @@ impl<'a> Reader<'a> {
         Reader::at(bytes, 0, false, "value")
     }
 
+    #[inline]
     pub(crate) fn at(buf: &'a [u8], pos: usize, descending: bool, component: &'static str) -> Self {
         Reader {
             buf,
@@ -227,6 +246,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The offset of the next byte to read, from the start of the key.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.pos
     }
@@ -254,6 +274,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads exactly `N` bytes.
+    #[inline]
     pub fn read_array<const N: usize>(
         &mut self,
         expected: &'static str,
@@ -275,10 +296,11 @@ impl<'a> Reader<'a> {
 
     /// Reads an escaped, terminated byte string into an owned buffer of
     /// exactly its size when it has no escapes (the common case).
+    #[inline]
     pub fn read_escaped_owned(&mut self, expected: &'static str) -> Result<Vec<u8>, DecodeError> {
         if self.mask == 0 {
             let rest = &self.buf[self.pos..];
-            if let Some(n) = rest.iter().position(|&b| b <= bytes::ESCAPE) {
+            if let Some(n) = bytes::find_special(rest) {
                 if rest[n] == bytes::TERMINATOR {
                     self.pos += n + 1;
                     return Ok(rest[..n].to_vec());
@@ -302,7 +324,7 @@ impl<'a> Reader<'a> {
             // Fast path: copy runs of plain bytes in one go.
             let mut i = 0;
             loop {
-                let Some(n) = rest[i..].iter().position(|&b| b <= bytes::ESCAPE) else {
+                let Some(n) = bytes::find_special(&rest[i..]) else {
                     return Err(self.truncated(expected));
                 };
                 out.extend_from_slice(&rest[i..i + n]);
