@@ -16,29 +16,29 @@ use keyschema::{splits, RowKey};
 /// Timestamp first: every new write lands after the last split.
 #[derive(RowKey, Debug, Clone)]
 #[rowkey(then = timestamp, metric, host)]
-struct TimeFirst {
-    timestamp: u64,
-    metric: String,
-    host: String,
+pub struct TimeFirst {
+    pub timestamp: u64,
+    pub metric: String,
+    pub host: String,
 }
 
 /// OpenTSDB's layout, salted by metric: metrics spread, the celebrity stays hot.
 #[derive(RowKey, Debug, Clone)]
 #[rowkey(salt = hash(metric) % 8, then = metric, timestamp, host)]
-struct ByMetric {
-    metric: String,
-    timestamp: u64,
-    host: String,
+pub struct ByMetric {
+    pub metric: String,
+    pub timestamp: u64,
+    pub host: String,
 }
 
 /// Salted over the whole key: the celebrity's writes spread over every bucket
 /// ("N hotspots of strength 1/N"), at the price of N scans per metric query.
 #[derive(RowKey, Debug, Clone)]
 #[rowkey(salt = hash(*) % 8, then = metric, timestamp, host)]
-struct Spread {
-    metric: String,
-    timestamp: u64,
-    host: String,
+pub struct Spread {
+    pub metric: String,
+    pub timestamp: u64,
+    pub host: String,
 }
 
 struct Point {

@@ -113,6 +113,58 @@ fn every_type_round_trips() {
     );
 }
 
+/// Found by `fuzz/run text_keys`: `%22` decoded to `"`, whose text form is
+/// `"`, so one value had two keys. Each value now has exactly one text form.
+#[test]
+fn text_forms_are_canonical() {
+    let canonical = b"ev#a%23b#2147483606#1#4007ffffffffffff#=x#00ff#";
+    assert!(Mixed::decode(canonical).is_ok());
+    for (key, reason) in [
+        // A needless escape of a plain character.
+        (
+            &b"ev#%41#2147483606#1#4007ffffffffffff#=x#00ff#"[..],
+            "needless",
+        ),
+        (
+            &b"ev#\x03%22#2147483606#1#4007ffffffffffff#=x#00ff#"[..],
+            "needless",
+        ),
+        // The separator's escape in lowercase hex.
+        (
+            &b"ev#a%2fb#2147483606#1#4007ffffffffffff#=x#00ff#"[..],
+            "uppercase",
+        ),
+        // A sign inside an escape or a hex blob (`from_str_radix` takes one).
+        (
+            &b"ev#%+5#2147483606#1#4007ffffffffffff#=x#00ff#"[..],
+            "uppercase",
+        ),
+        (
+            &b"ev#a#2147483606#1#4007ffffffffffff#=x#+f#"[..],
+            "lowercase hex",
+        ),
+        (
+            &b"ev#a#2147483606#1#+007ffffffffffff#=x#00ff#"[..],
+            "lowercase hex",
+        ),
+        (
+            &b"ev#a#2147483606#1#4007FFFFFFFFFFFF#=x#00ff#"[..],
+            "lowercase hex",
+        ),
+    ] {
+        match Mixed::decode(key) {
+            Err(DecodeError::InvalidValue { reason: r, .. }) => {
+                assert!(
+                    r.contains(reason),
+                    "{:?}: {r}",
+                    String::from_utf8_lossy(key)
+                )
+            }
+            other => panic!("{:?} decoded as {other:?}", String::from_utf8_lossy(key)),
+        }
+    }
+}
+
 #[test]
 fn bad_text_is_a_typed_error() {
     let key = KarteEvent::get_key("u", 5);

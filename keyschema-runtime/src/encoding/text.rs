@@ -129,14 +129,25 @@ fn escape_text(value: &[u8], out: &mut Vec<u8>, sep: u8) {
     }
 }
 
-fn unescape_text(text: &[u8]) -> Result<Vec<u8>, TextError> {
+/// Reads text written by [`escape_text`], and only that: `%` must start
+/// `%25` or the separator's escape, in uppercase hex, so every string has
+/// exactly one text form (`%41` for `A` is refused, not read as `A`).
+fn unescape_text(text: &[u8], sep: u8) -> Result<Vec<u8>, TextError> {
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
         if text[i] == b'%' {
-            let hex = text.get(i + 1..i + 3).ok_or("truncated %XX escape")?;
-            let s = std::str::from_utf8(hex).map_err(|_| "bad %XX escape")?;
-            out.push(u8::from_str_radix(s, 16).map_err(|_| "bad %XX escape")?);
+            let Some(&[hi, lo]) = text.get(i + 1..i + 3) else {
+                return Err("truncated %XX escape");
+            };
+            let byte = match (upper_nibble(hi), upper_nibble(lo)) {
+                (Some(hi), Some(lo)) => hi << 4 | lo,
+                _ => return Err("bad %XX escape: expected two uppercase hex digits"),
+            };
+            if byte != b'%' && byte != sep {
+                return Err("needless %XX escape: only % and the separator are escaped");
+            }
+            out.push(byte);
             i += 3;
         } else {
             out.push(text[i]);
@@ -151,8 +162,8 @@ impl TextComponent for String {
     fn encode_text(value: &str, out: &mut Vec<u8>, sep: u8) {
         escape_text(value.as_bytes(), out, sep);
     }
-    fn decode_text(text: &[u8], _sep: u8) -> Result<Self, TextError> {
-        String::from_utf8(unescape_text(text)?).map_err(|_| "not UTF-8")
+    fn decode_text(text: &[u8], sep: u8) -> Result<Self, TextError> {
+        String::from_utf8(unescape_text(text, sep)?).map_err(|_| "not UTF-8")
     }
 }
 
@@ -161,8 +172,8 @@ impl TextComponent for char {
     fn encode_text(value: char, out: &mut Vec<u8>, sep: u8) {
         escape_text(value.encode_utf8(&mut [0; 4]).as_bytes(), out, sep);
     }
-    fn decode_text(text: &[u8], _sep: u8) -> Result<Self, TextError> {
-        let s = String::from_utf8(unescape_text(text)?).map_err(|_| "not UTF-8")?;
+    fn decode_text(text: &[u8], sep: u8) -> Result<Self, TextError> {
+        let s = String::from_utf8(unescape_text(text, sep)?).map_err(|_| "not UTF-8")?;
         let mut chars = s.chars();
         match (chars.next(), chars.next()) {
             (Some(c), None) => Ok(c),
@@ -179,18 +190,37 @@ fn hex(bytes: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// The value of an uppercase hex digit (`%XX` escapes).
+fn upper_nibble(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// The value of a lowercase hex digit (byte strings, floats).
+fn lower_nibble(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    }
+}
+
+/// Reads lowercase hex, and only that (no sign, no uppercase), so every
+/// byte string has exactly one text form.
 fn unhex(text: &[u8]) -> Result<Vec<u8>, TextError> {
     if text.len() % 2 != 0 {
         return Err("odd number of hex digits");
     }
-    text.chunks(2)
-        .map(|pair| {
-            let s = std::str::from_utf8(pair).map_err(|_| "expected hex digits")?;
-            if s.bytes().any(|c| c.is_ascii_uppercase()) {
-                return Err("expected lowercase hex digits");
-            }
-            u8::from_str_radix(s, 16).map_err(|_| "expected hex digits")
-        })
+    text.chunks_exact(2)
+        .map(
+            |pair| match (lower_nibble(pair[0]), lower_nibble(pair[1])) {
+                (Some(hi), Some(lo)) => Ok(hi << 4 | lo),
+                _ => Err("expected lowercase hex digits"),
+            },
+        )
         .collect()
 }
 
