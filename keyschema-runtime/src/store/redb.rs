@@ -16,6 +16,12 @@ const FILE: &str = "keyschema.redb";
 /// durable (fsync) before it returns: batch writes to ingest quickly. Scans
 /// read a snapshot taken when they start.
 ///
+/// Damage is an error, never a wrong answer: each row is stored with a
+/// CRC-32 of its key and value, checked on every read
+/// ([`redb::Error::Corrupted`] names the row), and a write after the
+/// database file was removed or replaced under the open store fails with
+/// [`redb::Error::Io`] instead of landing in a file nobody will read.
+///
 /// ```
 /// use keyschema::store::{RedbStore, RowStore};
 /// use keyschema::RowKey;
@@ -39,6 +45,59 @@ const FILE: &str = "keyschema.redb";
 pub struct RedbStore {
     db: redb::Database,
     path: PathBuf,
+    /// The file's identity when opened, to notice it removed or replaced.
+    identity: Option<FileId>,
+}
+
+type FileId = (u64, u64);
+
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(path: &Path) -> Option<FileId> {
+    std::fs::metadata(path).ok().map(|_| (0, 0))
+}
+
+/// The bytes stored for a row: the value, then CRC-32 (IEEE) of key || value, big-endian.
+fn seal(key: &[u8], value: &[u8]) -> Vec<u8> {
+    let mut stored = Vec::with_capacity(value.len() + 4);
+    stored.extend_from_slice(value);
+    stored.extend_from_slice(&checksum(key, value).to_be_bytes());
+    stored
+}
+
+fn checksum(key: &[u8], value: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(key);
+    hasher.update(value);
+    hasher.finalize()
+}
+
+/// The value of a stored row, after checking its checksum.
+fn unseal(key: &[u8], stored: &[u8]) -> Result<Vec<u8>, redb::Error> {
+    let corrupted =
+        |why: String| redb::Error::Corrupted(format!("row {}: {why}", key.escape_ascii()));
+    let Some(split) = stored.len().checked_sub(4) else {
+        return Err(corrupted(format!(
+            "{} stored bytes, shorter than the checksum",
+            stored.len()
+        )));
+    };
+    let (value, sum) = stored.split_at(split);
+    let mut expected = [0u8; 4];
+    expected.copy_from_slice(sum);
+    let expected = u32::from_be_bytes(expected);
+    let actual = checksum(key, value);
+    if actual != expected {
+        return Err(corrupted(format!(
+            "checksum {actual:08x} does not match the stored {expected:08x}"
+        )));
+    }
+    Ok(value.to_vec())
 }
 
 impl RedbStore {
@@ -49,12 +108,32 @@ impl RedbStore {
         std::fs::create_dir_all(dir).map_err(redb::Error::Io)?;
         let path = dir.join(FILE);
         let db = redb::Database::create(&path)?;
-        Ok(RedbStore { db, path })
+        let identity = file_id(&path);
+        Ok(RedbStore { db, path, identity })
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl RedbStore {
+    /// Fails when the database file is no longer the one opened: a commit
+    /// would go to an unlinked file and be lost when the store closes.
+    fn check_file(&self) -> Result<(), redb::Error> {
+        let now = file_id(&self.path);
+        if now.is_some() && now == self.identity {
+            return Ok(());
+        }
+        let what = if now.is_none() { "removed" } else { "replaced" };
+        Err(redb::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "the database file {} was {what} while the store was open; the write would be lost (reopen the store)",
+                self.path.display()
+            ),
+        )))
     }
 }
 
@@ -69,17 +148,18 @@ impl Store for RedbStore {
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
-        Ok(table.get(key)?.map(|v| v.value().to_vec()))
+        table.get(key)?.map(|v| unseal(key, v.value())).transpose()
     }
 
     fn write_batch(&self, batch: &[Mutation]) -> Result<(), redb::Error> {
+        self.check_file()?;
         let txn = self.db.begin_write()?;
         {
             let mut table = txn.open_table(ROWS)?;
             for m in batch {
                 match m {
                     Mutation::Put { key, value } => {
-                        table.insert(key.as_slice(), value.as_slice())?;
+                        table.insert(key.as_slice(), seal(key, value).as_slice())?;
                     }
                     Mutation::Delete { key } => {
                         table.remove(key.as_slice())?;
@@ -145,9 +225,9 @@ impl Iterator for RedbRows {
             Direction::Forward => range.next(),
             Direction::Reverse => range.next_back(),
         }?;
-        Some(
-            item.map(|(k, v)| (k.value().to_vec(), v.value().to_vec()))
-                .map_err(redb::Error::from),
-        )
+        Some(item.map_err(redb::Error::from).and_then(|(k, v)| {
+            let key = k.value();
+            unseal(key, v.value()).map(|value| (key.to_vec(), value))
+        }))
     }
 }
