@@ -478,3 +478,156 @@ async fn tls_and_credentials_fail_with_typed_errors() {
     let err = store.put(b"k", b"v").await.expect_err("no token, no write");
     assert!(matches!(err, BigtableError::Credentials(_)), "{err}");
 }
+
+/// 8 sites x 400 rows of 8 KB for user `u1`: a typed scan over the user
+/// merges 8 bucket streams, too much for the client to have buffered.
+async fn load_stopped_table(store: &BigtableStore) -> Vec<Event> {
+    store
+        .create_table_for::<Event>()
+        .await
+        .expect("create table");
+    let events: Vec<Event> = (0..8)
+        .flat_map(|s| {
+            (0..400u64).map(move |t| Event {
+                user_id: "u1".into(),
+                site: format!("s{s}"),
+                timestamp: t,
+            })
+        })
+        .collect();
+    for chunk in events.chunks(100) {
+        let batch: Vec<Mutation> = chunk
+            .iter()
+            .map(|e| Mutation::Put {
+                key: e.encode(),
+                value: vec![b'v'; 8 * 1024],
+            })
+            .collect();
+        store.write_batch(&batch).await.expect("load");
+    }
+    events
+}
+
+#[tokio::test]
+async fn an_emulator_stopped_mid_scan_is_an_error_and_the_cursor_resumes_after_restart() {
+    let mut emulator = emulator::Private::start();
+    let retry = keyschema::store::bigtable::RetryPolicy {
+        attempts: 3,
+        backoff: std::time::Duration::from_millis(20),
+    };
+    let store = BigtableStore::connect_emulator(&emulator.host(), "keyschema", "test", "stopped")
+        .await
+        .expect("connect")
+        .with_retry(retry);
+    // Merged key order: site, then newest first (the salt is not part of it).
+    let mut expected: Vec<(String, u64)> = load_stopped_table(&store)
+        .await
+        .into_iter()
+        .map(|e| (e.site, e.timestamp))
+        .collect();
+    expected.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+
+    let mut scan = Event::scan().user_id("u1").stream(&store);
+    let mut got = Vec::new();
+    let mut errors = Vec::new();
+    while let Some(row) = scan.next().await {
+        match row {
+            Ok((e, value)) => {
+                assert_eq!(value.len(), 8 * 1024);
+                got.push((e.site, e.timestamp));
+                if got.len() == 200 {
+                    emulator.stop();
+                }
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    assert!(
+        !errors.is_empty(),
+        "the scan ended after {} of {} rows with no error: a short result that looks complete",
+        got.len(),
+        expected.len()
+    );
+    assert!(
+        got.len() < expected.len(),
+        "the emulator was stopped before the end"
+    );
+    assert_eq!(
+        got[..],
+        expected[..got.len()],
+        "the rows before the error are the first ones, in key order"
+    );
+
+    // The emulator keeps nothing: after the restart, load the same rows again
+    // (as a durable Bigtable would still have them), then resume.
+    emulator.restart();
+    load_stopped_table(&store).await;
+    let rest: Vec<(String, u64)> = Event::scan()
+        .user_id("u1")
+        .after(scan.cursor())
+        .stream(&store)
+        .map(|r| {
+            let (e, _) = r.expect("row after restart");
+            (e.site, e.timestamp)
+        })
+        .collect()
+        .await;
+    println!(
+        "stopped after {} rows ({} error(s): {}); resumed with {} rows",
+        got.len(),
+        errors.len(),
+        errors[0],
+        rest.len()
+    );
+    got.extend(rest);
+    assert_eq!(got, expected, "every row exactly once across the stop");
+}
+
+#[tokio::test]
+async fn a_batch_written_while_the_emulator_is_down_reports_every_row() {
+    let mut emulator = emulator::Private::start();
+    let retry = keyschema::store::bigtable::RetryPolicy {
+        attempts: 3,
+        backoff: std::time::Duration::from_millis(20),
+    };
+    let store = BigtableStore::connect_emulator(&emulator.host(), "keyschema", "test", "down")
+        .await
+        .expect("connect")
+        .with_retry(retry);
+    store
+        .create_table_for::<Event>()
+        .await
+        .expect("create table");
+    let keys: Vec<Vec<u8>> = (0..20u64).map(|t| Event::get_key("u1", "s", t)).collect();
+    let batch = puts(&keys);
+    emulator.stop();
+    let err = store
+        .write_batch(&batch)
+        .await
+        .expect_err("nothing can be written");
+    let BigtableError::PartialBatch { failed, total } = &err else {
+        panic!("expected every row reported, got {err}");
+    };
+    assert_eq!(*total, 20);
+    let indexes: Vec<usize> = failed.iter().map(|f| f.index).collect();
+    assert_eq!(indexes, (0..20).collect::<Vec<_>>(), "every row, in order");
+    assert!(failed.iter().zip(&keys).all(|(f, k)| &f.key == k));
+    assert!(
+        failed[0].message.contains("not confirmed") && failed[0].message.contains("Unavailable"),
+        "{}",
+        failed[0].message
+    );
+
+    // Back up (empty: the emulator keeps nothing): the reported rows, written
+    // again, are all there.
+    emulator.restart();
+    store
+        .create_table_for::<Event>()
+        .await
+        .expect("create table");
+    let again: Vec<Mutation> = failed.iter().map(|f| batch[f.index].clone()).collect();
+    store.write_batch(&again).await.expect("rewrite");
+    for key in &keys {
+        assert!(store.get(key).await.expect("get").is_some());
+    }
+}

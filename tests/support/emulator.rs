@@ -78,3 +78,67 @@ fn start() -> String {
     }
     host
 }
+
+/// An emulator of one test's own, which the test can stop and start again
+/// on the same port (the emulator keeps nothing: a restart is empty). It is
+/// killed when dropped; `.ci/run` also stops any left by a killed test.
+#[allow(dead_code)]
+pub struct Private {
+    child: Option<std::process::Child>,
+    port: u16,
+}
+
+#[allow(dead_code)]
+impl Private {
+    pub fn start() -> Private {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free loopback port");
+        let mut private = Private { child: None, port };
+        private.restart();
+        private
+    }
+
+    /// `host:port`, the same across restarts.
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Kills the emulator (SIGKILL: no goodbye to open streams).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the emulator again on the same port, and waits for it.
+    pub fn restart(&mut self) {
+        self.stop();
+        let binary = std::env::var("CBTEMULATOR").unwrap_or_else(|_| DEFAULT_BINARY.to_string());
+        let child = Command::new(&binary)
+            .args(["-host", "127.0.0.1", "-port", &self.port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start the emulator {binary}: {e}"));
+        self.child = Some(child);
+        let host = self.host();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(&host).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the Bigtable emulator did not answer on {host} within 20 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Private {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -90,7 +90,8 @@ pub enum BigtableError {
     /// The server sent an invalid chunk sequence.
     #[error(transparent)]
     Chunks(#[from] ChunkError),
-    /// Some entries of a MutateRows batch failed; the others were applied.
+    /// Some entries of a MutateRows batch failed, or were not confirmed
+    /// because the call itself failed; every entry not listed was applied.
     #[error("{} of {total} mutations failed (first: row {} at index {}: {})",
         failed.len(),
         failed.first().map(|f| f.key.escape_ascii().to_string()).unwrap_or_default(),
@@ -122,6 +123,15 @@ pub struct FailedEntry {
     /// The status message.
     pub message: String,
 }
+
+/// The HTTP/2 flow window of each ReadRows stream: how much of a bucket's
+/// rows the client buffers ahead of the merge.
+pub const STREAM_WINDOW: u32 = 1024 * 1024;
+
+/// The connection's flow window: the HTTP/2 maximum, so that streams
+/// waiting to be merged (`buckets x STREAM_WINDOW` at most) never block the
+/// one being read, up to 2,047 buckets read at once.
+pub const CONNECTION_WINDOW: u32 = (1 << 31) - 1;
 
 /// How transient errors are retried.
 #[derive(Debug, Clone, Copy)]
@@ -229,9 +239,18 @@ impl BigtableStore {
             endpoint: endpoint.to_string(),
             reason,
         };
+        // A typed scan reads one stream per bucket over one HTTP/2
+        // connection but consumes only the stream whose row is next. Rows
+        // buffered on the others must never use up the connection's flow
+        // window, or the stream the merge waits on starves (a deadlock seen
+        // with 8 buckets of 8 KB rows under the default 2 MB stream / 5 MB
+        // connection windows): each stream may buffer STREAM_WINDOW, the
+        // connection the largest window HTTP/2 allows.
         let mut builder = Endpoint::from_shared(endpoint.to_string())
             .map_err(|e| invalid(e.to_string()))?
-            .connect_timeout(Duration::from_secs(10));
+            .connect_timeout(Duration::from_secs(10))
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW);
         if endpoint.starts_with("https://") {
             builder = builder
                 .tls_config(ClientTlsConfig::new().with_webpki_roots())
@@ -324,8 +343,31 @@ impl BigtableStore {
 
     /// Applies a batch through MutateRows. Entries that fail are retried
     /// while their errors are transient; the ones that still fail are all
-    /// reported in [`BigtableError::PartialBatch`], never dropped.
+    /// reported in [`BigtableError::PartialBatch`], never dropped. When the
+    /// call itself keeps failing (the server is gone), every entry not yet
+    /// confirmed applied is reported there too, with the call's status:
+    /// Bigtable puts are idempotent, so writing those again is safe.
     pub async fn write_batch(&self, batch: &[Mutation]) -> Result<(), BigtableError> {
+        let unconfirmed = |failed: &mut Vec<FailedEntry>,
+                           indexes: &mut dyn Iterator<Item = usize>,
+                           attempt: u32,
+                           s: &tonic::Status| {
+            failed.extend(indexes.map(|index| FailedEntry {
+                index,
+                key: key_of(&batch[index]).to_vec(),
+                code: s.code() as i32,
+                message: format!(
+                    "not confirmed: MutateRows failed after {attempt} attempt(s): {:?}: {}",
+                    s.code(),
+                    s.message()
+                ),
+            }));
+            failed.sort_by_key(|f| f.index);
+            BigtableError::PartialBatch {
+                failed: std::mem::take(failed),
+                total: batch.len(),
+            }
+        };
         let mut pending: Vec<usize> = (0..batch.len()).collect();
         let mut failed: Vec<FailedEntry> = Vec::new();
         let mut attempt = 0;
@@ -348,7 +390,14 @@ impl BigtableStore {
                     self.pause(attempt).await;
                     continue;
                 }
-                Err(s) => return Err(rpc_error("MutateRows", attempt, &s)),
+                Err(s) => {
+                    return Err(unconfirmed(
+                        &mut failed,
+                        &mut pending.iter().copied(),
+                        attempt,
+                        &s,
+                    ))
+                }
             };
             let mut retry = Vec::new();
             let mut answered = vec![false; pending.len()];
@@ -381,7 +430,16 @@ impl BigtableStore {
                     }
                     Ok(None) => break,
                     Err(s) if is_retryable(&s) && attempt < self.retry.attempts => break,
-                    Err(s) => return Err(rpc_error("MutateRows", attempt, &s)),
+                    Err(s) => {
+                        let mut rest = retry.iter().copied().chain(
+                            answered
+                                .iter()
+                                .zip(&pending)
+                                .filter(|(a, _)| !**a)
+                                .map(|(_, &i)| i),
+                        );
+                        return Err(unconfirmed(&mut failed, &mut rest, attempt, &s));
+                    }
                 }
             }
             // Entries the stream never answered (it broke) are retried too.
