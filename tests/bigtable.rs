@@ -479,6 +479,18 @@ async fn tls_and_credentials_fail_with_typed_errors() {
     assert!(matches!(err, BigtableError::Credentials(_)), "{err}");
 }
 
+/// A store on a test's own emulator, retrying 3 times 20 ms apart.
+async fn private_store(emulator: &emulator::Private, table: &str) -> BigtableStore {
+    let retry = keyschema::store::bigtable::RetryPolicy {
+        attempts: 3,
+        backoff: std::time::Duration::from_millis(20),
+    };
+    BigtableStore::connect_emulator(&emulator.host(), "keyschema", "test", table)
+        .await
+        .expect("connect")
+        .with_retry(retry)
+}
+
 /// 8 sites x 400 rows of 8 KB for user `u1`: a typed scan over the user
 /// merges 8 bucket streams, too much for the client to have buffered.
 async fn load_stopped_table(store: &BigtableStore) -> Vec<Event> {
@@ -511,14 +523,7 @@ async fn load_stopped_table(store: &BigtableStore) -> Vec<Event> {
 #[tokio::test]
 async fn an_emulator_stopped_mid_scan_is_an_error_and_the_cursor_resumes_after_restart() {
     let mut emulator = emulator::Private::start();
-    let retry = keyschema::store::bigtable::RetryPolicy {
-        attempts: 3,
-        backoff: std::time::Duration::from_millis(20),
-    };
-    let store = BigtableStore::connect_emulator(&emulator.host(), "keyschema", "test", "stopped")
-        .await
-        .expect("connect")
-        .with_retry(retry);
+    let store = private_store(&emulator, "stopped").await;
     // Merged key order: site, then newest first (the salt is not part of it).
     let mut expected: Vec<(String, u64)> = load_stopped_table(&store)
         .await
@@ -586,14 +591,7 @@ async fn an_emulator_stopped_mid_scan_is_an_error_and_the_cursor_resumes_after_r
 #[tokio::test]
 async fn a_batch_written_while_the_emulator_is_down_reports_every_row() {
     let mut emulator = emulator::Private::start();
-    let retry = keyschema::store::bigtable::RetryPolicy {
-        attempts: 3,
-        backoff: std::time::Duration::from_millis(20),
-    };
-    let store = BigtableStore::connect_emulator(&emulator.host(), "keyschema", "test", "down")
-        .await
-        .expect("connect")
-        .with_retry(retry);
+    let store = private_store(&emulator, "down").await;
     store
         .create_table_for::<Event>()
         .await

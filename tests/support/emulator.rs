@@ -68,15 +68,20 @@ fn start() -> String {
         .spawn()
         .expect("start the emulator watchdog");
     let host = format!("127.0.0.1:{port}");
+    wait_for(&host);
+    host
+}
+
+/// Waits until the emulator at `host` accepts connections (20 s at most).
+fn wait_for(host: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(&host).is_err() {
+    while TcpStream::connect(host).is_err() {
         assert!(
             Instant::now() < deadline,
             "the Bigtable emulator did not answer on {host} within 20 s"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    host
 }
 
 /// An emulator of one test's own, which the test can stop and start again
@@ -125,15 +130,7 @@ impl Private {
             .spawn()
             .unwrap_or_else(|e| panic!("start the emulator {binary}: {e}"));
         self.child = Some(child);
-        let host = self.host();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(&host).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the Bigtable emulator did not answer on {host} within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_for(&self.host());
     }
 }
 
