@@ -89,7 +89,7 @@ impl KeyComponent for String {
     fn encode_key(value: &str, out: &mut Vec<u8>) {
         encode_escaped(value.as_bytes(), out)
     }
-    #[inline]
+    #[inline(always)]
     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let bytes = input.read_escaped_owned("a string ending in 0x00")?;
         String::from_utf8(bytes).map_err(|_| input.invalid_utf8())

@@ -296,7 +296,7 @@ impl<'a> Reader<'a> {
 
     /// Reads an escaped, terminated byte string into an owned buffer of
     /// exactly its size when it has no escapes (the common case).
-    #[inline]
+    #[inline(always)]
     pub fn read_escaped_owned(&mut self, expected: &'static str) -> Result<Vec<u8>, DecodeError> {
         if self.mask == 0 {
             let rest = &self.buf[self.pos..];
