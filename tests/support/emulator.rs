@@ -131,6 +131,15 @@ impl Private {
             .unwrap_or_else(|e| panic!("start the emulator {binary}: {e}"));
         self.child = Some(child);
         wait_for(&self.host());
+        // Another process may have taken the port while it was free: then
+        // this emulator exits at once and the answer came from someone else.
+        std::thread::sleep(Duration::from_millis(50));
+        if let Some(Ok(Some(status))) = self.child.as_mut().map(|c| c.try_wait()) {
+            panic!(
+                "the emulator on port {} exited at once ({status}): the port was taken",
+                self.port
+            );
+        }
     }
 }
 
