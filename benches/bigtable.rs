@@ -33,6 +33,18 @@ fn events() -> Vec<Event> {
         .collect()
 }
 
+/// Reads a stream to its end, failing on any error item; returns the count.
+async fn count<T, E: std::fmt::Debug>(
+    stream: impl futures_util::Stream<Item = Result<T, E>>,
+) -> usize {
+    stream
+        .fold(0usize, |n, r| async move {
+            r.expect("row");
+            n + 1
+        })
+        .await
+}
+
 fn bigtable(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -73,13 +85,7 @@ fn bigtable(c: &mut Criterion) {
     group.bench_function("typed_stream_8_buckets_merged", |b| {
         b.iter(|| {
             runtime.block_on(async {
-                let n = Event::scan()
-                    .stream(&store)
-                    .fold(0usize, |n, r| async move {
-                        r.expect("row");
-                        n + 1
-                    })
-                    .await;
+                let n = count(Event::scan().stream(&store)).await;
                 assert_eq!(n as u64, ROWS);
             })
         })
@@ -87,14 +93,7 @@ fn bigtable(c: &mut Criterion) {
     group.bench_function("typed_stream_8_buckets_unordered", |b| {
         b.iter(|| {
             runtime.block_on(async {
-                let n = Event::scan()
-                    .unordered()
-                    .stream(&store)
-                    .fold(0usize, |n, r| async move {
-                        r.expect("row");
-                        n + 1
-                    })
-                    .await;
+                let n = count(Event::scan().unordered().stream(&store)).await;
                 assert_eq!(n as u64, ROWS);
             })
         })
@@ -102,13 +101,8 @@ fn bigtable(c: &mut Criterion) {
     group.bench_function("one_request_rowset_raw", |b| {
         b.iter(|| {
             runtime.block_on(async {
-                let n = store
-                    .scan_set(&Event::scan().ranges(), Direction::Forward, None)
-                    .fold(0usize, |n, r| async move {
-                        r.expect("row");
-                        n + 1
-                    })
-                    .await;
+                let n =
+                    count(store.scan_set(&Event::scan().ranges(), Direction::Forward, None)).await;
                 assert_eq!(n as u64, ROWS);
             })
         })
