@@ -352,3 +352,82 @@ fn reverse_scans_on_both_stores() {
     assert_eq!(forward, backward);
     assert_eq!(forward.len(), 6);
 }
+
+/// A page token belongs to its request: user `u`'s cursor on user `v`'s
+/// scan (seen before the fix: a silent `[]`), the other direction, the other
+/// order mode, another bound value: each a typed error, on every store.
+fn cursors_resume_only_their_own_request<S: Store>(store: &S) {
+    let rows: Vec<Eight> = ["u", "v"]
+        .iter()
+        .flat_map(|user| {
+            (0..6i64).map(move |ts| Eight {
+                user: user.to_string(),
+                site: format!("s{}", ts % 3),
+                ts,
+            })
+        })
+        .collect();
+    store
+        .put_rows(rows.iter().map(|r| (r, b"")))
+        .expect("write");
+    let mut page = Eight::scan().user("u").limit(2).run(store);
+    assert_eq!(page.by_ref().count(), 2);
+    let cursor = page.cursor();
+
+    let refused = |mut rows: keyschema::TypedRows<'_, Eight, S>| {
+        let first = rows.next().expect("an item");
+        assert!(
+            matches!(
+                first,
+                Err(RowError::Cursor(keyschema::CursorError::OtherRequest {
+                    schema: "Eight"
+                }))
+            ),
+            "{first:?}"
+        );
+        assert!(rows.next().is_none(), "nothing after the refusal");
+    };
+    refused(Eight::scan().user("v").after(cursor.clone()).run(store));
+    refused(
+        Eight::scan()
+            .user("u")
+            .site("s1")
+            .after(cursor.clone())
+            .run(store),
+    );
+    refused(
+        Eight::scan()
+            .user("u")
+            .after(cursor.clone())
+            .reverse()
+            .run(store),
+    );
+    refused(
+        Eight::scan()
+            .user("u")
+            .unordered()
+            .after(cursor.clone())
+            .run(store),
+    );
+    // The same request resumes exactly after the page.
+    let rest = Eight::scan()
+        .user("u")
+        .after(cursor.clone())
+        .run(store)
+        .count();
+    assert_eq!(rest, 4);
+    // Bytes that are not a cursor are refused when parsed.
+    let err = keyschema::Cursor::from_bytes(&cursor.to_bytes()[..5]).unwrap_err();
+    assert!(err.to_string().contains("invalid scan cursor"), "{err}");
+}
+
+#[test]
+fn cursors_resume_only_their_own_request_on_memory() {
+    cursors_resume_only_their_own_request(&MemoryStore::new());
+}
+
+#[test]
+fn cursors_resume_only_their_own_request_on_redb() {
+    let (_dir, store) = redb();
+    cursors_resume_only_their_own_request(&store);
+}

@@ -238,23 +238,22 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         order.join(", ")
     );
     let doc_get = format!(
-        "Reads the row with these key fields from `store`: the decoded [`{ident}`] (skipped fields at their `Default`) and its value, or `None`."
+        "Reads the row with these key fields from `store`: the decoded [`{ident}`] (skipped fields at their `Default`) and its value, or `None`. With a `random % N` salt every bucket is read, and copies with different values are an error (`RowError::Conflict`)."
     );
     let random = spec.salt.as_ref().is_some_and(|s| s.random);
-    let get_body = if random {
-        quote! {
-            for __key in Self::get_keys(#(#args),*) {
-                if let __ks::Option::Some(__row) = __ks::RowStore::get_row::<Self>(__store, &__key)? {
-                    return __ks::Result::Ok(__ks::Option::Some(__row));
-                }
-            }
-            __ks::Result::Ok(__ks::Option::None)
-        }
+    // With a random salt, the runtime reads every candidate bucket of the key.
+    let key = if random {
+        quote!(Self::get_keys(#(#args),*).swap_remove(0))
     } else {
-        quote!(__ks::RowStore::get_row::<Self>(__store, &Self::get_key(#(#args),*)))
+        quote!(Self::get_key(#(#args),*))
     };
+    let doc_get_async =
+        format!(
+        "Reads the row with these key fields from an async `store` (Cloud Bigtable), like `get`{}.",
+        if random { "; every candidate bucket in one request" } else { "" }
+    );
     let get_keys = if random {
-        let doc = "The key in every bucket (`random % N` salt): a get must try them all. `get_key` picks one bucket at random, for writes.";
+        let doc = "The key in every bucket (`random % N` salt), bucket 0 first: a get or a delete must cover them all (`get`, `get_row` and `delete_row` do). `get_key` picks one bucket at random, for inserts.";
         quote! {
             #[doc = #doc]
             #[must_use]
@@ -292,7 +291,15 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
                 __store: &__S,
                 #(#params),*
             ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
-                #get_body
+                __ks::RowStore::get_row::<Self>(__store, &#key)
+            }
+
+            #[doc = #doc_get_async]
+            #vis fn get_async<'__s, __S: __ks::AsyncStore>(
+                __store: &'__s __S,
+                #(#params),*
+            ) -> __ks::BoxFuture<'__s, __ks::TypedGet<Self, __S::Error>> {
+                __ks::AsyncStore::get_row::<Self>(__store, &#key)
             }
 
             #[doc = #doc_into]

@@ -9,9 +9,53 @@ use crate::store::Direction;
 /// Opaque; [`to_bytes`](Self::to_bytes) and [`from_bytes`](Self::from_bytes)
 /// carry it across requests (a page token), and [`Display`](std::fmt::Display)
 /// / [`FromStr`](std::str::FromStr) give the same bytes as hex.
+///
+/// A cursor belongs to the request that made it: it carries a fingerprint
+/// of the key type's declaration, the bound fields and range (the scanned
+/// key ranges), the direction and the order mode. Resuming any other
+/// request fails with [`CursorError::OtherRequest`] on the first row, so a
+/// page token from one user's scan can never page through another's.
+///
+/// # What a token reveals
+///
+/// The cursor holds, per bucket, the key bytes (after the salt) of the last
+/// row returned, unencrypted: whoever holds the token can read that key
+/// (for `Event`, the user id, site and timestamp of the last event on the
+/// page). The fingerprint stops a token from resuming another request, but
+/// it is not a signature. If page tokens go to clients who must not see
+/// keys, or could forge positions inside their own request, seal the bytes
+/// of [`to_bytes`](Self::to_bytes) with your own authenticated encryption
+/// (AES-GCM, or a server-side token table) before they leave the server.
+///
+/// ```
+/// use keyschema::store::{MemoryStore, RowError, RowStore};
+/// use keyschema::{CursorError, RowKey};
+///
+/// #[derive(RowKey, Debug, Clone, PartialEq)]
+/// #[rowkey(salt = hash(user_id) % 4, then = user_id, rev(ts))]
+/// struct Visit { user_id: String, ts: u64 }
+///
+/// let store = MemoryStore::new();
+/// for ts in 0..5 {
+///     store.put_row(&Visit { user_id: "u".into(), ts }, b"")?;
+///     store.put_row(&Visit { user_id: "v".into(), ts }, b"")?;
+/// }
+/// let mut page = Visit::scan().user_id("u").limit(2).run(&store);
+/// assert_eq!(page.by_ref().count(), 2);
+/// let token = page.cursor().to_string();
+///
+/// // The same request resumes; another user's request refuses the token.
+/// let rest = Visit::scan().user_id("u").after(token.parse()?).run(&store).count();
+/// assert_eq!(rest, 3);
+/// let mut other = Visit::scan().user_id("v").after(token.parse()?).run(&store);
+/// assert!(matches!(other.next(), Some(Err(RowError::Cursor(CursorError::OtherRequest { .. })))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Cursor {
     pub(crate) direction: Direction,
+    /// Of the request that made the cursor; see [`fingerprint`].
+    pub(crate) fingerprint: [u8; 8],
     /// Sorted by bucket.
     pub(crate) positions: Vec<(u32, Position)>,
 }
@@ -27,15 +71,62 @@ pub(crate) enum Position {
     Done,
 }
 
-/// A cursor's bytes are not a cursor.
+/// A cursor that cannot be used: its bytes are not a cursor, or it was
+/// made by another request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid scan cursor at byte {offset}: {reason}")]
-pub struct CursorError {
-    offset: usize,
-    reason: &'static str,
+#[non_exhaustive]
+pub enum CursorError {
+    /// The bytes (or hex) are not a cursor.
+    #[error("invalid scan cursor at byte {offset}: {reason}")]
+    Invalid {
+        /// Where the bytes went wrong.
+        offset: usize,
+        /// What was wrong there.
+        reason: &'static str,
+    },
+    /// The cursor was made by a different request: another key type, other
+    /// bound values or range, the other direction, or the other order mode.
+    #[error("the cursor was made by another scan than this `{schema}` scan: a cursor resumes only the request that made it (same key type, same bound fields and range, same direction, same ordered or unordered mode)")]
+    OtherRequest {
+        /// The key type of the scan it was passed to.
+        schema: &'static str,
+    },
 }
 
-const VERSION: u8 = 1;
+/// Version 2 added the request fingerprint.
+const VERSION: u8 = 2;
+
+/// The fingerprint of a typed scan request: the first 8 bytes of SHA-256
+/// over the key type's declaration, the scanned key ranges (which hold the
+/// prefix, the bound values and the range), the direction and the order mode.
+pub(crate) fn fingerprint(
+    schema: &crate::Schema,
+    ranges: &[crate::KeyRange],
+    direction: Direction,
+    ordered: bool,
+) -> [u8; 8] {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_be_bytes());
+        hasher.update(bytes);
+    };
+    field(b"keyschema cursor 2");
+    field(schema.to_string().as_bytes());
+    for range in ranges {
+        field(&range.bucket().to_be_bytes());
+        field(range.start());
+        match range.end() {
+            Some(end) => field(&[&[1], end].concat()),
+            None => field(&[0]),
+        }
+    }
+    field(&[u8::from(direction == Direction::Reverse), u8::from(ordered)]);
+    let digest = hasher.finalize();
+    let mut out = [0u8; 8];
+    out.copy_from_slice(&digest[..8]);
+    out
+}
 
 impl Cursor {
     /// Whether every bucket has been read to its end: resuming returns nothing.
@@ -49,10 +140,13 @@ impl Cursor {
             .map_or(&Position::Start, |i| &self.positions[i].1)
     }
 
-    /// The cursor as bytes: a version, the direction, then per bucket its
-    /// number and position.
+    /// The cursor as bytes: a version, the direction, the request's
+    /// fingerprint (8 bytes), then per bucket its number and position (the
+    /// key bytes after the salt of the last row returned; see "What a token
+    /// reveals" above).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = vec![VERSION, u8::from(self.direction == Direction::Reverse)];
+        out.extend_from_slice(&self.fingerprint);
         out.extend_from_slice(&(self.positions.len() as u32).to_be_bytes());
         for (bucket, position) in &self.positions {
             out.extend_from_slice(&bucket.to_be_bytes());
@@ -73,13 +167,15 @@ impl Cursor {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CursorError> {
         let mut r = Bytes { bytes, pos: 0 };
         if r.u8()? != VERSION {
-            return Err(r.error("unknown version"));
+            return Err(r.error("unknown version (a cursor from another keyschema version)"));
         }
         let direction = match r.u8()? {
             0 => Direction::Forward,
             1 => Direction::Reverse,
             _ => return Err(r.error("direction must be 0 or 1")),
         };
+        let mut fingerprint = [0u8; 8];
+        fingerprint.copy_from_slice(r.take(8)?);
         let count = r.u32()?;
         let mut positions = Vec::new();
         for _ in 0..count {
@@ -103,6 +199,7 @@ impl Cursor {
         }
         Ok(Cursor {
             direction,
+            fingerprint,
             positions,
         })
     }
@@ -123,7 +220,7 @@ impl std::str::FromStr for Cursor {
     fn from_str(s: &str) -> Result<Self, CursorError> {
         let hex = s.as_bytes();
         if hex.len() % 2 != 0 {
-            return Err(CursorError {
+            return Err(CursorError::Invalid {
                 offset: hex.len(),
                 reason: "odd number of hex digits",
             });
@@ -132,7 +229,7 @@ impl std::str::FromStr for Cursor {
             (hex[i] as char)
                 .to_digit(16)
                 .map(|d| d as u8)
-                .ok_or(CursorError {
+                .ok_or(CursorError::Invalid {
                     offset: i / 2,
                     reason: "not a hex digit",
                 })
@@ -151,7 +248,7 @@ struct Bytes<'a> {
 
 impl<'a> Bytes<'a> {
     fn error(&self, reason: &'static str) -> CursorError {
-        CursorError {
+        CursorError::Invalid {
             offset: self.pos,
             reason,
         }

@@ -23,7 +23,7 @@ pub mod store;
 pub use cursor::{Cursor, CursorError};
 pub use encoding::{BucketKey, KeyArg, KeyComponent, Reader, ReversibleKey};
 pub use error::DecodeError;
-pub use merge::{AsyncStore, AsyncTypedRows, BoxRowStream, TypedRows};
+pub use merge::{AsyncStore, AsyncTypedRows, BoxFuture, BoxRowStream, TypedGet, TypedRows};
 pub use scan::{BucketArg, KeyRange, ScanArg, ScanError, ScanRangeSet, ScanRequest};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
@@ -101,7 +101,7 @@ pub mod __private {
     pub use crate::codec::{KeyDecoder, KeyEncoder};
     pub use crate::scan::{ScanStage, ScanState};
     pub use crate::store::{RowError, RowStore, Store, TypedRow};
-    pub use crate::{AsyncStore, AsyncTypedRows, BucketArg, BucketKey};
+    pub use crate::{AsyncStore, AsyncTypedRows, BoxFuture, BucketArg, BucketKey, TypedGet};
     pub use crate::{
         Component, Cursor, DecodeError, Format, KeyArg, KeyComponent, Order, ReversibleKey, RowKey,
         Salt, ScanArg, ScanRangeSet, ScanRequest, Schema, TypedRows,

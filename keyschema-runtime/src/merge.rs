@@ -101,20 +101,50 @@ struct ScanCore {
     last: Option<Vec<u8>>,
     /// A store error was returned: the scan is over.
     failed: bool,
+    /// Of this request; a cursor carries it.
+    fingerprint: [u8; 8],
+    /// The cursor given to `after` belongs to another request: returned
+    /// as the first item, and nothing is read.
+    refused: Option<crate::CursorError>,
 }
 
 impl ScanCore {
-    fn new(ranges: Vec<KeyRange>, options: ScanOptions, header: usize) -> Self {
-        ScanCore {
+    fn new(schema: &crate::Schema, ranges: Vec<KeyRange>, mut options: ScanOptions) -> Self {
+        let fingerprint =
+            crate::cursor::fingerprint(schema, &ranges, options.direction, options.ordered);
+        let refused = match &options.after {
+            Some(cursor) if cursor.fingerprint != fingerprint => {
+                options.after = None;
+                Some(crate::CursorError::OtherRequest {
+                    schema: schema.name(),
+                })
+            }
+            _ => None,
+        };
+        let mut core = ScanCore {
             options,
-            header,
+            header: schema.header_len(),
             ranges,
             positions: Vec::new(),
             started: false,
             returned: 0,
             last: None,
             failed: false,
+            fingerprint,
+            refused,
+        };
+        if core.refused.is_some() {
+            // Nothing is read; the cursor stays at the start.
+            core.ranges.clear();
         }
+        core
+    }
+
+    /// The refusal of a foreign cursor, once; the scan then ends.
+    fn take_refusal<E>(&mut self) -> Option<RowError<E>> {
+        let refused = self.refused.take()?;
+        self.failed = true;
+        Some(RowError::Cursor(refused))
     }
 
     fn initial_position(&self, bucket: u32) -> Position {
@@ -240,6 +270,7 @@ impl ScanCore {
         positions.sort_by_key(|(b, _)| *b);
         Cursor {
             direction: self.options.direction,
+            fingerprint: self.fingerprint,
             positions,
         }
     }
@@ -309,7 +340,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
     pub(crate) fn new(store: &'s S, ranges: Vec<KeyRange>, options: ScanOptions) -> Self {
         TypedRows {
             store,
-            core: ScanCore::new(ranges, options, K::schema().header_len()),
+            core: ScanCore::new(K::schema(), ranges, options),
             sources: Vec::new(),
             heap: BinaryHeap::new(),
             current: 0,
@@ -411,6 +442,9 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     /// A store error is yielded once and ends the scan; [`cursor`](Self::cursor)
     /// then resumes exactly after the rows returned.
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(refused) = self.core.take_refusal() {
+            return Some(Err(refused));
+        }
         if self.core.limit_reached() {
             return None;
         }
@@ -429,7 +463,7 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     }
 }
 
-pub use self::stream::{AsyncStore, AsyncTypedRows, BoxRowStream};
+pub use self::stream::{AsyncStore, AsyncTypedRows, BoxFuture, BoxRowStream, TypedGet};
 
 mod stream {
     use super::{Pending, ScanCore, ScanOptions};
@@ -445,7 +479,13 @@ mod stream {
     /// The rows of one async scan.
     pub type BoxRowStream<E> = Pin<Box<dyn Stream<Item = Result<Row, E>> + Send + 'static>>;
 
-    /// A store whose scans are async streams (Cloud Bigtable).
+    /// The answer of a typed get: the row, if any, or why it failed.
+    pub type TypedGet<K, E> = Result<Option<TypedRow<K>>, RowError<E>>;
+
+    /// A future of an async store, boxed.
+    pub type BoxFuture<'a, T> = Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+    /// A store whose reads are async (Cloud Bigtable).
     pub trait AsyncStore {
         /// What goes wrong.
         type Error: std::error::Error + Send + Sync + 'static;
@@ -457,6 +497,22 @@ mod stream {
             direction: Direction,
             limit: Option<usize>,
         ) -> BoxRowStream<Self::Error>;
+
+        /// The rows stored under any of `keys` (absent keys are left out),
+        /// in one round trip where the store allows.
+        fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, Self::Error>>;
+
+        /// The row stored under `key`, decoded, with its value: the async
+        /// [`RowStore::get_row`](crate::store::RowStore::get_row), with the
+        /// same rules for `random % N` salts (every candidate bucket read in
+        /// one request; differing copies are a [`RowError::Conflict`]).
+        fn get_row<K: RowKey>(&self, key: &[u8]) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
+            let rows = self.get_many(K::schema().candidates(key));
+            Box::pin(async move {
+                let found = rows.await.map_err(RowError::Store)?;
+                crate::store::one_row::<K, Self::Error>(found)
+            })
+        }
     }
 
     struct Source<E> {
@@ -482,7 +538,7 @@ mod stream {
             ranges: Vec<KeyRange>,
             options: ScanOptions,
         ) -> Self {
-            let mut core = ScanCore::new(ranges, options, K::schema().header_len());
+            let mut core = ScanCore::new(K::schema(), ranges, options);
             let limit = core.per_source_limit();
             let direction = core.options.direction;
             let sources = core
@@ -515,6 +571,9 @@ mod stream {
 
         fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
             let this = self.get_mut();
+            if let Some(refused) = this.core.take_refusal() {
+                return Poll::Ready(Some(Err(refused)));
+            }
             if this.core.limit_reached() {
                 return Poll::Ready(None);
             }

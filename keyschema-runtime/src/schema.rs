@@ -259,6 +259,37 @@ impl Schema {
         Ok(found)
     }
 
+    /// Every key a row can have: for a `random % N` salt, `key` with its
+    /// salt set to each bucket in turn, bucket 0 first; for any other layout
+    /// just `key`. A get or a delete of a randomly salted row must cover all
+    /// of them, and [`RowStore`](crate::store::RowStore) does.
+    ///
+    /// ```
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(salt = random % 3, then = invoice_id, line)]
+    /// struct Line { invoice_id: u64, line: u32 }
+    ///
+    /// let key = Line { invoice_id: 42, line: 1 }.encode();
+    /// let all = Line::schema().candidates(&key);
+    /// assert_eq!(all.iter().map(|k| k[0]).collect::<Vec<_>>(), [0, 1, 2]);
+    /// assert!(all.contains(&key));
+    /// ```
+    pub fn candidates(&self, key: &[u8]) -> Vec<Vec<u8>> {
+        let (at, len) = (self.salt_at(), self.salt_len());
+        match self.salt {
+            Some(s) if s.random && key.len() >= at + len => (0..s.buckets)
+                .map(|bucket| {
+                    let mut candidate = key.to_vec();
+                    self.write_salt(bucket, &mut candidate[at..at + len]);
+                    candidate
+                })
+                .collect(),
+            _ => vec![key.to_vec()],
+        }
+    }
+
     /// Split points at every salt bucket boundary: `prefix + salt(b)` for
     /// buckets 1 to N-1, so each bucket starts its own tablet or region.
     /// Empty when the key is unsalted.

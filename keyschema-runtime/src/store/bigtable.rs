@@ -103,6 +103,27 @@ pub enum BigtableError {
         /// The batch size.
         total: usize,
     },
+    /// A mutation breaks one of Cloud Bigtable's documented limits (see
+    /// [`MAX_ROW_KEY`], [`MAX_VALUE`]); nothing of the batch was sent.
+    #[error("mutation {index} of the batch (row {}): its {what} is {len} bytes, above Cloud Bigtable's limit of {max} bytes; nothing was sent", key.escape_ascii())]
+    TooLarge {
+        /// Its index in the batch.
+        index: usize,
+        /// Its row key (cut to 64 bytes).
+        key: Vec<u8>,
+        /// `"row key"` or `"value"`.
+        what: &'static str,
+        /// Its size.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The table exists but was not made for keyschema rows.
+    #[error("table {table} exists but has no column family `{FAMILY}`: it was not created by keyschema; use another table or add the family")]
+    NotAKeyschemaTable {
+        /// The full table name.
+        table: String,
+    },
     /// A row in a scanned range has no value cell (`v:v`): not written by keyschema.
     #[error("row {} has no {FAMILY}:v cell", key.escape_ascii())]
     MissingValue {
@@ -133,6 +154,42 @@ pub const STREAM_WINDOW: u32 = 1024 * 1024;
 /// one being read, up to 2,047 buckets read at once.
 pub const CONNECTION_WINDOW: u32 = (1 << 31) - 1;
 
+/// Cloud Bigtable's limit on a row key: 4 KiB.
+pub const MAX_ROW_KEY: usize = 4 * 1024;
+
+/// Cloud Bigtable's limit on one cell's value: 100 MiB.
+pub const MAX_VALUE: usize = 100 * 1024 * 1024;
+
+/// Cloud Bigtable's limit on the mutations of one MutateRows request
+/// (over all its entries): 100,000.
+pub const MAX_MUTATIONS_PER_REQUEST: usize = 100_000;
+
+/// How [`BigtableStore::write_batch`] cuts a batch into MutateRows requests.
+///
+/// Cloud Bigtable refuses a request with more than
+/// [`MAX_MUTATIONS_PER_REQUEST`] mutations, and gRPC messages are capped
+/// (256 MiB on the service); smaller requests also retry cheaper. A batch is
+/// sent as consecutive requests, each within both limits (a single entry
+/// larger than `max_bytes` goes alone). The emulator accepts far larger
+/// requests, so these limits are enforced here, not discovered in production.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchLimits {
+    /// Mutations per request; at most [`MAX_MUTATIONS_PER_REQUEST`].
+    pub max_mutations: usize,
+    /// Approximate encoded bytes per request (keys, values, framing).
+    pub max_bytes: usize,
+}
+
+impl Default for BatchLimits {
+    /// 100,000 mutations and 64 MiB per request.
+    fn default() -> Self {
+        BatchLimits {
+            max_mutations: MAX_MUTATIONS_PER_REQUEST,
+            max_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
 /// How transient errors are retried.
 #[derive(Debug, Clone, Copy)]
 pub struct RetryPolicy {
@@ -153,8 +210,18 @@ impl Default for RetryPolicy {
 
 /// A Bigtable table used as a row store.
 ///
-/// Values live in one cell per row, family [`FAMILY`], qualifier `v`,
-/// timestamp 0 (so a put replaces the value).
+/// Values live in one cell per row, family [`FAMILY`], qualifier `v`. Each
+/// put writes its cell with the **server's time** (timestamp `-1` in the
+/// request: Bigtable stamps the cell when it applies it), so an age-based
+/// garbage-collection rule counts a cell's age from its write, and reads
+/// take the newest cell. Tables made by [`create_table`](Self::create_table)
+/// keep one version per cell (`max_num_versions = 1`). A put retried after
+/// a lost answer writes the same value again with a later time: the row
+/// reads the same, so retries are safe.
+///
+/// Batches are cut to Cloud Bigtable's request limits ([`BatchLimits`]), and
+/// keys and values are checked against [`MAX_ROW_KEY`] and [`MAX_VALUE`]
+/// before anything is sent.
 #[derive(Debug, Clone)]
 pub struct BigtableStore {
     data: data::bigtable_client::BigtableClient<Channel>,
@@ -163,6 +230,7 @@ pub struct BigtableStore {
     table_id: String,
     table_name: String,
     retry: RetryPolicy,
+    limits: BatchLimits,
     token: Option<Arc<dyn TokenSource>>,
 }
 
@@ -279,6 +347,7 @@ impl BigtableStore {
             instance_name,
             table_id: table.to_string(),
             retry: RetryPolicy::default(),
+            limits: BatchLimits::default(),
             token: None,
         }
     }
@@ -286,6 +355,17 @@ impl BigtableStore {
     /// The same store with another retry policy.
     pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
+        self
+    }
+
+    /// The same store with other batch limits (each capped at Cloud
+    /// Bigtable's own: [`MAX_MUTATIONS_PER_REQUEST`] mutations; at least one
+    /// mutation and one byte).
+    pub fn with_batch_limits(mut self, limits: BatchLimits) -> Self {
+        self.limits = BatchLimits {
+            max_mutations: limits.max_mutations.clamp(1, MAX_MUTATIONS_PER_REQUEST),
+            max_bytes: limits.max_bytes.max(1),
+        };
         self
     }
 
@@ -312,10 +392,18 @@ impl BigtableStore {
         Ok(request)
     }
 
-    /// Creates the table with the value family and initial split points.
+    /// Creates the table with the value family (one version per cell) and
+    /// initial split points. Fails with `AlreadyExists` when the table is
+    /// there; [`create_table_if_missing`](Self::create_table_if_missing) does not.
     pub async fn create_table(&self, splits: &[Vec<u8>]) -> Result<(), BigtableError> {
+        let family = admin::ColumnFamily {
+            gc_rule: Some(admin::GcRule {
+                rule: Some(admin::gc_rule::Rule::MaxNumVersions(1)),
+            }),
+            ..admin::ColumnFamily::default()
+        };
         let table = admin::Table {
-            column_families: HashMap::from([(FAMILY.to_string(), admin::ColumnFamily::default())]),
+            column_families: HashMap::from([(FAMILY.to_string(), family)]),
             ..admin::Table::default()
         };
         let message = admin::CreateTableRequest {
@@ -335,23 +423,111 @@ impl BigtableStore {
         Ok(())
     }
 
-    /// Creates the table for key type `K`, split at every salt bucket
-    /// boundary (see [`salt_splits`](crate::Schema::salt_splits)).
-    pub async fn create_table_for<K: crate::RowKey>(&self) -> Result<(), BigtableError> {
-        self.create_table(&K::schema().salt_splits()).await
+    /// Creates the table unless it exists; `true` when it was created. An
+    /// existing table must have the value family [`FAMILY`]
+    /// ([`BigtableError::NotAKeyschemaTable`] otherwise); its splits and
+    /// garbage-collection rules are left as they are.
+    pub async fn create_table_if_missing(&self, splits: &[Vec<u8>]) -> Result<bool, BigtableError> {
+        match self.create_table(splits).await {
+            Ok(()) => Ok(true),
+            Err(BigtableError::Rpc {
+                code: tonic::Code::AlreadyExists,
+                ..
+            }) => {
+                let message = admin::GetTableRequest {
+                    name: self.table_name.clone(),
+                    view: admin::table::View::SchemaView as i32,
+                };
+                let table = self
+                    .admin
+                    .clone()
+                    .get_table(self.request(message).await?)
+                    .await
+                    .map_err(|s| rpc_error("GetTable", 1, &s))?
+                    .into_inner();
+                if table.column_families.contains_key(FAMILY) {
+                    Ok(false)
+                } else {
+                    Err(BigtableError::NotAKeyschemaTable {
+                        table: self.table_name.clone(),
+                    })
+                }
+            }
+            Err(e) => Err(e),
+        }
     }
 
-    /// Applies a batch through MutateRows. Entries that fail are retried
-    /// while their errors are transient; the ones that still fail are all
-    /// reported in [`BigtableError::PartialBatch`], never dropped. When the
-    /// call itself keeps failing (the server is gone), every entry not yet
-    /// confirmed applied is reported there too, with the call's status:
-    /// Bigtable puts are idempotent, so writing those again is safe.
+    /// Creates the table for key type `K` unless it exists, split at every
+    /// salt bucket boundary (see [`salt_splits`](crate::Schema::salt_splits));
+    /// `true` when it was created. Safe to call on every start.
+    pub async fn create_table_for<K: crate::RowKey>(&self) -> Result<bool, BigtableError> {
+        self.create_table_if_missing(&K::schema().salt_splits())
+            .await
+    }
+
+    /// Applies a batch through MutateRows, in as many requests as
+    /// [`BatchLimits`] require, one after the other. Every key and value is
+    /// checked against Cloud Bigtable's limits first
+    /// ([`BigtableError::TooLarge`]; nothing is sent).
+    ///
+    /// Entries that fail are retried while their errors are transient; the
+    /// ones that still fail are all reported in
+    /// [`BigtableError::PartialBatch`] with their index in `batch`, never
+    /// dropped. When a request itself keeps failing (the server is gone),
+    /// every entry it did not confirm, and every entry of the requests not
+    /// yet sent, is reported there too: Bigtable puts and deletes are
+    /// idempotent in effect, so writing those again is safe.
     pub async fn write_batch(&self, batch: &[Mutation]) -> Result<(), BigtableError> {
+        check_limits(batch)?;
+        let pieces = pieces(batch, self.limits);
+        let mut failed: Vec<FailedEntry> = Vec::new();
+        for (n, piece) in pieces.iter().enumerate() {
+            let status = match self.write_piece(batch, piece.clone(), &mut failed).await {
+                Ok(()) => continue,
+                // Credentials: nothing of this request was sent.
+                Err(PieceError::Fatal(e)) => return Err(e),
+                Err(PieceError::Status(status)) => status,
+            };
+            let message = format!(
+                "not sent: MutateRows request {} of {} failed first ({:?}: {})",
+                n + 1,
+                pieces.len(),
+                status.code(),
+                status.message()
+            );
+            failed.extend(pieces[n + 1..].iter().flatten().map(|&index| FailedEntry {
+                index,
+                key: key_of(&batch[index]).to_vec(),
+                code: status.code() as i32,
+                message: message.clone(),
+            }));
+            break;
+        }
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            failed.sort_by_key(|f| f.index);
+            Err(BigtableError::PartialBatch {
+                failed,
+                total: batch.len(),
+            })
+        }
+    }
+
+    /// One MutateRows request (retried) for the entries `pending` of
+    /// `batch`. Failed entries go to `failed`; when the call itself fails for
+    /// good, the entries it did not confirm go there too and its status is
+    /// returned.
+    async fn write_piece(
+        &self,
+        batch: &[Mutation],
+        mut pending: Vec<usize>,
+        failed: &mut Vec<FailedEntry>,
+    ) -> Result<(), PieceError> {
         let unconfirmed = |failed: &mut Vec<FailedEntry>,
                            indexes: &mut dyn Iterator<Item = usize>,
                            attempt: u32,
-                           s: &tonic::Status| {
+                           s: tonic::Status| {
             failed.extend(indexes.map(|index| FailedEntry {
                 index,
                 key: key_of(&batch[index]).to_vec(),
@@ -362,14 +538,8 @@ impl BigtableStore {
                     s.message()
                 ),
             }));
-            failed.sort_by_key(|f| f.index);
-            BigtableError::PartialBatch {
-                failed: std::mem::take(failed),
-                total: batch.len(),
-            }
+            s
         };
-        let mut pending: Vec<usize> = (0..batch.len()).collect();
-        let mut failed: Vec<FailedEntry> = Vec::new();
         let mut attempt = 0;
         while !pending.is_empty() {
             attempt += 1;
@@ -379,24 +549,17 @@ impl BigtableStore {
                 entries,
                 ..data::MutateRowsRequest::default()
             };
-            let mut responses = match self
-                .data
-                .clone()
-                .mutate_rows(self.request(message).await?)
-                .await
-            {
+            let request = self.request(message).await.map_err(PieceError::Fatal)?;
+            let mut responses = match self.data.clone().mutate_rows(request).await {
                 Ok(r) => r.into_inner(),
                 Err(s) if is_retryable(&s) && attempt < self.retry.attempts => {
                     self.pause(attempt).await;
                     continue;
                 }
                 Err(s) => {
-                    return Err(unconfirmed(
-                        &mut failed,
-                        &mut pending.iter().copied(),
-                        attempt,
-                        &s,
-                    ))
+                    return Err(
+                        unconfirmed(failed, &mut pending.iter().copied(), attempt, s).into(),
+                    )
                 }
             };
             let mut retry = Vec::new();
@@ -438,7 +601,7 @@ impl BigtableStore {
                                 .filter(|(a, _)| !**a)
                                 .map(|(_, &i)| i),
                         );
-                        return Err(unconfirmed(&mut failed, &mut rest, attempt, &s));
+                        return Err(unconfirmed(failed, &mut rest, attempt, s).into());
                     }
                 }
             }
@@ -456,15 +619,7 @@ impl BigtableStore {
             }
             pending = retry;
         }
-        if failed.is_empty() {
-            Ok(())
-        } else {
-            failed.sort_by_key(|f| f.index);
-            Err(BigtableError::PartialBatch {
-                failed,
-                total: batch.len(),
-            })
-        }
+        Ok(())
     }
 
     /// Sets `key` to `value`.
@@ -476,30 +631,109 @@ impl BigtableStore {
         .await
     }
 
-    /// Stores many typed rows in one MutateRows batch.
+    /// Removes `key`.
+    pub async fn delete(&self, key: &[u8]) -> Result<(), BigtableError> {
+        self.write_batch(&[Mutation::Delete { key: key.to_vec() }])
+            .await
+    }
+
+    /// Stores `value` under `row`'s key; with a `random % N` salt an insert
+    /// (see [`RowStore`](crate::store::RowStore) for what that means).
+    pub async fn put_row<K: crate::RowKey>(
+        &self,
+        row: &K,
+        value: &[u8],
+    ) -> Result<(), BigtableError> {
+        self.put(&row.encode(), value).await
+    }
+
+    /// Stores `value` under `row`'s key, replacing the row in every bucket
+    /// of a `random % N` salt: one MutateRows request with the put and the
+    /// N - 1 deletes. Bigtable applies each row atomically but not the
+    /// request as a whole: a failed entry is reported
+    /// ([`BigtableError::PartialBatch`]) and the call can be repeated.
+    pub async fn replace_row<K: crate::RowKey>(
+        &self,
+        row: &K,
+        value: &[u8],
+    ) -> Result<(), BigtableError> {
+        self.write_batch(&super::replace_batch::<K>(&row.encode(), value))
+            .await
+    }
+
+    /// Removes `row`, from every candidate bucket of a `random % N` salt,
+    /// in one MutateRows request.
+    pub async fn delete_row<K: crate::RowKey>(&self, row: &K) -> Result<(), BigtableError> {
+        self.write_batch(&super::delete_batch::<K>(&row.encode()))
+            .await
+    }
+
+    /// Stores many typed rows (each inserted, for a `random % N` salt), in
+    /// as few MutateRows requests as [`BatchLimits`] allow.
     pub async fn put_rows<'r, K: crate::RowKey + 'r, V: AsRef<[u8]> + 'r>(
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), BigtableError> {
-        let batch: Vec<Mutation> = rows
-            .into_iter()
-            .map(|(row, value)| Mutation::Put {
-                key: row.encode(),
-                value: value.as_ref().to_vec(),
-            })
-            .collect();
-        self.write_batch(&batch).await
+        self.write_batch(&super::put_batch(rows)).await
     }
 
-    /// The row under `key`, decoded, with its value.
+    /// The row under `key`, decoded, with its value; with a `random % N`
+    /// salt every candidate bucket is read in one ReadRows request. The
+    /// generated `K::get_async(&store, ...)` calls this.
     pub async fn get_row<K: crate::RowKey>(
         &self,
         key: &[u8],
     ) -> Result<Option<super::TypedRow<K>>, super::RowError<BigtableError>> {
-        match self.get(key).await.map_err(super::RowError::Store)? {
-            Some(value) => super::typed_row(key, value).map(Some),
-            None => Ok(None),
+        crate::AsyncStore::get_row::<K>(self, key).await
+    }
+
+    /// When the row under `key` was last written: the timestamp of its value
+    /// cell, in microseconds since the Unix epoch (the server's clock; see
+    /// [`BigtableStore`]). `None` when the row is absent. One attempt, no
+    /// retry: a diagnostic, for the engineer asking "when did this change?".
+    pub async fn written_at(&self, key: &[u8]) -> Result<Option<i64>, BigtableError> {
+        let message = read_request(
+            &self.table_name,
+            &[],
+            vec![key.to_vec()],
+            Direction::Forward,
+            Some(1),
+        );
+        let mut stream = self
+            .data
+            .clone()
+            .read_rows(self.request(message).await?)
+            .await
+            .map_err(|s| rpc_error("ReadRows", 1, &s))?
+            .into_inner();
+        let mut merger = RowMerger::new(false);
+        while let Some(response) = stream
+            .message()
+            .await
+            .map_err(|s| rpc_error("ReadRows", 1, &s))?
+        {
+            for c in response.chunks {
+                if let Some(row) = merger.push(chunk(c))? {
+                    return Ok(row
+                        .cells
+                        .iter()
+                        .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)
+                        .map(|c| c.timestamp_micros));
+                }
+            }
         }
+        Ok(None)
+    }
+
+    /// The rows stored under any of `keys`, in key order, in one ReadRows
+    /// request (absent keys are left out).
+    pub async fn get_many(&self, keys: Vec<Vec<u8>>) -> Result<Vec<Row>, BigtableError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let message = read_request(&self.table_name, &[], keys, Direction::Forward, None);
+        let rows = self.read(message, Vec::new(), Direction::Forward, None);
+        futures_util::TryStreamExt::try_collect(rows).await
     }
 
     /// The value under `key`.
@@ -577,6 +811,13 @@ impl BigtableStore {
 
 impl crate::AsyncStore for BigtableStore {
     type Error = BigtableError;
+
+    fn get_many(
+        &self,
+        keys: Vec<Vec<u8>>,
+    ) -> crate::BoxFuture<'_, Result<Vec<Row>, BigtableError>> {
+        Box::pin(BigtableStore::get_many(self, keys))
+    }
 
     fn scan_stream(
         &self,
@@ -712,8 +953,25 @@ impl ReadState {
             return Some(self.message.clone());
         };
         if self.ranges.is_empty() {
-            // A point read (get): its one row arrived.
-            return None;
+            // A point read (get): ask again for the keys after the last row.
+            let keys: Vec<Vec<u8>> = self
+                .message
+                .rows
+                .iter()
+                .flat_map(|rows| rows.row_keys.iter())
+                .filter(|k| k.as_slice() > last)
+                .cloned()
+                .collect();
+            if keys.is_empty() {
+                return None;
+            }
+            return Some(read_request(
+                &self.store.table_name,
+                &[],
+                keys,
+                Direction::Forward,
+                limit,
+            ));
         }
         let ranges: Vec<KeyRange> = self
             .ranges
@@ -791,7 +1049,8 @@ fn entry(m: &Mutation) -> data::mutate_rows_request::Entry {
             M::SetCell(data::mutation::SetCell {
                 family_name: FAMILY.to_string(),
                 column_qualifier: QUALIFIER.to_vec(),
-                timestamp_micros: 0,
+                // The server's time: see `BigtableStore`.
+                timestamp_micros: -1,
                 value: value.clone(),
             }),
         ),
@@ -807,6 +1066,79 @@ fn entry(m: &Mutation) -> data::mutate_rows_request::Entry {
         }],
         ..Default::default()
     }
+}
+
+/// Why one request of a batch ended early.
+enum PieceError {
+    /// The call kept failing; its unconfirmed entries are in the failures.
+    Status(tonic::Status),
+    /// The request could not be made (credentials).
+    Fatal(BigtableError),
+}
+
+impl From<tonic::Status> for PieceError {
+    fn from(status: tonic::Status) -> Self {
+        PieceError::Status(status)
+    }
+}
+
+/// Checks every key and value against Cloud Bigtable's limits.
+fn check_limits(batch: &[Mutation]) -> Result<(), BigtableError> {
+    for (index, m) in batch.iter().enumerate() {
+        let key = key_of(m);
+        let value_len = match m {
+            Mutation::Put { value, .. } => value.len(),
+            Mutation::Delete { .. } => 0,
+        };
+        let too_large = |what, len, max| BigtableError::TooLarge {
+            index,
+            key: key[..key.len().min(64)].to_vec(),
+            what,
+            len,
+            max,
+        };
+        if key.len() > MAX_ROW_KEY {
+            return Err(too_large("row key", key.len(), MAX_ROW_KEY));
+        }
+        if value_len > MAX_VALUE {
+            return Err(too_large("value", value_len, MAX_VALUE));
+        }
+    }
+    Ok(())
+}
+
+/// The mutations one entry of a batch sends.
+const MUTATIONS_PER_ENTRY: usize = 1;
+
+/// What an entry adds to a request, roughly: its key and value and the
+/// protobuf framing around them (family, qualifier, timestamp, tags).
+fn entry_bytes(m: &Mutation) -> usize {
+    let value = match m {
+        Mutation::Put { value, .. } => value.len(),
+        Mutation::Delete { .. } => 0,
+    };
+    key_of(m).len() + value + 32
+}
+
+/// The batch cut into consecutive pieces within `limits`.
+fn pieces(batch: &[Mutation], limits: BatchLimits) -> Vec<Vec<usize>> {
+    let mut pieces: Vec<Vec<usize>> = Vec::new();
+    let (mut mutations, mut bytes) = (0usize, 0usize);
+    for (index, m) in batch.iter().enumerate() {
+        let size = entry_bytes(m);
+        let full = mutations + MUTATIONS_PER_ENTRY > limits.max_mutations
+            || bytes.saturating_add(size) > limits.max_bytes;
+        match pieces.last_mut() {
+            Some(piece) if !full => piece.push(index),
+            _ => {
+                pieces.push(vec![index]);
+                (mutations, bytes) = (0, 0);
+            }
+        }
+        mutations += MUTATIONS_PER_ENTRY;
+        bytes = bytes.saturating_add(size);
+    }
+    pieces
 }
 
 fn key_of(m: &Mutation) -> &[u8] {

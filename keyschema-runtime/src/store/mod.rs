@@ -122,8 +122,8 @@ impl<S: Store + ?Sized> Store for &S {
     }
 }
 
-/// Why a typed read failed: the store failed, or a key in the scanned range
-/// is not a key of the schema.
+/// Why a typed read failed: the store failed, a key in the scanned range
+/// is not a key of the schema, or a randomly salted row has differing copies.
 #[derive(Debug, thiserror::Error)]
 pub enum RowError<E> {
     /// The store reported an error.
@@ -139,9 +139,23 @@ pub enum RowError<E> {
         #[source]
         source: DecodeError,
     },
+    /// A `random % N` row is stored in several buckets with different
+    /// values (it was written twice with `put_row`, which inserts). A get
+    /// cannot tell which copy is current; `replace_row` keeps one copy.
+    #[error("row {} is stored in salt buckets {buckets:?} with different values: a `random % N` put_row inserts a copy; write the row with replace_row to keep one", key.escape_ascii())]
+    Conflict {
+        /// The key, in the lowest bucket that holds a copy.
+        key: Vec<u8>,
+        /// Every bucket that holds a copy.
+        buckets: Vec<u32>,
+    },
+    /// A cursor from another scan was passed to `after`.
+    #[error(transparent)]
+    Cursor(#[from] crate::CursorError),
 }
 
-/// Typed writes and gets on any [`Store`], through the generated key code.
+/// Typed writes, gets and deletes on any [`Store`], through the generated
+/// key code.
 ///
 /// ```
 /// use keyschema::store::{MemoryStore, RowStore};
@@ -157,39 +171,144 @@ pub enum RowError<E> {
 /// assert_eq!((visit.ts, value.as_slice()), (7, &b"page=/home"[..]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # Random salts (`salt = random % N`)
+///
+/// A randomly salted row may sit in any of N buckets, so:
+///
+/// * [`put_row`](Self::put_row) and [`put_rows`](Self::put_rows) **insert**:
+///   each write picks a fresh bucket, so writing a row that already exists
+///   stores a second copy (scans then return it twice). This is the
+///   write-sharding of the DynamoDB and HBase articles, for rows written
+///   once (events, ledger lines).
+/// * [`replace_row`](Self::replace_row) **upserts**: one batch that puts the
+///   row in a fresh bucket and deletes it from the N - 1 others (atomic where
+///   the store's batches are).
+/// * [`get_row`](Self::get_row) reads all N candidates; copies with equal
+///   values are one row, copies with different values are a
+///   [`RowError::Conflict`], never a silent pick.
+/// * [`delete_row`](Self::delete_row) deletes all N candidates in one batch.
+///
+/// ```
+/// use keyschema::store::{MemoryStore, RowError, RowStore};
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// #[rowkey(salt = random % 10, then = invoice_id, line)]
+/// struct Line { invoice_id: u64, line: u32 }
+///
+/// let store = MemoryStore::new();
+/// let line = Line { invoice_id: 42, line: 1 };
+/// store.replace_row(&line, b"10 EUR")?;
+/// store.replace_row(&line, b"12 EUR")?; // an upsert: still one copy
+/// assert_eq!(store.len(), 1);
+/// assert_eq!(Line::get(&store, 42, 1)?.map(|(_, v)| v), Some(b"12 EUR".to_vec()));
+///
+/// store.delete_row(&line)?; // every bucket
+/// assert!(store.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait RowStore: Store {
-    /// Stores `value` under `row`'s key.
+    /// Stores `value` under `row`'s key. With a `random % N` salt this is an
+    /// insert (a fresh bucket each time); see [`replace_row`](Self::replace_row).
     fn put_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
         self.put(&row.encode(), value)
     }
 
-    /// Stores many rows in one batch (atomic where the store allows).
+    /// Stores `value` under `row`'s key, replacing the row wherever it is:
+    /// with a `random % N` salt, one batch that puts the row in a fresh
+    /// bucket and deletes it from every other bucket. For other layouts the
+    /// same as [`put_row`](Self::put_row).
+    fn replace_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
+        self.write_batch(&replace_batch::<K>(&row.encode(), value))
+    }
+
+    /// Stores many rows in one batch (atomic where the store allows). With a
+    /// `random % N` salt, each row is inserted (see [`put_row`](Self::put_row)).
     fn put_rows<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), Self::Error> {
-        let batch: Vec<Mutation> = rows
-            .into_iter()
-            .map(|(row, value)| Mutation::Put {
-                key: row.encode(),
-                value: value.as_ref().to_vec(),
-            })
-            .collect();
-        self.write_batch(&batch)
+        self.write_batch(&put_batch(rows))
     }
 
-    /// Removes `row`'s key.
+    /// Removes `row`: with a `random % N` salt, from every bucket, in one batch.
     fn delete_row<K: RowKey>(&self, row: &K) -> Result<(), Self::Error> {
-        self.delete(&row.encode())
+        self.write_batch(&delete_batch::<K>(&row.encode()))
     }
 
-    /// The row stored under `key`, decoded, with its value.
+    /// The row stored under `key`, decoded, with its value. With a
+    /// `random % N` salt, `key` may be in any bucket: every candidate is
+    /// read (see [`Schema::candidates`](crate::Schema::candidates)).
     fn get_row<K: RowKey>(&self, key: &[u8]) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
-        match self.get(key).map_err(RowError::Store)? {
-            Some(value) => typed_row(key, value).map(Some),
-            None => Ok(None),
+        let mut found = Vec::new();
+        for candidate in K::schema().candidates(key) {
+            if let Some(value) = self.get(&candidate).map_err(RowError::Store)? {
+                found.push((candidate, value));
+            }
         }
+        one_row(found)
     }
+}
+
+/// The puts of a batch of typed rows.
+pub(crate) fn put_batch<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
+    rows: impl IntoIterator<Item = (&'r K, V)>,
+) -> Vec<Mutation> {
+    rows.into_iter()
+        .map(|(row, value)| Mutation::Put {
+            key: row.encode(),
+            value: value.as_ref().to_vec(),
+        })
+        .collect()
+}
+
+/// A put of `key`, then a delete of its other candidates (random salts).
+pub(crate) fn replace_batch<K: RowKey>(key: &[u8], value: &[u8]) -> Vec<Mutation> {
+    let mut batch = vec![Mutation::Put {
+        key: key.to_vec(),
+        value: value.to_vec(),
+    }];
+    batch.extend(
+        K::schema()
+            .candidates(key)
+            .into_iter()
+            .filter(|c| c.as_slice() != key)
+            .map(|key| Mutation::Delete { key }),
+    );
+    batch
+}
+
+/// A delete of every candidate of `key`.
+pub(crate) fn delete_batch<K: RowKey>(key: &[u8]) -> Vec<Mutation> {
+    K::schema()
+        .candidates(key)
+        .into_iter()
+        .map(|key| Mutation::Delete { key })
+        .collect()
+}
+
+/// The one row among the stored copies of a key (in bucket order): `None`
+/// when there is none, the first when all values agree, else a conflict.
+pub(crate) fn one_row<K: RowKey, E>(
+    mut found: Vec<Row>,
+) -> Result<Option<TypedRow<K>>, RowError<E>> {
+    found.sort();
+    let Some((key, value)) = found.first() else {
+        return Ok(None);
+    };
+    if found.iter().any(|(_, v)| v != value) {
+        let schema = K::schema();
+        return Err(RowError::Conflict {
+            key: key.clone(),
+            buckets: found
+                .iter()
+                .filter_map(|(k, _)| schema.bucket_of(k).ok())
+                .collect(),
+        });
+    }
+    let (key, value) = found.swap_remove(0);
+    typed_row(&key, value).map(Some)
 }
 
 /// A stored row decoded as `K`, or an error naming its key.
