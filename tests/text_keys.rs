@@ -288,3 +288,48 @@ proptest! {
         let _ = KarteEvent::render(&bytes);
     }
 }
+
+/// The people table: names under `sep = "_"`, where `"A1_"` sorts
+/// before `"A_"`. A range on `name` does not compile (tests/ui/scan/
+/// range_on_text_string.rs); equality on it and ranges on the fixed-width
+/// number after it are exact.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(format = text(sep = "_"), then = name, seq)]
+struct Person {
+    name: String,
+    seq: u32,
+}
+
+#[test]
+fn text_key_scans_are_exact_where_they_compile() {
+    use keyschema::store::{MemoryStore, RowStore};
+    let store = MemoryStore::new();
+    let names = ["A", "A1", "AB", "A_", "A%", "B", ""];
+    for name in names {
+        for seq in [1, 5, 9] {
+            let p = Person {
+                name: name.into(),
+                seq,
+            };
+            store.put_row(&p, b"").unwrap();
+        }
+    }
+    for name in names {
+        let got: Vec<(String, u32)> = Person::scan()
+            .name(name)
+            .run(&store)
+            .map(|r| r.map(|(p, _)| (p.name, p.seq)))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let want: Vec<(String, u32)> = [1, 5, 9].iter().map(|&s| (name.to_string(), s)).collect();
+        assert_eq!(got, want, "name == {name:?}");
+        let got: Vec<u32> = Person::scan()
+            .name(name)
+            .seq(2..=9)
+            .run(&store)
+            .map(|r| r.map(|(p, _)| p.seq))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(got, [5, 9], "name == {name:?}, seq in 2..=9");
+    }
+}

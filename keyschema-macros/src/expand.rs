@@ -376,12 +376,17 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
             };
         }
         let bound = quote_spanned!(ty.span()=> __ks::ScanArg<#ty, __M>);
+        // Text keys: a range only on components whose text order is value order.
+        let text_bound = spec
+            .text_sep
+            .map(|_| quote_spanned!(ty.span()=> __M: __ks::TextScan<#ty>,));
         quote! {
             impl #scan_ident<#i> {
                 #[doc = #doc]
                 #vis fn #field<__A, __M>(self, value: __A) -> <__A as #bound>::Output<#scan_ident<#next>>
                 where
                     __A: #bound,
+                    #text_bound
                 {
                     __ks::ScanArg::<#ty, __M>::apply::<#scan_ident<#next>>(value, self.state)
                 }

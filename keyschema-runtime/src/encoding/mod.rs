@@ -453,7 +453,7 @@ mod misc;
 mod option;
 pub mod text;
 
-pub use text::{TextComponent, TextDigits};
+pub use text::{TextComponent, TextDigits, TextOrdered, TextScan};
 
 pub(crate) fn push_hex(out: &mut String, b: u8) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";

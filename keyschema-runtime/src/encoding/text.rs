@@ -40,6 +40,46 @@ pub trait TextComponent: KeyComponent {
 )]
 pub trait TextDigits: TextComponent {}
 
+/// A text form whose byte order is the value order: fixed-width numbers,
+/// `bool`, byte arrays, floats, and `Option` of those. A scan may bind a
+/// range on such a component of a text key.
+///
+/// Strings, `char` and `Vec<u8>` are not: a variable-width text is
+/// followed by the separator, so `"A"` (`A_`) sorts after `"A1"` (`A1_`)
+/// under `sep = "_"`, and escapes (`%5F`) sort by their `%`. A range over
+/// them would silently miss rows, so it does not compile.
+#[diagnostic::on_unimplemented(
+    message = "a range on `{Self}` in a text key would not be exact",
+    label = "range scan refused here",
+    note = "in `format = text(...)` a variable-width text is followed by the separator, so text order is not value order (with sep = \"_\", \"A1\" sorts before \"A\"): a range would miss rows",
+    note = "bind this component by equality (`.field(value)`), or declare the key `format = binary` (memcomparable: ranges on strings are exact), or scan a coarser prefix and filter the rows"
+)]
+pub trait TextOrdered: TextComponent {}
+
+macro_rules! text_ordered {
+    ($($t:ty),*) => {$(impl TextOrdered for $t {})*};
+}
+text_ordered!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, f32, f64);
+impl<const N: usize> TextOrdered for [u8; N] {}
+/// `-` (None) sorts before `=` (Some), and the value after `=` has a fixed
+/// width, so the separator never decides the order.
+impl<T: TextOrdered> TextOrdered for Option<T> {}
+
+/// Whether a scan argument of this mode (equality or range) is exact on a
+/// component of type `T` in a text key: every equality is; a range needs
+/// [`TextOrdered`]. (Implemented by the mode, so that the mode is inferred
+/// from the argument first.)
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a range on `{T}` in a text key would not be exact",
+    label = "range scan refused here",
+    note = "in `format = text(...)` a variable-width text is followed by the separator, so text order is not value order (with sep = \"_\", \"A1\" sorts before \"A\"): a range would miss rows",
+    note = "bind this component by equality (`.field(value)`), or declare the key `format = binary` (memcomparable: ranges on strings are exact), or scan a coarser prefix and filter the rows"
+)]
+pub trait TextScan<T> {}
+impl<T> TextScan<T> for crate::scan::Equal {}
+impl<T: TextOrdered> TextScan<T> for crate::scan::Within {}
+
 fn digits(mut v: u128, width: usize, out: &mut Vec<u8>) {
     let start = out.len();
     out.resize(start + width, b'0');
