@@ -300,4 +300,17 @@ proptest! {
             prop_assert_ne!(y.encode(), key);
         }
     }
+
+    /// Seen before the fix: a key whose salt byte was changed rendered `Ok`
+    /// while `decode` refused it.
+    #[test]
+    fn render_strict_agrees_with_decode(x in everything(), at in any::<prop::sample::Index>(), flip in 0..=255u8, salt in 0..4u8) {
+        let mut key = x.encode();
+        let i = at.index(key.len());
+        key[i] ^= flip;
+        prop_assert_eq!(Everything::schema().render_strict(&key).err(), Everything::decode(&key).err());
+        let mut resalted = Visit::get_key("u", "s", 7);
+        resalted[0] = salt;
+        prop_assert_eq!(Visit::schema().render_strict(&resalted).err(), Visit::decode(&resalted).err());
+    }
 }

@@ -77,10 +77,15 @@ fn schema(spec: &KeySpec) -> TokenStream {
         None => quote!(__ks::Format::Binary),
         Some(sep) => quote!(__ks::Format::Text { sep: #sep }),
     };
+    let ident = &spec.ident;
     quote! {
         static __KEYSCHEMA: __ks::Schema = __ks::Schema::__new(
             #name, #prefix, #salt, &[#(#components),*], #format,
-        );
+        ).__with_check(__keyschema_check);
+
+        fn __keyschema_check(__key: &[u8]) -> __ks::Result<(), __ks::DecodeError> {
+            <#ident as __ks::RowKey>::decode(__key).map(|_| ())
+        }
     }
 }
 

@@ -66,7 +66,13 @@ pub struct Schema {
     /// `(first, last)` when the hashed fields are consecutive plain
     /// components in key order: the salt input is one slice of the key.
     salt_span: Option<(usize, usize)>,
+    /// The key type's own `decode`, for the checks that need the types
+    /// (the salt against the fields, buckets against their fields).
+    check: Option<CheckFn>,
 }
+
+/// Decodes a key of the schema's type and drops the value.
+pub(crate) type CheckFn = fn(&[u8]) -> Result<(), DecodeError>;
 
 /// A salt: `hash(fields) % buckets`, or `random % buckets`.
 #[derive(Debug, Clone, Copy)]
@@ -107,7 +113,21 @@ impl Schema {
             components,
             format,
             salt_span: salt_span(salt, components),
+            check: None,
         }
+    }
+
+    /// Sets the full check (`decode` of the key type) that `render_strict`
+    /// and `render` use, so that they agree with `decode`.
+    #[doc(hidden)]
+    pub const fn __with_check(mut self, check: fn(&[u8]) -> Result<(), DecodeError>) -> Self {
+        self.check = Some(check);
+        self
+    }
+
+    /// The key type's full check; `Ok` when the schema has none.
+    fn full_check(&self, key: &[u8]) -> Result<(), DecodeError> {
+        self.check.map_or(Ok(()), |check| check(key))
     }
 
     /// The name of the struct the schema was derived for.
@@ -386,7 +406,14 @@ impl Schema {
     /// `|!` marker with the reason, so a corrupt key is still visible in a log.
     pub fn render(&self, key: &[u8]) -> String {
         match self.try_render(key) {
-            Ok(text) => text,
+            // Readable, but `decode` refuses it (a salt that does not match
+            // the fields, a bucket that does not match its field): say so.
+            Ok(mut text) => {
+                if let Err(err) = self.full_check(key) {
+                    text.push_str(&format!(" !({err})"));
+                }
+                text
+            }
             Err((mut text, offset, err)) => {
                 if !text.is_empty() {
                     text.push('|');
@@ -429,8 +456,26 @@ impl Schema {
         }
     }
 
-    /// Renders like [`render`](Self::render), but returns the first decode error.
+    /// Renders like [`render`](Self::render), but returns an error exactly
+    /// when the key type's `decode` does (the same error): a key whose salt
+    /// was changed, whose bucket disagrees with its field, or whose text is
+    /// not canonical is refused, not rendered.
+    ///
+    /// ```
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey, Debug)]
+    /// #[rowkey(salt = hash(user_id) % 8, then = user_id, rev(ts))]
+    /// struct Visit { user_id: String, ts: u64 }
+    ///
+    /// let mut key = Visit::get_key("u1", 7);
+    /// assert_eq!(Visit::schema().render_strict(&key).as_deref(), Ok("6|u1|~7"));
+    /// key[0] = (key[0] + 1) % 8; // another bucket: the salt no longer matches
+    /// assert_eq!(Visit::schema().render_strict(&key).unwrap_err(), Visit::decode(&key).unwrap_err());
+    /// assert!(Visit::schema().render(&key).starts_with("7|u1|~7 !(salt"), "{}", Visit::schema().render(&key));
+    /// ```
     pub fn render_strict(&self, key: &[u8]) -> Result<String, DecodeError> {
+        self.full_check(key)?;
         self.try_render(key).map_err(|(_, _, err)| err)
     }
 
