@@ -318,7 +318,7 @@ fn run_on_store(
             .collect();
         store.write_batch(&batch)?;
         written += batch.len();
-        if written % 100_000 == 0 || written == keys.len() {
+        if written.is_multiple_of(100_000) || written == keys.len() {
             progress(written, keys.len(), start);
         }
     }

@@ -1,9 +1,9 @@
 //! The `#[derive(RowKey)]` macro of keyschema. Use it through the `keyschema`
 //! crate, whose documentation describes the attribute.
 //!
-//! The derive runs in four stages, one module each: [`attr`] parses the
-//! attributes, [`check`] applies every compile-time rule and builds the
-//! [`model`], and [`expand`] turns the model into code.
+//! The derive runs in four stages, one module each: `attr` parses the
+//! attributes, `check` applies every compile-time rule and builds the
+//! `model`, and `expand` turns the model into code.
 
 mod attr;
 mod check;

@@ -219,7 +219,7 @@ impl std::str::FromStr for Cursor {
 
     fn from_str(s: &str) -> Result<Self, CursorError> {
         let hex = s.as_bytes();
-        if hex.len() % 2 != 0 {
+        if !hex.len().is_multiple_of(2) {
             return Err(CursorError::Invalid {
                 offset: hex.len(),
                 reason: "odd number of hex digits",

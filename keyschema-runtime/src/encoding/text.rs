@@ -251,7 +251,7 @@ fn lower_nibble(c: u8) -> Option<u8> {
 /// Reads lowercase hex, and only that (no sign, no uppercase), so every
 /// byte string has exactly one text form.
 fn unhex(text: &[u8]) -> Result<Vec<u8>, TextError> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err("odd number of hex digits");
     }
     text.chunks_exact(2)
