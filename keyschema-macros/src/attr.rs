@@ -241,7 +241,7 @@ impl Parse for SaltExpr {
             }
             _ => Err(syn::Error::new(
                 keyword.span(),
-                "expected `hash(field, ...) % N` or `hash(*) % N`",
+                "expected `hash(field, ...) % N`, `hash(*) % N` or `random % N`",
             )),
         }
     }

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields};
 
 /// The methods every scan builder stage has; a component's method cannot share a name.
-const SCAN_METHODS: [&str; 7] = [
+const SCAN_METHODS: [&str; 8] = [
     "ranges",
     "request",
     "limit",
@@ -16,6 +16,7 @@ const SCAN_METHODS: [&str; 7] = [
     "unordered",
     "after",
     "run",
+    "stream",
 ];
 
 /// The most components a key can declare (`keyschema::MAX_COMPONENTS`).
@@ -107,6 +108,10 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         })
         .unwrap_or_default();
     let find = |name: &syn::Ident| fields.iter().find(|(f, _)| f.ident == *name);
+    let suggest = |name: &syn::Ident| {
+        let names: Vec<String> = fields.iter().map(|(f, _)| f.name()).collect();
+        did_you_mean(&name.to_string(), &names)
+    };
 
     let mut text_sep = None;
     if let Some((format, sep)) = &attr.format {
@@ -194,7 +199,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                         errors.push(error(
                             t.name.span(),
                             format!(
-                                "unknown transform `{}`; expected `rev(field)` (descending order) or `reverse(field)` (byte-reversed integer)",
+                                "unknown transform `{}`; expected `rev(field)` (descending order), `reverse(field)` (byte-reversed integer) or `bucket(field, WIDTH)` (a coarse bucket before the field)",
                                 t.name
                             ),
                         ));
@@ -205,8 +210,10 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                     errors.push(error(
                         expr.field.span(),
                         format!(
-                            "unknown field `{}` in `then`: `{}` has no field of that name",
-                            expr.field, input.ident
+                            "unknown field `{}` in `then`: `{}` has no field of that name{}",
+                            expr.field,
+                            input.ident,
+                            suggest(&expr.field)
                         ),
                     ));
                     continue;
@@ -381,7 +388,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                         )),
                         None => errors.push(error(
                             name.span(),
-                            format!("unknown field `{name}` in `hash(...)`: `{}` has no field of that name", input.ident),
+                            format!("unknown field `{name}` in `hash(...)`: `{}` has no field of that name{}", input.ident, suggest(name)),
                         )),
                     }
                 }
@@ -414,6 +421,44 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
 
 fn error(span: proc_macro2::Span, message: impl std::fmt::Display) -> darling::Error {
     darling::Error::custom(message).with_span(&span)
+}
+
+/// `"; did you mean `x`?"` for the closest of `names` to `name` (at most a
+/// third of its letters edited, and at least one), else nothing.
+fn did_you_mean(name: &str, names: &[String]) -> String {
+    let budget = (name.chars().count() / 3).max(1);
+    names
+        .iter()
+        .map(|n| (edit_distance(name, n), n))
+        .filter(|(d, _)| *d <= budget)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| format!("; did you mean `{n}`?"))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance, with a swap of two neighbours counted as one edit.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
 }
 
 #[cfg(test)]

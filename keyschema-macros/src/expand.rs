@@ -11,6 +11,7 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
         ident, vis, krate, ..
     } = spec;
     let scan_ident = format_ident!("{}Scan", ident);
+    let aliases = aliases(spec);
     let schema = schema(spec);
     let row_key = row_key_impl(spec);
     let get_key = get_key_fns(spec);
@@ -27,15 +28,37 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
         }
 
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        #[allow(non_upper_case_globals, non_camel_case_types, unused_qualifications, clippy::all)]
         const _: () = {
             use #krate::__private as __ks;
+            #aliases
             #schema
             #row_key
             #get_key
             #scan
         };
     }
+}
+
+/// The alias through which generated code names a component's field type:
+/// `<T as KeyComponentCheck>::Checked`, so that a type that is not a key
+/// component gives one error, at the field, instead of one per use.
+fn checked(c: &Component) -> syn::Ident {
+    format_ident!("__KsT_{}", c.field.ident, span = c.field.ty.span())
+}
+
+/// One alias per key field; see [`checked`].
+fn aliases(spec: &KeySpec) -> TokenStream {
+    let mut seen = std::collections::HashSet::new();
+    let defs = spec
+        .components
+        .iter()
+        .filter(|c| seen.insert(c.field.ident.clone()))
+        .map(|c| {
+            let (alias, ty) = (checked(c), &c.field.ty);
+            quote_spanned!(ty.span()=> type #alias = <#ty as __ks::KeyComponentCheck>::Checked;)
+        });
+    quote!(#(#defs)*)
 }
 
 /// The static `Schema`.
@@ -60,7 +83,7 @@ fn schema(spec: &KeySpec) -> TokenStream {
         if !text {
             return base;
         }
-        let ty = &c.field.ty;
+        let ty = &checked(c);
         // rev, reverse and bucket work on a number's digits in text keys.
         let digits = c.order == Order::Descending || c.reversed.is_some() || c.bucket.is_some();
         let with = syn::Ident::new(
@@ -91,9 +114,10 @@ fn schema(spec: &KeySpec) -> TokenStream {
 
 /// One component's `Component` constructor.
 fn component(c: &Component) -> TokenStream {
-    let ty = &c.field.ty;
+    let real = &c.field.ty;
+    let type_name = quote!(#real).to_string().replace(' ', "");
+    let ty = &checked(c);
     let name = c.field.name();
-    let type_name = quote!(#ty).to_string().replace(' ', "");
     if let Some((width, span)) = c.bucket {
         let ctor = syn::Ident::new("__bucket", span);
         let order = order_tokens(c.order);
@@ -123,7 +147,7 @@ fn size_hint(spec: &KeySpec) -> TokenStream {
             None => 0,
         };
     let parts = spec.components.iter().map(|c| {
-        let ty = &c.field.ty;
+        let ty = &checked(c);
         quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::SIZE_HINT)
     });
     quote!(#fixed #(+ #parts)*)
@@ -140,11 +164,11 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
         .iter()
         .filter(|c| c.bucket.is_none())
         .map(|c| {
-            let (field, ty) = (&c.field.ident, &c.field.ty);
+            let (field, ty) = (&c.field.ident, &checked(c));
             quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::as_key_ref(&self.#field))
         });
     let reads = spec.components.iter().enumerate().map(|(i, c)| {
-        let (ident, ty) = (&c.field.ident, &c.field.ty);
+        let (ident, ty) = (&c.field.ident, &checked(c));
         let method = step(c, ty.span(), spec.text_sep.is_some());
         if c.bucket.is_some() {
             let bucket = format_ident!("__bucket_{}", i);
@@ -154,7 +178,7 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     });
     let checks = spec.components.iter().enumerate().filter_map(|(i, c)| {
         let (width, _) = c.bucket?;
-        let (ident, ty) = (&c.field.ident, &c.field.ty);
+        let (ident, ty) = (&c.field.ident, &checked(c));
         let bucket = format_ident!("__bucket_{}", i);
         Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &#ident, #width)?;))
     });
@@ -214,7 +238,7 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         .iter()
         .filter(|c| c.bucket.is_none())
         .map(|c| {
-            let (ident, ty) = (&c.field.ident, &c.field.ty);
+            let (ident, ty) = (&c.field.ident, &checked(c));
             quote_spanned!(ty.span()=> #ident: <#ty as __ks::KeyComponent>::Ref<'_>)
         })
         .collect();
@@ -224,8 +248,17 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         .filter(|c| c.bucket.is_none())
         .map(|c| &c.field.ident)
         .collect();
+    let private_params: Vec<TokenStream> = spec
+        .components
+        .iter()
+        .filter(|c| c.bucket.is_none())
+        .map(|c| {
+            let (ident, ty) = (&c.field.ident, &checked(c));
+            quote_spanned!(ty.span()=> #ident: <#ty as __ks::KeyComponent>::Ref<'_>)
+        })
+        .collect();
     let writes = spec.components.iter().map(|c| {
-        let (ident, ty) = (&c.field.ident, &c.field.ty);
+        let (ident, ty) = (&c.field.ident, &checked(c));
         let method = step(c, ty.span(), spec.text_sep.is_some());
         if let Some((width, _)) = c.bucket {
             return quote_spanned!(ty.span()=> __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));)
@@ -320,7 +353,7 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
             #get_keys
 
             #[inline]
-            fn __keyschema_write(__encoder: &mut __ks::KeyEncoder<'_, #n>, #(#params),*) {
+            fn __keyschema_write(__encoder: &mut __ks::KeyEncoder<'_, #n>, #(#private_params),*) {
                 #(#writes)*
             }
         }
@@ -398,6 +431,7 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
             }
         }
     });
+    let out_of_order = out_of_order_stubs(spec, scan_ident);
     let doc = format!("Starts a typed scan over [`{ident}`] keys; bind components in key order, then call `ranges()`.");
     quote! {
         impl #ident {
@@ -457,7 +491,54 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
         }
 
         #(#stages)*
+
+        #out_of_order
     }
+}
+
+/// For each builder stage, a hidden method for every field bound later,
+/// whose call fails with "bind `a` then `b` before `c`": binding out of
+/// order gets an error that says what to bind first, instead of "no method
+/// named `c` found for `EventScan<0>`".
+fn out_of_order_stubs(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
+    let vis = &spec.vis;
+    let components = &spec.components;
+    // Components that have a scan method (the field after a bucket is bound with it).
+    let methods: Vec<usize> = (0..components.len())
+        .filter(|&i| i == 0 || components[i - 1].bucket.is_none())
+        .collect();
+    let mut out = TokenStream::new();
+    for (k, &stage) in methods.iter().enumerate() {
+        for (m, &later) in methods.iter().enumerate().skip(k + 1) {
+            let first: Vec<String> = methods[k..m]
+                .iter()
+                .map(|&i| components[i].field.name())
+                .collect();
+            let field = &components[later].field.ident;
+            let marker = format_ident!(
+                "bind_{}_before_{}",
+                first.join("_then_"),
+                components[later].field.name()
+            );
+            out.extend(quote! {
+                #[doc(hidden)]
+                #[derive(Debug)]
+                pub struct #marker;
+
+                #[allow(private_bounds)]
+                impl #scan_ident<#stage> {
+                    #[doc(hidden)]
+                    #vis fn #field<__A>(self, _value: __A) -> Self
+                    where
+                        __A: __ks::BindInKeyOrder<#marker>,
+                    {
+                        self
+                    }
+                }
+            });
+        }
+    }
+    out
 }
 
 /// What is emitted beside the errors, so that uses of the trait do not

@@ -99,8 +99,8 @@ pub trait RowKey: Sized {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::codec::{KeyDecoder, KeyEncoder};
-    pub use crate::encoding::TextScan;
-    pub use crate::scan::{ScanStage, ScanState};
+    pub use crate::encoding::{KeyComponentCheck, TextScan};
+    pub use crate::scan::{BindInKeyOrder, ScanStage, ScanState};
     pub use crate::store::{RowError, RowStore, Store, TypedRow};
     pub use crate::{AsyncStore, AsyncTypedRows, BoxFuture, BucketArg, BucketKey, TypedGet};
     pub use crate::{

@@ -448,6 +448,16 @@ pub trait ScanStage: Sized {
     fn from_state(state: ScanState) -> Self;
 }
 
+/// Never implemented: the bound of the hidden scan methods that bind a field
+/// out of key order. `M` names what to bind first.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a scan binds the key's fields in key order: `{M}`",
+    label = "bound before the fields that precede it in the key",
+    note = "only a bound prefix of the key is one contiguous range of rows; bind the earlier fields first (`Key::scan().a(..).b(..)`), or bind a shorter prefix and filter the rows"
+)]
+pub trait BindInKeyOrder<M> {}
+
 /// Marks an equality argument of a scan method.
 #[doc(hidden)]
 pub enum Equal {}

@@ -68,7 +68,8 @@ pub(crate) fn invert(bytes: &mut [u8]) {
     message = "`{Self}` cannot be a row-key component",
     label = "this type does not implement `keyschema::KeyComponent`",
     note = "key components can be u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, or an Option of one of them",
-    note = "implement `keyschema::KeyComponent` for `{Self}` (its docs show how), or mark the field `#[rowkey(skip)]` to leave it out of the key"
+    note = "for a type of your own crate: implement `keyschema::KeyComponent` for `{Self}` (its docs show how); or mark the field `#[rowkey(skip)]` to leave it out of the key",
+    note = "for a type of another crate (`chrono::DateTime<Utc>`, `uuid::Uuid`), Rust's orphan rule forbids that impl: wrap it in a newtype of your crate and implement `KeyComponent` for the newtype, delegating to a supported form:\n    struct At(chrono::DateTime<chrono::Utc>);\n    impl keyschema::KeyComponent for At {{ type Ref<'a> = i64; fn as_key_ref(&self) -> i64 {{ self.0.timestamp_micros() }} /* encode_key, decode_key: as i64 */ }}\n  or store the supported form directly (`i64` microseconds, `[u8; 16]` for a UUID)"
 )]
 pub trait KeyComponent: Sized {
     /// The borrowed form taken by `get_key` and used to encode: `&str` for
@@ -454,6 +455,17 @@ mod option;
 pub mod text;
 
 pub use text::{TextComponent, TextDigits, TextOrdered, TextScan};
+
+/// Names a field type in generated code: `<T as KeyComponentCheck>::Checked`
+/// is `T` when `T` is a key component, and one error at the field otherwise
+/// (instead of one for every place the generated code uses the type).
+#[doc(hidden)]
+pub trait KeyComponentCheck {
+    type Checked: KeyComponent;
+}
+impl<T: KeyComponent> KeyComponentCheck for T {
+    type Checked = T;
+}
 
 pub(crate) fn push_hex(out: &mut String, b: u8) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
