@@ -101,26 +101,30 @@ struct ScanCore {
     last: Option<Vec<u8>>,
     /// A store error was returned: the scan is over.
     failed: bool,
-    /// Of this request; a cursor carries it.
-    fingerprint: [u8; 8],
+    /// The key type's layout, for the request's fingerprint (computed only
+    /// when a cursor is given or asked for, not on every scan).
+    schema: &'static crate::Schema,
     /// The cursor given to `after` belongs to another request: returned
     /// as the first item, and nothing is read.
     refused: Option<crate::CursorError>,
 }
 
 impl ScanCore {
-    fn new(schema: &crate::Schema, ranges: Vec<KeyRange>, mut options: ScanOptions) -> Self {
-        let fingerprint =
-            crate::cursor::fingerprint(schema, &ranges, options.direction, options.ordered);
-        let refused = match &options.after {
-            Some(cursor) if cursor.fingerprint != fingerprint => {
-                options.after = None;
-                Some(crate::CursorError::OtherRequest {
-                    schema: schema.name(),
-                })
+    fn new(
+        schema: &'static crate::Schema,
+        ranges: Vec<KeyRange>,
+        mut options: ScanOptions,
+    ) -> Self {
+        let foreign = options.after.as_ref().is_some_and(|cursor| {
+            cursor.fingerprint
+                != crate::cursor::fingerprint(schema, &ranges, options.direction, options.ordered)
+        });
+        let refused = foreign.then(|| {
+            options.after = None;
+            crate::CursorError::OtherRequest {
+                schema: schema.name(),
             }
-            _ => None,
-        };
+        });
         let mut core = ScanCore {
             options,
             header: schema.header_len(),
@@ -130,7 +134,7 @@ impl ScanCore {
             returned: 0,
             last: None,
             failed: false,
-            fingerprint,
+            schema,
             refused,
         };
         if core.refused.is_some() {
@@ -270,7 +274,12 @@ impl ScanCore {
         positions.sort_by_key(|(b, _)| *b);
         Cursor {
             direction: self.options.direction,
-            fingerprint: self.fingerprint,
+            fingerprint: crate::cursor::fingerprint(
+                self.schema,
+                &self.ranges,
+                self.options.direction,
+                self.options.ordered,
+            ),
             positions,
         }
     }
