@@ -104,5 +104,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         suffix.ok_or("in no suffix")?,
         i64::from_be_bytes(value.as_slice().try_into()?)
     );
+
+    // put_row with a random suffix is an insert: writing transaction 417
+    // again would store a second copy under another suffix. A correction is
+    // a replace (the put and the deletes of the 9 other suffixes, one
+    // batch), a refund a delete from every suffix.
+    let corrected: i64 = 50_000;
+    store.replace_row(&tx, &corrected.to_be_bytes())?;
+    let copies = candidates
+        .iter()
+        .filter(|k| store.get(k).ok().flatten().is_some())
+        .count();
+    let (_, value) =
+        Transaction::get(&store, "INV-2024-0001", 417)?.ok_or("transaction 417 not found")?;
+    println!();
+    println!(
+        "after replace_row: {} copy, {} cents",
+        copies,
+        i64::from_be_bytes(value.as_slice().try_into()?)
+    );
+    assert_eq!(copies, 1, "a replace leaves one copy");
+    store.delete_row(&tx)?;
+    assert!(Transaction::get(&store, "INV-2024-0001", 417)?.is_none());
+    println!("after delete_row: transaction 417 is in no suffix");
     Ok(())
 }
