@@ -241,6 +241,12 @@ pub trait RowStore: Store {
     /// `random % N` salt, `key` may be in any bucket: every candidate is
     /// read (see [`Schema::candidates`](crate::Schema::candidates)).
     fn get_row<K: RowKey>(&self, key: &[u8]) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
+        if !K::schema().salt().is_some_and(|s| s.is_random()) {
+            return match self.get(key).map_err(RowError::Store)? {
+                Some(value) => typed_row(key, value).map(Some),
+                None => Ok(None),
+            };
+        }
         let mut found = Vec::new();
         for candidate in K::schema().candidates(key) {
             if let Some(value) = self.get(&candidate).map_err(RowError::Store)? {
