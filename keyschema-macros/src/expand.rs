@@ -153,7 +153,31 @@ fn size_hint(spec: &KeySpec) -> TokenStream {
     quote!(#fixed #(+ #parts)*)
 }
 
-/// `impl RowKey`: encode through `get_key_into`, decode component by component.
+/// The straight-line encoding of a key into `__out` from locals named like
+/// the fields (the encoder's steps), then `finish`. Every public function
+/// inlines it rather than calling another generated function: a call would
+/// re-check the parameter types at the derive, so a field type that is not a
+/// key component would be reported twice.
+fn encode_steps(spec: &KeySpec, finish: TokenStream) -> TokenStream {
+    let n = spec.components.len();
+    let writes = spec.components.iter().map(|c| {
+        let (ident, ty) = (&c.field.ident, &checked(c));
+        let method = step(c, ty.span(), spec.text_sep.is_some());
+        if let Some((width, _)) = c.bucket {
+            return quote_spanned!(ty.span()=> __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));)
+        }
+        quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);)
+    });
+    quote! {
+        let mut __encoder = __ks::KeyEncoder::<#n>::new(
+            &__KEYSCHEMA, __out, <Self as __ks::RowKey>::SIZE_HINT,
+        );
+        #(#writes)*
+        #finish
+    }
+}
+
+/// `impl RowKey`: encode through the encoder's steps, decode component by component.
 fn row_key_impl(spec: &KeySpec) -> TokenStream {
     let ident = &spec.ident;
     let buckets = spec.salt.as_ref().map_or(1, |s| s.buckets);
@@ -165,8 +189,9 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
         .filter(|c| c.bucket.is_none())
         .map(|c| {
             let (field, ty) = (&c.field.ident, &checked(c));
-            quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::as_key_ref(&self.#field))
+            quote_spanned!(ty.span()=> let #field = <#ty as __ks::KeyComponent>::as_key_ref(&self.#field);)
         });
+    let encode = encode_steps(spec, quote!(__encoder.finish();));
     let reads = spec.components.iter().enumerate().map(|(i, c)| {
         let (ident, ty) = (&c.field.ident, &checked(c));
         let method = step(c, ty.span(), spec.text_sep.is_some());
@@ -202,7 +227,8 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
 
             #[inline]
             fn encode_into(&self, __out: &mut __ks::Vec<u8>) {
-                Self::get_key_into(__out, #(#refs),*)
+                #(#refs)*
+                #encode
             }
 
             fn decode(__bytes: &[u8]) -> __ks::Result<Self, __ks::DecodeError> {
@@ -232,7 +258,6 @@ fn step(c: &Component, span: proc_macro2::Span, text: bool) -> syn::Ident {
 /// `get_key` and `get_key_into`, taking borrowed field values in key order.
 fn get_key_fns(spec: &KeySpec) -> TokenStream {
     let KeySpec { ident, vis, .. } = spec;
-    let n = spec.components.len();
     let params: Vec<TokenStream> = spec
         .components
         .iter()
@@ -242,29 +267,6 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
             quote_spanned!(ty.span()=> #ident: <#ty as __ks::KeyComponent>::Ref<'_>)
         })
         .collect();
-    let args: Vec<_> = spec
-        .components
-        .iter()
-        .filter(|c| c.bucket.is_none())
-        .map(|c| &c.field.ident)
-        .collect();
-    let private_params: Vec<TokenStream> = spec
-        .components
-        .iter()
-        .filter(|c| c.bucket.is_none())
-        .map(|c| {
-            let (ident, ty) = (&c.field.ident, &checked(c));
-            quote_spanned!(ty.span()=> #ident: <#ty as __ks::KeyComponent>::Ref<'_>)
-        })
-        .collect();
-    let writes = spec.components.iter().map(|c| {
-        let (ident, ty) = (&c.field.ident, &checked(c));
-        let method = step(c, ty.span(), spec.text_sep.is_some());
-        if let Some((width, _)) = c.bucket {
-            return quote_spanned!(ty.span()=> __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));)
-        }
-        quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);)
-    });
     let order: Vec<String> = spec
         .components
         .iter()
@@ -280,11 +282,22 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
     );
     let random = spec.salt.as_ref().is_some_and(|s| s.random);
     // With a random salt, the runtime reads every candidate bucket of the key.
-    let key = if random {
-        quote!(Self::get_keys(#(#args),*).swap_remove(0))
-    } else {
-        quote!(Self::get_key(#(#args),*))
+    let key = {
+        let finish = if random {
+            quote!(__encoder.finish_in(0);)
+        } else {
+            quote!(__encoder.finish();)
+        };
+        let steps = encode_steps(spec, finish);
+        quote! {{
+            let mut __key = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
+            let __out = &mut __key;
+            #steps
+            __key
+        }}
     };
+    let encode = encode_steps(spec, quote!(__encoder.finish();));
+    let encode_in_bucket = encode_steps(spec, quote!(__encoder.finish_in(__bucket);));
     let doc_get_async =
         format!(
         "Reads the row with these key fields from an async `store` (Cloud Bigtable), like `get`{}.",
@@ -298,13 +311,10 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
             #vis fn get_keys(#(#params),*) -> __ks::Vec<__ks::Vec<u8>> {
                 (0..<Self as __ks::RowKey>::BUCKETS)
                     .map(|__bucket| {
-                        let mut __out = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
-                        let mut __encoder = __ks::KeyEncoder::<#n>::new(
-                            &__KEYSCHEMA, &mut __out, <Self as __ks::RowKey>::SIZE_HINT,
-                        );
-                        Self::__keyschema_write(&mut __encoder, #(#args),*);
-                        __encoder.finish_in(__bucket);
-                        __out
+                        let mut __key = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
+                        let __out = &mut __key;
+                        #encode_in_bucket
+                        __key
                     })
                     .collect()
             }
@@ -319,9 +329,10 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
             #[doc = #doc]
             #[must_use]
             #vis fn get_key(#(#params),*) -> __ks::Vec<u8> {
-                let mut __out = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
-                Self::get_key_into(&mut __out, #(#args),*);
-                __out
+                let mut __key = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
+                let __out = &mut __key;
+                #encode
+                __key
             }
 
             #[doc = #doc_get]
@@ -343,19 +354,10 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
             #[doc = #doc_into]
             #[inline]
             #vis fn get_key_into(__out: &mut __ks::Vec<u8>, #(#params),*) {
-                let mut __encoder = __ks::KeyEncoder::<#n>::new(
-                    &__KEYSCHEMA, __out, <Self as __ks::RowKey>::SIZE_HINT,
-                );
-                Self::__keyschema_write(&mut __encoder, #(#args),*);
-                __encoder.finish();
+                #encode
             }
 
             #get_keys
-
-            #[inline]
-            fn __keyschema_write(__encoder: &mut __ks::KeyEncoder<'_, #n>, #(#private_params),*) {
-                #(#writes)*
-            }
         }
     }
 }
