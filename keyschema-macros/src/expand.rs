@@ -273,8 +273,13 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         .filter(|c| c.bucket.is_none())
         .map(|c| format!("`{}`", c.field.name()))
         .collect();
+    let random_note = if spec.salt.as_ref().is_some_and(|s| s.random) {
+        " The salt is `random % N`: each call picks a fresh bucket, so the key is for an insert (writing it for a row that exists stores a second copy); `get_keys` gives all N candidates, and `RowStore::replace_row` and `delete_row` cover them."
+    } else {
+        ""
+    };
     let doc = format!(
-        "The key of the row with these key fields, in key order ({}), without building a [`{ident}`]. Equal to `encode()` of such a row.",
+        "The key of the row with these key fields, in key order ({}), without building a [`{ident}`]. Equal to `encode()` of such a row.{random_note}",
         order.join(", ")
     );
     let doc_get = format!(

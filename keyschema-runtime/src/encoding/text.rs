@@ -67,15 +67,9 @@ impl<T: TextOrdered> TextOrdered for Option<T> {}
 
 /// Whether a scan argument of this mode (equality or range) is exact on a
 /// component of type `T` in a text key: every equality is; a range needs
-/// [`TextOrdered`]. (Implemented by the mode, so that the mode is inferred
-/// from the argument first.)
+/// [`TextOrdered`], whose message the compiler shows. (Implemented by the
+/// mode, so that the mode is inferred from the argument first.)
 #[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "a range on `{T}` in a text key would not be exact",
-    label = "range scan refused here",
-    note = "in `format = text(...)` a variable-width text is followed by the separator, so text order is not value order (with sep = \"_\", \"A1\" sorts before \"A\"): a range would miss rows",
-    note = "bind this component by equality (`.field(value)`), or declare the key `format = binary` (memcomparable: ranges on strings are exact), or scan a coarser prefix and filter the rows"
-)]
 pub trait TextScan<T> {}
 impl<T> TextScan<T> for crate::scan::Equal {}
 impl<T: TextOrdered> TextScan<T> for crate::scan::Within {}
