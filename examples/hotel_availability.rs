@@ -140,7 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "a two-year query expands to {} partition ranges (limit {})",
         all.ranges().len(),
-        keyschema::scan::MAX_BUCKET_EXPANSION
+        keyschema::MAX_BUCKET_EXPANSION
     );
     Ok(())
 }

@@ -4,7 +4,7 @@ mod common;
 
 use common::model::{self, Eight, One, Prefixed, Wide};
 
-use keyschema::encoding::{decode_value, encode_value};
+use keyschema::{decode_value, encode_value};
 use keyschema::{KeyComponent, RowKey};
 use proptest::prelude::*;
 use std::cmp::Ordering;

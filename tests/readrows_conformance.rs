@@ -1,6 +1,7 @@
 //! Google's 48 ReadRows conformance cases against keyschema's chunk merger.
+#![cfg(feature = "bigtable")]
 
-use keyschema::readrows::{Chunk, RowMerger};
+use keyschema::store::bigtable::readrows::{Chunk, RowMerger};
 use serde_json::Value;
 
 const CASES: &str = include_str!("data/bigtable/readrows.json");

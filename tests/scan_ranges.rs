@@ -1,6 +1,6 @@
 //! Scan ranges on concrete requests: bucket fan-out, prefix exactness, range syntax, `rev`.
 
-use keyschema::scan::prefix_successor;
+use keyschema::prefix_successor;
 use keyschema::{RowKey, ScanRangeSet};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]

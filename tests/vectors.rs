@@ -4,7 +4,7 @@
 //!
 //! `KEYSCHEMA_BLESS=1 cargo test --test vectors` rewrites the tables.
 
-use keyschema::encoding::encode_value;
+use keyschema::encode_value;
 use keyschema::{salt, KeyComponent, RowKey};
 use std::fmt::Debug;
 

@@ -69,12 +69,12 @@ fn schema(spec: &KeySpec) -> TokenStream {
         None => quote!(None),
         Some(s) if s.random => {
             let buckets = s.buckets;
-            quote!(Some(__ks::Salt::__random(#buckets)))
+            quote!(Some(__ks::random_salt(#buckets)))
         }
         Some(s) => {
             let buckets = s.buckets;
             let hashed = &s.hashed;
-            quote!(Some(__ks::Salt::__new(#buckets, &[#(#hashed),*])))
+            quote!(Some(__ks::hash_salt(#buckets, &[#(#hashed),*])))
         }
     };
     let text = spec.text_sep.is_some();
@@ -88,13 +88,13 @@ fn schema(spec: &KeySpec) -> TokenStream {
         let digits = c.order == Order::Descending || c.reversed.is_some() || c.bucket.is_some();
         let with = syn::Ident::new(
             if digits {
-                "__with_text_digits"
+                "with_text_digits"
             } else {
-                "__with_text"
+                "with_text"
             },
             ty.span(),
         );
-        quote_spanned!(ty.span()=> #base.#with::<#ty>())
+        quote_spanned!(ty.span()=> __ks::#with::<#ty>(#base))
     });
     let format = match spec.text_sep {
         None => quote!(__ks::Format::Binary),
@@ -102,9 +102,9 @@ fn schema(spec: &KeySpec) -> TokenStream {
     };
     let ident = &spec.ident;
     quote! {
-        static __KEYSCHEMA: __ks::Schema = __ks::Schema::__new(
-            #name, #prefix, #salt, &[#(#components),*], #format,
-        ).__with_check(__keyschema_check);
+        static __KEYSCHEMA: __ks::Schema = __ks::schema(
+            #name, #prefix, #salt, &[#(#components),*], #format, __keyschema_check,
+        );
 
         fn __keyschema_check(__key: &[u8]) -> __ks::Result<(), __ks::DecodeError> {
             <#ident as __ks::RowKey>::decode(__key).map(|_| ())
@@ -119,17 +119,17 @@ fn component(c: &Component) -> TokenStream {
     let ty = &checked(c);
     let name = c.field.name();
     if let Some((width, span)) = c.bucket {
-        let ctor = syn::Ident::new("__bucket", span);
+        let ctor = syn::Ident::new("bucket_component", span);
         let order = order_tokens(c.order);
-        return quote_spanned!(span=> __ks::Component::#ctor::<#ty>(#name, #type_name, #order, #width));
+        return quote_spanned!(span=> __ks::#ctor::<#ty>(#name, #type_name, #order, #width));
     }
     if let Some(span) = c.reversed {
         // The ReversibleKey bound fails at `reverse` for a type that cannot take it.
-        let ctor = syn::Ident::new("__reversed", span);
-        return quote_spanned!(span=> __ks::Component::#ctor::<#ty>(#name, #type_name));
+        let ctor = syn::Ident::new("reversed_component", span);
+        return quote_spanned!(span=> __ks::#ctor::<#ty>(#name, #type_name));
     }
     let order = order_tokens(c.order);
-    quote_spanned!(ty.span()=> __ks::Component::__new::<#ty>(#name, #type_name, #order))
+    quote_spanned!(ty.span()=> __ks::component::<#ty>(#name, #type_name, #order))
 }
 
 fn order_tokens(order: Order) -> TokenStream {
@@ -463,7 +463,7 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
 
             /// Ends the scan here: the rows matching the components bound so far.
             #vis fn request(self) -> __ks::ScanRequest<#ident> {
-                __ks::ScanRequest::from_state(self.state)
+                __ks::request(self.state)
             }
 
             /// Returns at most `n` rows; see [`ScanRequest::limit`](::keyschema::ScanRequest::limit).
@@ -488,12 +488,12 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
 
             /// Runs the scan on an async store (Cloud Bigtable); see [`ScanRequest::stream`](::keyschema::ScanRequest::stream).
             #vis fn stream<__S: __ks::AsyncStore>(&self, store: &__S) -> __ks::AsyncTypedRows<#ident, __S::Error> {
-                __ks::ScanRequest::<#ident>::from_state(self.state.clone()).stream(store)
+                __ks::request::<#ident>(self.state.clone()).stream(store)
             }
 
             /// Runs the scan on `store`; see [`ScanRequest::run`](::keyschema::ScanRequest::run).
             #vis fn run<'__s, __S: __ks::Store>(&self, store: &'__s __S) -> __ks::TypedRows<'__s, #ident, __S> {
-                __ks::ScanRequest::<#ident>::from_state(self.state.clone()).run(store)
+                __ks::request::<#ident>(self.state.clone()).run(store)
             }
         }
 

@@ -146,10 +146,10 @@ pub struct KeyDecoder<'a, const N: usize> {
 impl<'a, const N: usize> KeyDecoder<'a, N> {
     #[inline]
     pub fn new(schema: &'static Schema, input: &'a [u8]) -> Result<Self, DecodeError> {
-        if input.len() > crate::MAX_KEY_LEN {
+        if input.len() > crate::limits::MAX_KEY_LEN {
             return Err(DecodeError::TooLong {
                 len: input.len(),
-                max: crate::MAX_KEY_LEN,
+                max: crate::limits::MAX_KEY_LEN,
             });
         }
         let salt = schema.bucket_of(input)?;

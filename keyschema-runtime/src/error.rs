@@ -1,4 +1,5 @@
-//! Errors returned when bytes do not form a key of the expected schema.
+//! Errors of keys and cursors: bytes that do not form a key of the
+//! expected schema, and cursors that cannot resume a scan.
 
 /// Why a byte string is not a valid key of a schema.
 ///
@@ -112,5 +113,27 @@ pub enum DecodeError {
         offset: usize,
         /// How many there are.
         count: usize,
+    },
+}
+
+/// A cursor that cannot be used: its bytes are not a cursor, or it was
+/// made by another request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CursorError {
+    /// The bytes (or hex) are not a cursor.
+    #[error("invalid scan cursor at byte {offset}: {reason}")]
+    Invalid {
+        /// Where the bytes went wrong.
+        offset: usize,
+        /// What was wrong there.
+        reason: &'static str,
+    },
+    /// The cursor was made by a different request: another key type, other
+    /// bound values or range, the other direction, or the other order mode.
+    #[error("the cursor was made by another scan than this `{schema}` scan: a cursor resumes only the request that made it (same key type, same bound fields and range, same direction, same ordered or unordered mode)")]
+    OtherRequest {
+        /// The key type of the scan it was passed to.
+        schema: &'static str,
     },
 }

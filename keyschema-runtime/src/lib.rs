@@ -1,111 +1,115 @@
 //! The runtime of [keyschema](https://docs.rs/keyschema): component
-//! encodings, the salt rule, schemas and scan ranges.
+//! encodings, the salt rule, schemas, scan ranges, typed scans and stores.
 //!
 //! Use it through the `keyschema` crate, which re-exports everything here
-//! together with `#[derive(RowKey)]`.
+//! together with `#[derive(RowKey)]`. `docs/ARCHITECTURE.md` maps the
+//! modules; they depend one way, lowest first: `limits`, `range`, `error`,
+//! `salt` → `encoding` → `schema` → `codec`, `key` → `store` → `scan`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod codec;
-mod cursor;
-pub mod encoding;
+mod encoding;
 mod error;
 pub mod hotspot;
-mod merge;
-pub mod readrows;
+mod key;
+mod limits;
+mod range;
 pub mod salt;
-pub mod scan;
+mod scan;
 mod schema;
 pub mod sizing;
 pub mod splits;
 pub mod store;
 
-pub use cursor::{Cursor, CursorError};
+pub use encoding::{decode_value, encode_value, TextError};
 pub use encoding::{BucketKey, KeyArg, KeyComponent, Reader, ReversibleKey};
-pub use error::DecodeError;
-pub use merge::{AsyncStore, AsyncTypedRows, BoxFuture, BoxRowStream, TypedGet, TypedRows};
-pub use scan::{BucketArg, KeyRange, ScanArg, ScanError, ScanRangeSet, ScanRequest};
+pub use encoding::{TextComponent, TextDigits, TextOrdered};
+pub use error::{CursorError, DecodeError};
+pub use key::RowKey;
+pub use limits::{MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
+pub use range::{prefix_successor, KeyRange, ScanRangeSet};
+pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
-/// The longest key `decode` reads: 65,536 bytes. Longer input is rejected at
-/// once with [`DecodeError::TooLong`], so hostile input costs nothing to
-/// refuse. (Bigtable allows 4 KiB row keys, HBase 32 KiB.) Decoding never
-/// recurses on input: nesting is fixed by the key's types.
-pub const MAX_KEY_LEN: usize = 65_536;
-
-/// The most components a key can declare (checked at compile time).
-pub const MAX_COMPONENTS: usize = 64;
-
-/// A struct that is a row key: derived with `#[derive(RowKey)]`.
-///
-/// The derive also generates, as inherent functions, `get_key` and
-/// `get_key_into` (the key from borrowed field values, in key order) and
-/// `scan()` (a typed scan builder).
-///
-/// ```
-/// use keyschema::RowKey;
-///
-/// #[derive(RowKey, Debug, Clone, PartialEq)]
-/// #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-/// pub struct Event {
-///     pub user_id: String,
-///     pub site: String,
-///     pub timestamp: u64,
-///     #[rowkey(skip)]
-///     pub payload: Vec<u8>,
-/// }
-///
-/// let event = Event { user_id: "u1".into(), site: "s".into(), timestamp: 1_700_000_000, payload: vec![] };
-/// let key = event.encode();
-/// assert_eq!(key, Event::get_key("u1", "s", 1_700_000_000));
-/// assert_eq!(Event::decode(&key), Ok(event));
-/// assert_eq!(Event::BUCKETS, 8);
-/// ```
-pub trait RowKey: Sized {
-    /// The number of salt buckets (1 when the key is unsalted).
-    const BUCKETS: u32;
-
-    /// The usual size of an encoded key, used to reserve space.
-    const SIZE_HINT: usize;
-
-    /// The layout of the key.
-    fn schema() -> &'static Schema;
-
-    /// Appends the key's bytes to `out`. Allocates nothing when `out` has room.
-    fn encode_into(&self, out: &mut Vec<u8>);
-
-    /// The key's bytes, salt included.
-    fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(Self::SIZE_HINT);
-        self.encode_into(&mut out);
-        out
-    }
-
-    /// Reads a key back. Fields marked `#[rowkey(skip)]` get their `Default`.
-    ///
-    /// Checks everything: the prefix, the salt's range and its agreement with
-    /// the hashed fields, each component's bytes, and that nothing trails.
-    /// Never panics, whatever the bytes.
-    fn decode(bytes: &[u8]) -> Result<Self, DecodeError>;
-
-    /// A human-readable rendering of an encoded key of this type, such as
-    /// `6|u1|s|~1700000000`; see [`Schema::render`].
-    fn render(key: &[u8]) -> String {
-        Self::schema().render(key)
-    }
-}
-
-/// Support for generated code. Not a public API: it changes without notice.
+/// Support for generated code: the only home of the hooks the derive calls.
+/// Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    use crate::encoding::{TextComponent, TextDigits};
+
     pub use crate::codec::{KeyDecoder, KeyEncoder};
-    pub use crate::encoding::{KeyComponentCheck, TextScan};
-    pub use crate::scan::{BindInKeyOrder, ScanStage, ScanState};
-    pub use crate::store::{RowError, RowStore, Store, TypedRow};
-    pub use crate::{AsyncStore, AsyncTypedRows, BoxFuture, BucketArg, BucketKey, TypedGet};
+    pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
+    pub use crate::scan::builder::{ScanStage, ScanState};
+    pub use crate::scan::request::{BindInKeyOrder, TextScan};
+    pub use crate::store::{AsyncStore, BoxFuture, RowError, RowStore, Store, TypedGet, TypedRow};
     pub use crate::{
-        Component, Cursor, DecodeError, Format, KeyArg, KeyComponent, Order, ReversibleKey, RowKey,
-        Salt, ScanArg, ScanRangeSet, ScanRequest, Schema, TypedRows,
+        AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanRangeSet, ScanRequest, TypedRows,
     };
+    pub use crate::{Component, DecodeError, Format, Order, RowKey, Salt, Schema};
     pub use std::{default::Default, option::Option, result::Result, vec::Vec};
+
+    /// The key type's `Schema`, checked by its own `decode`.
+    pub const fn schema(
+        name: &'static str,
+        prefix: &'static [u8],
+        salt: Option<Salt>,
+        components: &'static [Component],
+        format: Format,
+        check: fn(&[u8]) -> Result<(), DecodeError>,
+    ) -> Schema {
+        Schema::new(name, prefix, salt, components, format).with_check(check)
+    }
+
+    /// `salt = hash(...) % buckets` over the components at `hashed`.
+    pub const fn hash_salt(buckets: u32, hashed: &'static [usize]) -> Salt {
+        Salt::by_hash(buckets, hashed)
+    }
+
+    /// `salt = random % buckets`.
+    pub const fn random_salt(buckets: u32) -> Salt {
+        Salt::random(buckets)
+    }
+
+    /// A plain (`field`) or descending (`rev(field)`) component.
+    pub const fn component<T: KeyComponent>(
+        name: &'static str,
+        type_name: &'static str,
+        order: Order,
+    ) -> Component {
+        Component::plain::<T>(name, type_name, order)
+    }
+
+    /// A `bucket(field, width)` component.
+    pub const fn bucket_component<T: BucketKey>(
+        name: &'static str,
+        type_name: &'static str,
+        order: Order,
+        width: u64,
+    ) -> Component {
+        Component::bucket::<T>(name, type_name, order, width)
+    }
+
+    /// A `reverse(field)` component.
+    pub const fn reversed_component<T: ReversibleKey>(
+        name: &'static str,
+        type_name: &'static str,
+    ) -> Component {
+        Component::reversed::<T>(name, type_name)
+    }
+
+    /// The component's text form in a text key.
+    pub const fn with_text<T: TextComponent>(component: Component) -> Component {
+        component.with_text::<T>()
+    }
+
+    /// The component's text form, for `rev`, `reverse` and `bucket`: a number's digits.
+    pub const fn with_text_digits<T: TextDigits>(component: Component) -> Component {
+        component.with_text_digits::<T>()
+    }
+
+    /// The request a builder stage ends in.
+    pub fn request<K: RowKey>(state: ScanState) -> ScanRequest<K> {
+        ScanRequest::from_state(state)
+    }
 }

@@ -17,13 +17,10 @@
 
 use sha2::{Digest, Sha256};
 
-/// The largest bucket count a schema can declare (a two-byte salt).
-pub const MAX_BUCKETS: u32 = 65_536;
-
 /// The bucket of a hash input under the published rule.
 ///
 /// ```
-/// use keyschema::{encoding::encode_value, salt};
+/// use keyschema::{encode_value, salt};
 ///
 /// // The salt input of `hash(user_id, site)` for ("u1", "s").
 /// let mut input = encode_value::<String>("u1");

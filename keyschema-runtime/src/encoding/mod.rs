@@ -452,9 +452,9 @@ mod float;
 mod int;
 mod misc;
 mod option;
-pub mod text;
+pub(crate) mod text;
 
-pub use text::{TextComponent, TextDigits, TextOrdered, TextScan};
+pub use text::{TextComponent, TextDigits, TextError, TextOrdered};
 
 /// Names a field type in generated code: `<T as KeyComponentCheck>::Checked`
 /// is `T` when `T` is a key component, and one error at the field otherwise
@@ -476,8 +476,8 @@ pub(crate) fn push_hex(out: &mut String, b: u8) {
 /// Encodes one value on its own, as it appears inside a key (ascending).
 ///
 /// ```
-/// assert_eq!(keyschema::encoding::encode_value::<String>("u1"), b"u1\x00");
-/// assert_eq!(keyschema::encoding::encode_value::<i16>(-1), [0x7F, 0xFF]);
+/// assert_eq!(keyschema::encode_value::<String>("u1"), b"u1\x00");
+/// assert_eq!(keyschema::encode_value::<i16>(-1), [0x7F, 0xFF]);
 /// ```
 pub fn encode_value<T: KeyComponent>(value: T::Ref<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(T::SIZE_HINT);
@@ -488,7 +488,7 @@ pub fn encode_value<T: KeyComponent>(value: T::Ref<'_>) -> Vec<u8> {
 /// Decodes one value encoded on its own, rejecting bytes left after it.
 ///
 /// ```
-/// use keyschema::encoding::decode_value;
+/// use keyschema::decode_value;
 ///
 /// assert_eq!(decode_value::<String>(b"u1\x00"), Ok("u1".to_string()));
 /// assert!(decode_value::<String>(b"u1").is_err()); // no terminator

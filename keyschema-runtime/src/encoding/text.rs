@@ -18,7 +18,7 @@ pub type TextError = &'static str;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no readable text form for `format = text(...)`",
     label = "not a text key component",
-    note = "text keys support integers, bool, char, String, Vec<u8>, [u8; N], f32, f64 and Option of those; implement `keyschema::encoding::TextComponent` for your type, or use the binary format"
+    note = "text keys support integers, bool, char, String, Vec<u8>, [u8; N], f32, f64 and Option of those; implement `keyschema::TextComponent` for your type, or use the binary format"
 )]
 pub trait TextComponent: KeyComponent {
     /// The width of every text form when it is fixed; `None` when the text
@@ -64,15 +64,6 @@ impl<const N: usize> TextOrdered for [u8; N] {}
 /// `-` (None) sorts before `=` (Some), and the value after `=` has a fixed
 /// width, so the separator never decides the order.
 impl<T: TextOrdered> TextOrdered for Option<T> {}
-
-/// Whether a scan argument of this mode (equality or range) is exact on a
-/// component of type `T` in a text key: every equality is; a range needs
-/// [`TextOrdered`], whose message the compiler shows. (Implemented by the
-/// mode, so that the mode is inferred from the argument first.)
-#[doc(hidden)]
-pub trait TextScan<T> {}
-impl<T> TextScan<T> for crate::scan::Equal {}
-impl<T: TextOrdered> TextScan<T> for crate::scan::Within {}
 
 fn digits(mut v: u128, width: usize, out: &mut Vec<u8>) {
     let start = out.len();
@@ -332,7 +323,7 @@ pub(crate) fn binary_to_text<T: TextComponent>(
     binary: &[u8],
     out: &mut Vec<u8>,
     sep: u8,
-) -> Result<(), crate::DecodeError> {
+) -> Result<(), crate::error::DecodeError> {
     let value = super::decode_value::<T>(binary)?;
     T::encode_text(value.as_key_ref(), out, sep);
     Ok(())

@@ -1,7 +1,7 @@
 //! An in-memory store on a `BTreeMap`, for tests and examples.
 
 use super::{Direction, Mutation, Row, Store};
-use crate::scan::KeyRange;
+use crate::range::KeyRange;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::ops::Bound;

@@ -35,17 +35,13 @@ pub use self::bigtable::{BigtableError, BigtableStore};
 pub use self::redb::RedbStore;
 pub use memory::MemoryStore;
 
-use crate::scan::KeyRange;
-use crate::{DecodeError, RowKey};
+pub use crate::range::Direction;
 
-/// The order a scan yields rows in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// Ascending keys.
-    Forward,
-    /// Descending keys.
-    Reverse,
-}
+use crate::error::{CursorError, DecodeError};
+use crate::key::RowKey;
+use crate::range::KeyRange;
+use futures_core::Stream;
+use std::pin::Pin;
 
 /// One write of a batch.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -122,6 +118,45 @@ impl<S: Store + ?Sized> Store for &S {
     }
 }
 
+/// The rows of one async scan.
+pub type BoxRowStream<E> = Pin<Box<dyn Stream<Item = Result<Row, E>> + Send + 'static>>;
+
+/// The answer of a typed get: the row, if any, or why it failed.
+pub type TypedGet<K, E> = Result<Option<TypedRow<K>>, RowError<E>>;
+
+/// A future of an async store, boxed.
+pub type BoxFuture<'a, T> = Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// A store whose reads are async (Cloud Bigtable).
+pub trait AsyncStore {
+    /// What goes wrong.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The rows of one range, at most `limit` of them, streamed.
+    fn scan_stream(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> BoxRowStream<Self::Error>;
+
+    /// The rows stored under any of `keys` (absent keys are left out),
+    /// in one round trip where the store allows.
+    fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, Self::Error>>;
+
+    /// The row stored under `key`, decoded, with its value: the async
+    /// [`RowStore::get_row`], with the
+    /// same rules for `random % N` salts (every candidate bucket read in
+    /// one request; differing copies are a [`RowError::Conflict`]).
+    fn get_row<K: RowKey>(&self, key: &[u8]) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
+        let rows = self.get_many(K::schema().candidates(key));
+        Box::pin(async move {
+            let found = rows.await.map_err(RowError::Store)?;
+            one_row::<K, Self::Error>(found)
+        })
+    }
+}
+
 /// Why a typed read failed: the store failed, a key in the scanned range
 /// is not a key of the schema, or a randomly salted row has differing copies.
 #[derive(Debug, thiserror::Error)]
@@ -151,7 +186,7 @@ pub enum RowError<E> {
     },
     /// A cursor from another scan was passed to `after`.
     #[error(transparent)]
-    Cursor(#[from] crate::CursorError),
+    Cursor(#[from] CursorError),
 }
 
 /// Typed writes, gets and deletes on any [`Store`], through the generated

@@ -1,7 +1,7 @@
 //! The persistent embedded store, on redb.
 
 use super::{Direction, Mutation, Row, Store};
-use crate::scan::KeyRange;
+use crate::range::KeyRange;
 use redb::{ReadableDatabase, TableDefinition};
 use std::path::{Path, PathBuf};
 

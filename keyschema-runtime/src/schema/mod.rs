@@ -1,10 +1,11 @@
 //! A runtime description of a key layout, for tools: printing keys, planning
 //! splits, estimating sizes.
 
-use crate::encoding::Reader;
+mod render;
+
+use crate::encoding::{BucketKey, KeyComponent, Reader, ReversibleKey, TextComponent, TextDigits};
 use crate::error::DecodeError;
 use crate::salt;
-use std::fmt;
 
 /// The direction a component sorts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,8 +99,7 @@ pub struct Component {
 }
 
 impl Schema {
-    #[doc(hidden)]
-    pub const fn __new(
+    pub(crate) const fn new(
         name: &'static str,
         prefix: &'static [u8],
         salt: Option<Salt>,
@@ -119,8 +119,7 @@ impl Schema {
 
     /// Sets the full check (`decode` of the key type) that `render_strict`
     /// and `render` use, so that they agree with `decode`.
-    #[doc(hidden)]
-    pub const fn __with_check(mut self, check: fn(&[u8]) -> Result<(), DecodeError>) -> Self {
+    pub(crate) const fn with_check(mut self, check: CheckFn) -> Self {
         self.check = Some(check);
         self
     }
@@ -396,227 +395,6 @@ impl Schema {
         });
         salt::bucket_of_parts(parts, s.buckets)
     }
-
-    /// Renders an encoded key for a human reader: the salt as zero-padded
-    /// decimal, then each component, separated by `|`, with `~` before
-    /// descending ones. Strings are shown as they are (with `|`, `\` and
-    /// control characters escaped), bytes as hex.
-    ///
-    /// Never fails: bytes that do not decode are shown as hex after a
-    /// `|!` marker with the reason, so a corrupt key is still visible in a log.
-    pub fn render(&self, key: &[u8]) -> String {
-        match self.try_render(key) {
-            // Readable, but `decode` refuses it (a salt that does not match
-            // the fields, a bucket that does not match its field): say so.
-            Ok(mut text) => {
-                if let Err(err) = self.full_check(key) {
-                    text.push_str(&format!(" !({err})"));
-                }
-                text
-            }
-            Err((mut text, offset, err)) => {
-                if !text.is_empty() {
-                    text.push('|');
-                }
-                text.push_str("!0x");
-                for &b in key.get(offset..).unwrap_or_default() {
-                    crate::encoding::push_hex(&mut text, b);
-                }
-                text.push_str(&format!(" ({err})"));
-                text
-            }
-        }
-    }
-
-    /// Renders a key prefix (a split point, a scan bound): the complete
-    /// components, then `…` where the prefix ends inside one.
-    ///
-    /// ```
-    /// use keyschema::RowKey;
-    ///
-    /// #[derive(RowKey)]
-    /// #[rowkey(then = metric, ts)]
-    /// struct Point { metric: String, ts: u64 }
-    ///
-    /// let key = Point::get_key("cpu", 7);
-    /// assert_eq!(Point::schema().render_prefix(&key[..6]), "cpu|…");
-    /// assert_eq!(Point::schema().render_prefix(&key), "cpu|7");
-    /// ```
-    pub fn render_prefix(&self, key: &[u8]) -> String {
-        match self.try_render(key) {
-            Ok(text) => text,
-            Err((mut text, _, DecodeError::Truncated { .. })) => {
-                if !text.is_empty() {
-                    text.push('|');
-                }
-                text.push('…');
-                text
-            }
-            Err(_) => self.render(key),
-        }
-    }
-
-    /// Renders like [`render`](Self::render), but returns an error exactly
-    /// when the key type's `decode` does (the same error): a key whose salt
-    /// was changed, whose bucket disagrees with its field, or whose text is
-    /// not canonical is refused, not rendered.
-    ///
-    /// ```
-    /// use keyschema::RowKey;
-    ///
-    /// #[derive(RowKey, Debug)]
-    /// #[rowkey(salt = hash(user_id) % 8, then = user_id, rev(ts))]
-    /// struct Visit { user_id: String, ts: u64 }
-    ///
-    /// let mut key = Visit::get_key("u1", 7);
-    /// assert_eq!(Visit::schema().render_strict(&key).as_deref(), Ok("6|u1|~7"));
-    /// key[0] = (key[0] + 1) % 8; // another bucket: the salt no longer matches
-    /// assert_eq!(Visit::schema().render_strict(&key).unwrap_err(), Visit::decode(&key).unwrap_err());
-    /// assert!(Visit::schema().render(&key).starts_with("7|u1|~7 !(salt"), "{}", Visit::schema().render(&key));
-    /// ```
-    pub fn render_strict(&self, key: &[u8]) -> Result<String, DecodeError> {
-        self.full_check(key)?;
-        self.try_render(key).map_err(|(_, _, err)| err)
-    }
-
-    fn try_render(&self, key: &[u8]) -> Result<String, (String, usize, DecodeError)> {
-        if self.sep().is_some() {
-            // Text keys are their own rendering.
-            return match std::str::from_utf8(key) {
-                Ok(text) => Ok(text.to_string()),
-                Err(e) => Err((
-                    String::from_utf8_lossy(&key[..e.valid_up_to()]).into_owned(),
-                    e.valid_up_to(),
-                    DecodeError::InvalidUtf8 {
-                        component: "key",
-                        offset: e.valid_up_to(),
-                    },
-                )),
-            };
-        }
-        let mut out = String::with_capacity(key.len() * 2);
-        if !self.prefix.is_empty() {
-            out.push_str(&self.prefix.escape_ascii().to_string().replace('|', "\\|"));
-        }
-        let bucket = self.bucket_of(key).map_err(|e| (out.clone(), 0, e))?;
-        if let Some(s) = self.salt {
-            if !out.is_empty() {
-                out.push('|');
-            }
-            let digits = (s.buckets - 1).max(1).ilog10() as usize + 1;
-            out.push_str(&format!("{bucket:0digits$}"));
-        }
-        let mut pos = self.header_len();
-        for (i, c) in self.components.iter().enumerate() {
-            if i > 0 || !out.is_empty() {
-                out.push('|');
-            }
-            if c.order == Order::Descending {
-                out.push('~');
-            }
-            let mark = out.len();
-            let rendered = if c.reversed {
-                out.push('^');
-                render_reversed(c, key, pos, &mut out)
-            } else {
-                let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
-                (c.render)(&mut reader, &mut out).map(|()| reader.offset())
-            };
-            let next = match rendered {
-                Ok(next) => next,
-                Err(err) => {
-                    out.truncate(mark);
-                    if out.ends_with('~') {
-                        out.pop();
-                    }
-                    if out.ends_with('|') {
-                        out.pop();
-                    }
-                    return Err((out, pos, err));
-                }
-            };
-            pos = next;
-        }
-        if pos < key.len() {
-            let err = DecodeError::TrailingBytes {
-                offset: pos,
-                count: key.len() - pos,
-            };
-            return Err((out, pos, err));
-        }
-        Ok(out)
-    }
-}
-
-/// Renders a `reverse(...)` component: its bytes put back in order first.
-fn render_reversed(
-    c: &Component,
-    key: &[u8],
-    pos: usize,
-    out: &mut String,
-) -> Result<usize, DecodeError> {
-    let width = c.fixed_width.unwrap_or(0);
-    let Some(bytes) = key.get(pos..pos + width) else {
-        return Err(DecodeError::Truncated {
-            component: c.name,
-            offset: pos,
-            expected: "a reversed fixed-width integer",
-        });
-    };
-    let ordered: Vec<u8> = bytes.iter().rev().copied().collect();
-    let mut reader = Reader::at(&ordered, 0, false, c.name);
-    (c.render)(&mut reader, out)?;
-    Ok(pos + width)
-}
-
-impl fmt::Display for Schema {
-    /// The declaration, with component types: `Event: salt = hash(user_id, site) % 8, then = user_id: String, ...`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.name)?;
-        if let Format::Text { sep } = self.format {
-            write!(f, "format = text(sep = {:?}), ", sep as char)?;
-        }
-        if !self.prefix.is_empty() {
-            write!(f, "prefix = \"{}\", ", self.prefix.escape_ascii())?;
-        }
-        if let Some(s) = self.salt {
-            if s.random {
-                write!(f, "salt = random % {}, ", s.buckets)?;
-            } else {
-                write!(f, "salt = hash(")?;
-                for (n, &i) in s.hashed.iter().enumerate() {
-                    let sep = if n == 0 { "" } else { ", " };
-                    let c = &self.components[i];
-                    match c.bucket {
-                        Some(width) => write!(f, "{sep}bucket({}, {width})", c.name)?,
-                        None => write!(f, "{sep}{}", c.name)?,
-                    }
-                }
-                write!(f, ") % {}, ", s.buckets)?;
-            }
-        }
-        write!(f, "then = ")?;
-        for (i, c) in self.components.iter().enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
-            match (c.order, c.reversed) {
-                _ if c.bucket.is_some() => {
-                    let width = c.bucket.unwrap_or(1);
-                    match c.order {
-                        Order::Ascending => {
-                            write!(f, "{sep}bucket({}, {width}): {}", c.name, c.type_name)?
-                        }
-                        Order::Descending => {
-                            write!(f, "{sep}rev(bucket({}, {width})): {}", c.name, c.type_name)?
-                        }
-                    }
-                }
-                (_, true) => write!(f, "{sep}reverse({}: {})", c.name, c.type_name)?,
-                (Order::Ascending, false) => write!(f, "{sep}{}: {}", c.name, c.type_name)?,
-                (Order::Descending, false) => write!(f, "{sep}rev({}: {})", c.name, c.type_name)?,
-            }
-        }
-        Ok(())
-    }
 }
 
 /// See [`Schema::salt_span`]; `const` so it is computed once, at compile time.
@@ -642,8 +420,7 @@ const fn salt_span(salt: Option<Salt>, components: &[Component]) -> Option<(usiz
 }
 
 impl Salt {
-    #[doc(hidden)]
-    pub const fn __new(buckets: u32, hashed: &'static [usize]) -> Self {
+    pub(crate) const fn by_hash(buckets: u32, hashed: &'static [usize]) -> Self {
         Salt {
             buckets,
             hashed,
@@ -651,8 +428,7 @@ impl Salt {
         }
     }
 
-    #[doc(hidden)]
-    pub const fn __random(buckets: u32) -> Self {
+    pub(crate) const fn random(buckets: u32) -> Self {
         Salt {
             buckets,
             hashed: &[],
@@ -684,8 +460,7 @@ impl Salt {
 }
 
 impl Component {
-    #[doc(hidden)]
-    pub const fn __new<T: crate::KeyComponent>(
+    pub(crate) const fn plain<T: KeyComponent>(
         name: &'static str,
         type_name: &'static str,
         order: Order,
@@ -702,8 +477,7 @@ impl Component {
         }
     }
 
-    #[doc(hidden)]
-    pub const fn __bucket<T: crate::BucketKey>(
+    pub(crate) const fn bucket<T: BucketKey>(
         name: &'static str,
         type_name: &'static str,
         order: Order,
@@ -721,8 +495,7 @@ impl Component {
         }
     }
 
-    #[doc(hidden)]
-    pub const fn __reversed<T: crate::ReversibleKey>(
+    pub(crate) const fn reversed<T: ReversibleKey>(
         name: &'static str,
         type_name: &'static str,
     ) -> Self {
@@ -738,16 +511,14 @@ impl Component {
         }
     }
 
-    #[doc(hidden)]
-    pub const fn __with_text<T: crate::encoding::TextComponent>(mut self) -> Self {
+    pub(crate) const fn with_text<T: TextComponent>(mut self) -> Self {
         self.text = Some((T::TEXT_WIDTH, crate::encoding::text::binary_to_text::<T>));
         self
     }
 
     /// For `rev`, `reverse` and `bucket` in text keys: a number's digits.
-    #[doc(hidden)]
-    pub const fn __with_text_digits<T: crate::encoding::TextDigits>(self) -> Self {
-        self.__with_text::<T>()
+    pub(crate) const fn with_text_digits<T: TextDigits>(self) -> Self {
+        self.with_text::<T>()
     }
 
     pub(crate) fn text_width(&self) -> Option<usize> {

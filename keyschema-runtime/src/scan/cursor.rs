@@ -1,6 +1,8 @@
 //! Resumable scan positions.
 
-use crate::store::Direction;
+use crate::error::CursorError;
+use crate::range::{Direction, KeyRange};
+use crate::schema::Schema;
 
 /// Where a typed scan stopped, per salt bucket: resuming from it restarts
 /// every bucket just after the last row it returned, so paging through a
@@ -71,28 +73,6 @@ pub(crate) enum Position {
     Done,
 }
 
-/// A cursor that cannot be used: its bytes are not a cursor, or it was
-/// made by another request.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CursorError {
-    /// The bytes (or hex) are not a cursor.
-    #[error("invalid scan cursor at byte {offset}: {reason}")]
-    Invalid {
-        /// Where the bytes went wrong.
-        offset: usize,
-        /// What was wrong there.
-        reason: &'static str,
-    },
-    /// The cursor was made by a different request: another key type, other
-    /// bound values or range, the other direction, or the other order mode.
-    #[error("the cursor was made by another scan than this `{schema}` scan: a cursor resumes only the request that made it (same key type, same bound fields and range, same direction, same ordered or unordered mode)")]
-    OtherRequest {
-        /// The key type of the scan it was passed to.
-        schema: &'static str,
-    },
-}
-
 /// Version 2 added the request fingerprint.
 const VERSION: u8 = 2;
 
@@ -100,8 +80,8 @@ const VERSION: u8 = 2;
 /// over the key type's declaration, the scanned key ranges (which hold the
 /// prefix, the bound values and the range), the direction and the order mode.
 pub(crate) fn fingerprint(
-    schema: &crate::Schema,
-    ranges: &[crate::KeyRange],
+    schema: &Schema,
+    ranges: &[KeyRange],
     direction: Direction,
     ordered: bool,
 ) -> [u8; 8] {

@@ -1,0 +1,289 @@
+//! The state of a typed scan under construction: the components bound so
+//! far, the range on the next one, and the key ranges they cover.
+//!
+//! A typed scan binds a prefix of a key's components by equality, then
+//! optionally a range on the next one. [`ScanState::ranges`] is the set of
+//! half-open byte ranges that holds exactly the keys matching it: one range
+//! when every hashed field is bound (the salt is known), one per bucket
+//! otherwise. Generated builders (`EventScan<N>`) wrap one.
+
+use crate::encoding::{BucketKey, KeyArg, KeyComponent};
+use crate::key::RowKey;
+use crate::limits::MAX_BUCKET_EXPANSION;
+use crate::range::{prefix_successor, KeyRange, ScanRangeSet};
+use crate::schema::{Order, Schema};
+use std::ops::Bound;
+
+/// The bound components of a scan under construction. Generated scan
+/// builders wrap one.
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct ScanState {
+    schema: &'static Schema,
+    /// The encodings (inverted where descending) of the bound components.
+    body: Vec<u8>,
+    /// Where each bound component ends in `body`.
+    ends: Vec<usize>,
+    /// The bound components' plain binary encodings (text keys hash these).
+    shadow: Vec<u8>,
+    shadow_ends: Vec<usize>,
+    /// Encoded (inverted where descending) bounds on the next component.
+    range: Option<EncodedBounds>,
+    /// A scan expanded over time buckets: one state per bucket value, used
+    /// instead of this one (possibly none: an empty range).
+    alternatives: Vec<ScanState>,
+    expanded: bool,
+}
+
+/// A scan request that cannot be turned into ranges.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// The range spans more bucket values than a scan expands into.
+    #[error("the range on `{component}` spans {count} buckets of width {width}, more than the {max} a scan expands into; narrow the range")]
+    TooManyBuckets {
+        /// The bucketed field.
+        component: &'static str,
+        /// Bucket values the range spans.
+        count: u128,
+        /// The bucket width.
+        width: u64,
+        /// [`MAX_BUCKET_EXPANSION`](crate::MAX_BUCKET_EXPANSION).
+        max: usize,
+    },
+    /// An open-ended range on a bucketed field whose bucket is hashed.
+    #[error("the range on `{component}` is open-ended, but its bucket is hashed into the salt: each bucket is a separate partition, so give both ends")]
+    Unbounded {
+        /// The bucketed field.
+        component: &'static str,
+    },
+}
+
+/// The lower and upper bound of a range, each an encoded value.
+type EncodedBounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+impl ScanState {
+    pub fn new(schema: &'static Schema) -> Self {
+        ScanState {
+            schema,
+            body: Vec::new(),
+            ends: Vec::new(),
+            shadow: Vec::new(),
+            shadow_ends: Vec::new(),
+            range: None,
+            alternatives: Vec::new(),
+            expanded: false,
+        }
+    }
+
+    fn next_order(&self) -> Order {
+        self.schema.components()[self.ends.len()].order()
+    }
+
+    pub(crate) fn push_equal<T: KeyComponent>(&mut self, value: &impl KeyArg<T>) {
+        let index = self.ends.len();
+        let components = self.schema.components();
+        let sep = self.schema.sep();
+        let mut binary = Vec::with_capacity(T::SIZE_HINT);
+        value.encode_arg(&mut binary);
+        self.shadow.extend_from_slice(&binary);
+        self.shadow_ends.push(self.shadow.len());
+        // A KeyArg<T> always encodes a valid T, so its text form exists.
+        let _ = components[index].key_form(&binary, sep, &mut self.body);
+        if let Some(sep) = sep {
+            if components[index].text_width().is_some() && index + 1 < components.len() {
+                self.body.push(sep);
+            }
+        }
+        self.ends.push(self.body.len());
+    }
+
+    /// Binds a `reverse(...)` component: equality only.
+    pub fn equal<T: KeyComponent>(mut self, value: &impl KeyArg<T>) -> Self {
+        self.push_equal::<T>(value);
+        self
+    }
+
+    pub(crate) fn set_range<T: KeyComponent, X: KeyArg<T>>(
+        &mut self,
+        lo: Bound<&X>,
+        hi: Bound<&X>,
+    ) {
+        let component = &self.schema.components()[self.ends.len()];
+        let sep = self.schema.sep();
+        let encode = |x: &X| {
+            let mut binary = Vec::with_capacity(T::SIZE_HINT);
+            x.encode_arg(&mut binary);
+            let mut bytes = Vec::with_capacity(binary.len() + 1);
+            let _ = component.key_form(&binary, sep, &mut bytes);
+            bytes
+        };
+        self.range = Some((lo.map(encode), hi.map(encode)));
+    }
+
+    /// Binds `bucket(field, WIDTH)` and the field after it by equality.
+    pub(crate) fn push_bucket_equal<T: BucketKey>(
+        &mut self,
+        value: &impl KeyArg<T>,
+        width: u64,
+    ) -> Result<(), ()> {
+        let mut encoded = Vec::new();
+        value.encode_arg(&mut encoded);
+        let plain = crate::encoding::decode_value::<T>(&encoded).map_err(|_| ())?;
+        self.push_equal::<T>(&T::bucket_of(plain, width));
+        self.push_equal::<T>(&plain);
+        Ok(())
+    }
+
+    /// Binds a range on a bucketed field (at the bucket component).
+    pub(crate) fn bucket_range<T: BucketKey>(
+        mut self,
+        lo: Bound<T>,
+        hi: Bound<T>,
+        width: u64,
+    ) -> Result<Self, ScanError> {
+        let index = self.ends.len();
+        let component = self.schema.components()[index].name();
+        let hashed = self
+            .schema
+            .salt()
+            .is_some_and(|s| s.hashed().contains(&index));
+        if !hashed {
+            // bucket(f) is monotone in f: a range on f is one contiguous range
+            // over (bucket, f) pairs.
+            let components = self.schema.components();
+            let sep = self.schema.sep();
+            let encode = |v: &T| {
+                let mut bytes = Vec::new();
+                let bucket =
+                    crate::encoding::encode_value::<T>(T::bucket_of(*v, width).as_key_ref());
+                let _ = components[index].key_form(&bucket, sep, &mut bytes);
+                if let Some(sep) = sep {
+                    bytes.push(sep);
+                }
+                let value = crate::encoding::encode_value::<T>(v.as_key_ref());
+                let _ = components[index + 1].key_form(&value, sep, &mut bytes);
+                bytes
+            };
+            self.range = Some((lo.as_ref().map(encode), hi.as_ref().map(encode)));
+            return Ok(self);
+        }
+        // Each bucket is its own salt bucket (a partition): one range per bucket value.
+        let (Bound::Included(first) | Bound::Excluded(first)) = lo else {
+            return Err(ScanError::Unbounded { component });
+        };
+        let (Bound::Included(last) | Bound::Excluded(last)) = hi else {
+            return Err(ScanError::Unbounded { component });
+        };
+        let (b_lo, b_hi) = (T::bucket_index(first, width), T::bucket_index(last, width));
+        if b_hi < b_lo {
+            return Ok(self.with_alternatives(Vec::new()));
+        }
+        let count = (b_hi - b_lo + 1) as u128;
+        if count > MAX_BUCKET_EXPANSION as u128 {
+            return Err(ScanError::TooManyBuckets {
+                component,
+                count,
+                width,
+                max: MAX_BUCKET_EXPANSION,
+            });
+        }
+        let alternatives = (b_lo..=b_hi)
+            .map(|b| {
+                let mut alt = self.clone();
+                alt.push_equal::<T>(&T::bucket_value(b));
+                let from = if b == b_lo {
+                    lo
+                } else {
+                    Bound::Included(T::bucket_first(b, width))
+                };
+                let to = if b == b_hi {
+                    hi
+                } else {
+                    Bound::Included(T::bucket_last(b, width))
+                };
+                alt.set_range::<T, T>(from.as_ref(), to.as_ref());
+                alt
+            })
+            .collect();
+        Ok(self.with_alternatives(alternatives))
+    }
+
+    fn with_alternatives(mut self, alternatives: Vec<ScanState>) -> Self {
+        self.alternatives = alternatives;
+        self.expanded = true;
+        self
+    }
+
+    /// The key ranges holding exactly the matching keys.
+    pub fn ranges(&self) -> ScanRangeSet {
+        if self.expanded {
+            let mut ranges: Vec<KeyRange> =
+                self.alternatives.iter().flat_map(|a| a.ranges()).collect();
+            ranges.sort_by(|a, b| a.start().cmp(b.start()));
+            return ScanRangeSet::from_sorted_unchecked(ranges);
+        }
+        let schema = self.schema;
+        let bound = self.ends.len();
+        let mut ranges = Vec::new();
+        let mut push = |bucket: Option<u32>| {
+            let mut prefix = Vec::with_capacity(schema.header_len() + self.body.len());
+            schema.push_header(bucket, &mut prefix);
+            prefix.extend_from_slice(&self.body);
+            if let Some((start, end)) = self.bounds_under(prefix) {
+                ranges.push(KeyRange::new(start, end, bucket.unwrap_or(0)));
+            }
+        };
+        match schema.salt() {
+            None => push(None),
+            Some(s) if !s.is_random() && s.hashed().iter().all(|&i| i < bound) => {
+                let bucket = if schema.sep().is_some() {
+                    schema.bucket_of_plain(s, &self.shadow, &self.shadow_ends)
+                } else {
+                    schema.bucket_of_body(s, &self.body, &self.ends)
+                };
+                push(Some(bucket))
+            }
+            Some(s) => (0..s.buckets()).for_each(|b| push(Some(b))),
+        }
+        ScanRangeSet::from_sorted_unchecked(ranges)
+    }
+
+    /// The range of keys that start with `prefix` and whose next component
+    /// lies within `self.range`; `None` when empty.
+    fn bounds_under(&self, prefix: Vec<u8>) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+        let Some((lo, hi)) = &self.range else {
+            let end = prefix_successor(&prefix);
+            return Some((prefix, end));
+        };
+        // A descending component's encoding is inverted: its value's upper
+        // bound limits where keys start, and its lower bound where they end.
+        let (low, high) = match self.next_order() {
+            Order::Ascending => (lo, hi),
+            Order::Descending => (hi, lo),
+        };
+        let joined = |e: &Vec<u8>| [prefix.as_slice(), e].concat();
+        let start = match low {
+            Bound::Unbounded => Some(prefix.clone()),
+            Bound::Included(e) => Some(joined(e)),
+            // Prefix-free encodings: no other value's encoding extends `e`.
+            Bound::Excluded(e) => prefix_successor(&joined(e)),
+        }?;
+        let end = match high {
+            Bound::Unbounded => prefix_successor(&prefix),
+            Bound::Included(e) => prefix_successor(&joined(e)),
+            Bound::Excluded(e) => Some(joined(e)),
+        };
+        match &end {
+            Some(end) if *end <= start => None,
+            _ => Some((start, end)),
+        }
+    }
+}
+
+/// A stage of a generated scan builder (`EventScan<N>`).
+#[doc(hidden)]
+pub trait ScanStage: Sized {
+    type Key: RowKey;
+    fn from_state(state: ScanState) -> Self;
+}

@@ -1,0 +1,272 @@
+//! The core of a typed scan, whatever fetches its rows: the ranges, where
+//! each bucket stands, the limit, the cursor, decoding, and the order of the
+//! rows waiting in the merge. The sync driver ([`TypedRows`](super::TypedRows))
+//! and the async one ([`AsyncTypedRows`](super::AsyncTypedRows)) share it, so
+//! they merge identically.
+
+use super::cursor::{fingerprint, Cursor, Position};
+use crate::error::CursorError;
+use crate::key::RowKey;
+use crate::range::{Direction, KeyRange};
+use crate::schema::Schema;
+use crate::store::{Row, RowError, TypedRow};
+use std::cmp::Ordering;
+
+/// How a typed scan runs: set through the methods of [`ScanRequest`](crate::ScanRequest).
+#[derive(Debug, Clone)]
+pub(crate) struct ScanOptions {
+    pub limit: Option<usize>,
+    pub direction: Direction,
+    pub ordered: bool,
+    pub after: Option<Cursor>,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            limit: None,
+            direction: Direction::Forward,
+            ordered: true,
+            after: None,
+        }
+    }
+}
+
+/// A row waiting in the merge: one per bucket at most.
+pub(super) struct Pending {
+    pub(super) key: Vec<u8>,
+    pub(super) value: Vec<u8>,
+    pub(super) source: usize,
+    /// Where the key's logical part starts (after prefix and salt).
+    pub(super) header: usize,
+    pub(super) reverse: bool,
+}
+
+impl Pending {
+    pub(super) fn new(core: &ScanCore, source: usize, (key, value): Row) -> Self {
+        Pending {
+            key,
+            value,
+            source,
+            header: core.header,
+            reverse: core.options.direction == Direction::Reverse,
+        }
+    }
+
+    pub(super) fn body(&self) -> &[u8] {
+        self.key.get(self.header..).unwrap_or_default()
+    }
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    /// `BinaryHeap` pops the greatest: the next row is the smallest body
+    /// forward, the largest in reverse.
+    fn cmp(&self, other: &Self) -> Ordering {
+        let by_key = self
+            .body()
+            .cmp(other.body())
+            .then(self.source.cmp(&other.source));
+        if self.reverse {
+            by_key
+        } else {
+            by_key.reverse()
+        }
+    }
+}
+
+/// The fetch-independent state of a typed scan.
+pub(super) struct ScanCore {
+    pub(super) options: ScanOptions,
+    pub(super) header: usize,
+    /// The request's ranges, one per bucket.
+    pub(super) ranges: Vec<KeyRange>,
+    /// Per opened source: its bucket and how far it was read.
+    pub(super) positions: Vec<(u32, Position)>,
+    pub(super) started: bool,
+    pub(super) returned: usize,
+    /// The logical part of the last row returned (ordered mode).
+    pub(super) last: Option<Vec<u8>>,
+    /// A store error was returned: the scan is over.
+    pub(super) failed: bool,
+    /// The key type's layout, for the request's fingerprint (computed only
+    /// when a cursor is given or asked for, not on every scan).
+    pub(super) schema: &'static Schema,
+    /// The cursor given to `after` belongs to another request: returned
+    /// as the first item, and nothing is read.
+    pub(super) refused: Option<CursorError>,
+}
+
+impl ScanCore {
+    pub(super) fn new(
+        schema: &'static Schema,
+        ranges: Vec<KeyRange>,
+        mut options: ScanOptions,
+    ) -> Self {
+        let foreign = options.after.as_ref().is_some_and(|cursor| {
+            cursor.fingerprint != fingerprint(schema, &ranges, options.direction, options.ordered)
+        });
+        let refused = foreign.then(|| {
+            options.after = None;
+            CursorError::OtherRequest {
+                schema: schema.name(),
+            }
+        });
+        let mut core = ScanCore {
+            options,
+            header: schema.header_len(),
+            ranges,
+            positions: Vec::new(),
+            started: false,
+            returned: 0,
+            last: None,
+            failed: false,
+            schema,
+            refused,
+        };
+        if core.refused.is_some() {
+            // Nothing is read; the cursor stays at the start.
+            core.ranges.clear();
+        }
+        core
+    }
+
+    /// The refusal of a foreign cursor, once; the scan then ends.
+    pub(super) fn take_refusal<E>(&mut self) -> Option<RowError<E>> {
+        let refused = self.refused.take()?;
+        self.failed = true;
+        Some(RowError::Cursor(refused))
+    }
+
+    pub(super) fn initial_position(&self, bucket: u32) -> Position {
+        self.options
+            .after
+            .as_ref()
+            .map_or(Position::Start, |c| c.position(bucket).clone())
+    }
+
+    /// The ranges to open, one per source, each narrowed past the cursor;
+    /// `None` for a bucket with nothing left.
+    pub(super) fn plan(&mut self) -> Vec<Option<KeyRange>> {
+        self.started = true;
+        let ranges = std::mem::take(&mut self.ranges);
+        let plan = ranges
+            .iter()
+            .map(|range| {
+                let position = self.initial_position(range.bucket());
+                let narrowed = self.resume(range, &position);
+                let position = if narrowed.is_some() {
+                    position
+                } else {
+                    Position::Done
+                };
+                self.positions.push((range.bucket(), position));
+                narrowed
+            })
+            .collect();
+        self.ranges = ranges;
+        plan
+    }
+
+    /// `range` narrowed to the rows after `position`; `None` when nothing is left.
+    pub(super) fn resume(&self, range: &KeyRange, position: &Position) -> Option<KeyRange> {
+        let body = match position {
+            Position::Start => return Some(range.clone()),
+            Position::Done => return None,
+            Position::After(body) => body,
+        };
+        let head = range.start().get(..self.header).unwrap_or(range.start());
+        let mut at = Vec::with_capacity(head.len() + body.len() + 1);
+        at.extend_from_slice(head);
+        at.extend_from_slice(body);
+        range.after(&at, self.options.direction)
+    }
+
+    pub(super) fn limit_reached(&self) -> bool {
+        self.failed || self.options.limit.is_some_and(|n| self.returned >= n)
+    }
+
+    /// The per-bucket limit pushed down to each source.
+    pub(super) fn per_source_limit(&self) -> Option<usize> {
+        self.options.limit
+    }
+
+    pub(super) fn mark_done(&mut self, source: usize) {
+        self.positions[source].1 = Position::Done;
+    }
+
+    /// Bookkeeping for a returned row, then its decoding. Reuses buffers:
+    /// no allocation per row.
+    pub(super) fn emit<K: RowKey, E>(
+        &mut self,
+        source: usize,
+        (key, value): Row,
+    ) -> Result<TypedRow<K>, RowError<E>> {
+        self.returned += 1;
+        let body = key.get(self.header..).unwrap_or_default();
+        if self.options.ordered {
+            set_after(self.last.get_or_insert_with(Vec::new), body);
+        } else {
+            let position = &mut self.positions[source].1;
+            match position {
+                Position::After(buf) => set_after(buf, body),
+                // The source may already be marked done.
+                Position::Done => {}
+                Position::Start => *position = Position::After(body.to_vec()),
+            }
+        }
+        match K::decode(&key) {
+            Ok(row) => Ok((row, value)),
+            Err(source) => Err(RowError::Decode { key, source }),
+        }
+    }
+
+    pub(super) fn cursor(&self) -> Cursor {
+        let mut positions: Vec<(u32, Position)> = if self.started {
+            self.positions
+                .iter()
+                .map(|(bucket, position)| {
+                    let position = match (position, &self.last) {
+                        (Position::Done, _) => Position::Done,
+                        // Merged: every bucket restarts after the last row returned
+                        // overall (rows pulled but not returned are read again).
+                        (_, Some(last)) if self.options.ordered => Position::After(last.clone()),
+                        (p, _) => p.clone(),
+                    };
+                    (*bucket, position)
+                })
+                .collect()
+        } else {
+            self.ranges
+                .iter()
+                .map(|r| (r.bucket(), self.initial_position(r.bucket())))
+                .collect()
+        };
+        positions.sort_by_key(|(b, _)| *b);
+        Cursor {
+            direction: self.options.direction,
+            fingerprint: fingerprint(
+                self.schema,
+                &self.ranges,
+                self.options.direction,
+                self.options.ordered,
+            ),
+            positions,
+        }
+    }
+}
+
+fn set_after(buf: &mut Vec<u8>, body: &[u8]) {
+    buf.clear();
+    buf.extend_from_slice(body);
+}

@@ -1,0 +1,23 @@
+//! Typed scans: a builder that binds a key's components in order, the
+//! request it makes, and the drivers that run it on a store, one scan per
+//! salt bucket merged back into key order, with a resumable cursor.
+//!
+//! The files, in the order a scan goes through them: `builder` (the bound
+//! components and their key ranges), `request` (the request and the
+//! builder's argument kinds), `cursor` (where a scan stopped), `merge` (the
+//! fetch-independent core), `rows` (the sync driver over a
+//! [`Store`](crate::store::Store)) and `stream` (the async driver over an
+//! [`AsyncStore`](crate::store::AsyncStore)).
+
+pub(crate) mod builder;
+mod cursor;
+mod merge;
+pub(crate) mod request;
+mod rows;
+mod stream;
+
+pub use builder::ScanError;
+pub use cursor::Cursor;
+pub use request::{BucketArg, ScanArg, ScanRequest};
+pub use rows::TypedRows;
+pub use stream::AsyncTypedRows;

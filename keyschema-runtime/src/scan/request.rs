@@ -1,0 +1,218 @@
+//! A scan request and the arguments of the builder's methods: equality or
+//! a range on a component, and how to run the request.
+
+use super::builder::{ScanError, ScanStage, ScanState};
+use super::cursor::Cursor;
+use super::merge::ScanOptions;
+use super::rows::TypedRows;
+use super::stream::AsyncTypedRows;
+use crate::encoding::{BucketKey, KeyArg, KeyComponent, TextOrdered};
+use crate::key::RowKey;
+use crate::range::{Direction, ScanRangeSet};
+use crate::store::{AsyncStore, Store};
+use std::marker::PhantomData;
+use std::ops::{Bound, Range, RangeFrom, RangeInclusive, RangeTo, RangeToInclusive};
+
+/// Never implemented: the bound of the hidden scan methods that bind a field
+/// out of key order. `M` names what to bind first.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a scan binds the key's fields in key order: `{M}`",
+    label = "bound before the fields that precede it in the key",
+    note = "only a bound prefix of the key is one contiguous range of rows; bind the earlier fields first (`Key::scan().a(..).b(..)`), or bind a shorter prefix and filter the rows"
+)]
+pub trait BindInKeyOrder<M> {}
+
+/// Marks an equality argument of a scan method.
+#[doc(hidden)]
+pub enum Equal {}
+
+/// Marks a range argument of a scan method.
+#[doc(hidden)]
+pub enum Within {}
+
+/// Whether a scan argument of this mode (equality or range) is exact on a
+/// component of type `T` in a text key: every equality is; a range needs
+/// [`TextOrdered`], whose message the compiler shows. (Implemented by the
+/// mode, so that the mode is inferred from the argument first.)
+#[doc(hidden)]
+pub trait TextScan<T> {}
+impl<T> TextScan<T> for Equal {}
+impl<T: TextOrdered> TextScan<T> for Within {}
+
+/// An argument to a scan builder method for a component of type `T`: a value
+/// (equality; the scan may go on to the next component) or a range such as
+/// `a..b`, `a..=b`, `a..`, `..b` (the last constraint of a scan).
+///
+/// `M` tells the two kinds apart; it is inferred and never written.
+pub trait ScanArg<T, M> {
+    /// What the scan becomes: the next builder stage after an equality, a
+    /// finished [`ScanRequest`] after a range.
+    type Output<S: ScanStage>;
+    #[doc(hidden)]
+    fn apply<S: ScanStage>(self, state: ScanState) -> Self::Output<S>;
+}
+
+impl<T: KeyComponent, A: KeyArg<T>> ScanArg<T, Equal> for A {
+    type Output<S: ScanStage> = S;
+    fn apply<S: ScanStage>(self, mut state: ScanState) -> S {
+        state.push_equal::<T>(&self);
+        S::from_state(state)
+    }
+}
+
+macro_rules! range_arg {
+    ($($range:ty => |$r:ident| ($lo:expr, $hi:expr)),* $(,)?) => {$(
+        impl<T: KeyComponent, X: KeyArg<T>> ScanArg<T, Within> for $range {
+            type Output<S: ScanStage> = ScanRequest<S::Key>;
+            fn apply<S: ScanStage>(self, mut state: ScanState) -> ScanRequest<S::Key> {
+                let $r = &self;
+                state.set_range::<T, X>($lo, $hi);
+                ScanRequest::from_state(state)
+            }
+        }
+    )*};
+}
+
+range_arg! {
+    Range<X> => |r| (Bound::Included(&r.start), Bound::Excluded(&r.end)),
+    RangeInclusive<X> => |r| (Bound::Included(r.start()), Bound::Included(r.end())),
+    RangeFrom<X> => |r| (Bound::Included(&r.start), Bound::Unbounded),
+    RangeTo<X> => |r| (Bound::Unbounded, Bound::Excluded(&r.end)),
+    RangeToInclusive<X> => |r| (Bound::Unbounded, Bound::Included(&r.end)),
+    (Bound<X>, Bound<X>) => |r| (r.0.as_ref(), r.1.as_ref()),
+}
+
+/// An argument at a `bucket(field, WIDTH)` stage of a scan: a value of the
+/// field (equality on both the bucket and the field; the scan goes on), or a
+/// range of it (the scan ends, or fails if the range spans too many buckets).
+pub trait BucketArg<T: BucketKey, M> {
+    /// What the scan becomes.
+    type Output<S: ScanStage>;
+    #[doc(hidden)]
+    fn apply<S: ScanStage>(self, state: ScanState, width: u64) -> Self::Output<S>;
+}
+
+impl<T: BucketKey, A: KeyArg<T>> BucketArg<T, Equal> for A {
+    type Output<S: ScanStage> = S;
+    fn apply<S: ScanStage>(self, mut state: ScanState, width: u64) -> S {
+        // A KeyArg<T> of an integer always decodes back.
+        let _ = state.push_bucket_equal::<T>(&self, width);
+        S::from_state(state)
+    }
+}
+
+macro_rules! bucket_range_arg {
+    ($($range:ty => |$r:ident| ($lo:expr, $hi:expr)),* $(,)?) => {$(
+        impl<T: BucketKey> BucketArg<T, Within> for $range {
+            type Output<S: ScanStage> = Result<ScanRequest<S::Key>, ScanError>;
+            fn apply<S: ScanStage>(self, state: ScanState, width: u64) -> Self::Output<S> {
+                let $r = self;
+                state.bucket_range::<T>($lo, $hi, width).map(ScanRequest::from_state)
+            }
+        }
+    )*};
+}
+
+bucket_range_arg! {
+    Range<T> => |r| (Bound::Included(r.start), Bound::Excluded(r.end)),
+    RangeInclusive<T> => |r| (Bound::Included(*r.start()), Bound::Included(*r.end())),
+    RangeFrom<T> => |r| (Bound::Included(r.start), Bound::Unbounded),
+    RangeTo<T> => |r| (Bound::Unbounded, Bound::Excluded(r.end)),
+    RangeToInclusive<T> => |r| (Bound::Unbounded, Bound::Included(r.end)),
+    (Bound<T>, Bound<T>) => |r| (r.0, r.1),
+}
+
+/// A scan request: equality on a prefix of the components, maybe a range on
+/// the next one, and how to run it.
+///
+/// ```
+/// use keyschema::store::{MemoryStore, RowStore};
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey, Debug, Clone, PartialEq)]
+/// #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+/// struct Event { user_id: String, site: String, timestamp: u64 }
+///
+/// let store = MemoryStore::new();
+/// for (site, ts) in [("a", 1), ("b", 2), ("a", 3), ("c", 4), ("b", 5)] {
+///     let e = Event { user_id: "u1".into(), site: site.into(), timestamp: ts };
+///     store.put_row(&e, b"")?;
+/// }
+/// // The user's rows sit in up to 8 buckets; the merge returns them in key
+/// // order (by site, then newest first), two per page.
+/// let mut page = Event::scan().user_id("u1").limit(2).run(&store);
+/// let first: Vec<(String, u64)> = page.by_ref().map(|r| r.map(|(e, _)| (e.site, e.timestamp))).collect::<Result<_, _>>()?;
+/// assert_eq!(first, [("a".to_string(), 3), ("a".to_string(), 1)]);
+/// let rest: Vec<u64> = Event::scan().user_id("u1").after(page.cursor()).run(&store)
+///     .map(|r| r.map(|(e, _)| e.timestamp)).collect::<Result<_, _>>()?;
+/// assert_eq!(rest, [5, 2, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "a scan does nothing until it runs"]
+pub struct ScanRequest<K> {
+    state: ScanState,
+    options: ScanOptions,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<K: RowKey> ScanRequest<K> {
+    pub(crate) fn from_state(state: ScanState) -> Self {
+        ScanRequest {
+            state,
+            options: ScanOptions::default(),
+            key: PhantomData,
+        }
+    }
+
+    /// The key ranges holding exactly the matching keys (whatever the cursor).
+    pub fn ranges(&self) -> ScanRangeSet {
+        self.state.ranges()
+    }
+
+    /// Returns at most `n` rows; each bucket is asked for at most `n`.
+    pub fn limit(mut self, n: usize) -> Self {
+        self.options.limit = Some(n);
+        self
+    }
+
+    /// Descending key order (for a `rev` timestamp: oldest first).
+    pub fn reverse(mut self) -> Self {
+        self.options.direction = Direction::Reverse;
+        self
+    }
+
+    /// Rows as they come, bucket after bucket, without merging into key order.
+    pub fn unordered(mut self) -> Self {
+        self.options.ordered = false;
+        self
+    }
+
+    /// Resumes after the rows a previous run of the same request returned.
+    /// The scan continues in the cursor's direction.
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.options.direction = cursor.direction;
+        self.options.after = Some(cursor);
+        self
+    }
+
+    /// Runs the scan on an async store (Cloud Bigtable): one request per
+    /// bucket, all in flight together, merged like [`run`](Self::run).
+    pub fn stream<S: AsyncStore>(&self, store: &S) -> AsyncTypedRows<K, S::Error> {
+        AsyncTypedRows::new(
+            store,
+            self.ranges().into_iter().collect(),
+            self.options.clone(),
+        )
+    }
+
+    /// Runs the scan on `store`: decoded rows with their values.
+    pub fn run<'s, S: Store>(&self, store: &'s S) -> TypedRows<'s, K, S> {
+        TypedRows::new(
+            store,
+            self.ranges().into_iter().collect(),
+            self.options.clone(),
+        )
+    }
+}

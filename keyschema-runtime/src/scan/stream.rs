@@ -1,0 +1,139 @@
+//! The async driver of a typed scan, over an [`AsyncStore`]: one stream
+//! per bucket, all polled together, merged by the same rules as the sync one.
+
+use super::cursor::Cursor;
+use super::merge::{Pending, ScanCore, ScanOptions};
+use crate::key::RowKey;
+use crate::range::KeyRange;
+use crate::store::{AsyncStore, BoxRowStream, RowError, TypedRow};
+use futures_core::Stream;
+use std::collections::BinaryHeap;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+struct Source<E> {
+    rows: Option<BoxRowStream<E>>,
+    /// Whether the merge waits for this source's next row.
+    wanted: bool,
+}
+
+/// The rows of an async typed scan: one stream per bucket, all polled
+/// together (their requests run concurrently), merged in key order by
+/// the same rules as [`TypedRows`](super::TypedRows).
+pub struct AsyncTypedRows<K, E> {
+    core: ScanCore,
+    sources: Vec<Source<E>>,
+    heap: BinaryHeap<Pending>,
+    current: usize,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<K: RowKey, E> AsyncTypedRows<K, E> {
+    pub(crate) fn new<S: AsyncStore<Error = E>>(
+        store: &S,
+        ranges: Vec<KeyRange>,
+        options: ScanOptions,
+    ) -> Self {
+        let mut core = ScanCore::new(K::schema(), ranges, options);
+        let limit = core.per_source_limit();
+        let direction = core.options.direction;
+        let sources = core
+            .plan()
+            .into_iter()
+            .map(|range| Source {
+                rows: range.map(|r| store.scan_stream(&r, direction, limit)),
+                wanted: true,
+            })
+            .collect();
+        AsyncTypedRows {
+            core,
+            sources,
+            heap: BinaryHeap::new(),
+            current: 0,
+            key: PhantomData,
+        }
+    }
+
+    /// Where the scan stands; see [`TypedRows::cursor`](super::TypedRows::cursor).
+    pub fn cursor(&self) -> Cursor {
+        self.core.cursor()
+    }
+}
+
+impl<K, E> Unpin for AsyncTypedRows<K, E> {}
+
+impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
+    type Item = Result<TypedRow<K>, RowError<E>>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Some(refused) = this.core.take_refusal() {
+            return Poll::Ready(Some(Err(refused)));
+        }
+        if this.core.limit_reached() {
+            return Poll::Ready(None);
+        }
+        if !this.core.options.ordered {
+            while this.current < this.sources.len() {
+                let i = this.current;
+                let Some(rows) = this.sources[i].rows.as_mut() else {
+                    this.current += 1;
+                    continue;
+                };
+                match rows.as_mut().poll_next(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Some(Ok(row))) => return Poll::Ready(Some(this.core.emit(i, row))),
+                    Poll::Ready(Some(Err(e))) => {
+                        this.core.failed = true;
+                        return Poll::Ready(Some(Err(RowError::Store(e))));
+                    }
+                    Poll::Ready(None) => {
+                        this.sources[i].rows = None;
+                        this.core.mark_done(i);
+                        this.current += 1;
+                    }
+                }
+            }
+            return Poll::Ready(None);
+        }
+        // Every open source whose row the merge waits for must have
+        // answered before the smallest pending row is known.
+        let mut waiting = false;
+        for i in 0..this.sources.len() {
+            if !this.sources[i].wanted {
+                continue;
+            }
+            let Some(rows) = this.sources[i].rows.as_mut() else {
+                this.sources[i].wanted = false;
+                continue;
+            };
+            match rows.as_mut().poll_next(cx) {
+                Poll::Pending => waiting = true,
+                Poll::Ready(Some(Ok(row))) => {
+                    this.sources[i].wanted = false;
+                    this.heap.push(Pending::new(&this.core, i, row));
+                }
+                Poll::Ready(Some(Err(e))) => {
+                    // Rows already pending are not returned: the cursor
+                    // resumes before them, so nothing is lost.
+                    this.core.failed = true;
+                    return Poll::Ready(Some(Err(RowError::Store(e))));
+                }
+                Poll::Ready(None) => {
+                    this.sources[i].wanted = false;
+                    this.sources[i].rows = None;
+                    this.core.mark_done(i);
+                }
+            }
+        }
+        if waiting {
+            return Poll::Pending;
+        }
+        let Some(p) = this.heap.pop() else {
+            return Poll::Ready(None);
+        };
+        this.sources[p.source].wanted = true;
+        Poll::Ready(Some(this.core.emit(p.source, (p.key, p.value))))
+    }
+}
