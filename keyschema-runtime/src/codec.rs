@@ -72,11 +72,7 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
         }
         let start = self.out.len();
         T::encode_text(value, self.out, sep);
-        if component.is_reversed() {
-            self.out[start..].reverse();
-        } else if component.order() == Order::Descending {
-            crate::encoding::text::complement_digits(&mut self.out[start..]);
-        }
+        component.transform_text(&mut self.out[start..]);
         if self.next + 1 == N && T::TEXT_WIDTH.is_none() {
             self.out.push(sep);
         }
@@ -227,11 +223,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             });
         };
         let mut text = self.input[start..end].to_vec();
-        if component.is_reversed() {
-            text.reverse();
-        } else if component.order() == Order::Descending {
-            crate::encoding::text::complement_digits(&mut text);
-        }
+        component.transform_text(&mut text);
         let value = T::decode_text(&text, sep).map_err(|reason| DecodeError::InvalidValue {
             component: name,
             offset: start,

@@ -321,61 +321,40 @@ impl<'a> Reader<'a> {
         expected: &'static str,
     ) -> Result<(), DecodeError> {
         let rest = &self.buf[self.pos..];
-        if self.mask == 0 {
-            // Fast path: copy runs of plain bytes in one go.
-            let mut i = 0;
-            loop {
-                let Some(n) = bytes::find_special(&rest[i..]) else {
-                    return Err(self.truncated(expected));
-                };
-                out.extend_from_slice(&rest[i..i + n]);
-                i += n;
-                if rest[i] == bytes::TERMINATOR {
-                    self.pos += i + 1;
-                    return Ok(());
-                }
-                let Some(&escaped) = rest.get(i + 1) else {
-                    return Err(self.truncated(expected));
-                };
-                if escaped > bytes::ESCAPE {
-                    return Err(self.invalid_byte(
-                        self.pos + i + 1,
-                        escaped,
-                        "0x00 or 0x01 after the escape byte 0x01",
-                    ));
-                }
-                out.push(escaped);
-                i += 2;
-            }
-        }
+        let mask = self.mask;
+        // The next terminator or escape byte: word at a time on plain bytes,
+        // byte by byte under `rev`'s inversion.
+        let find = |run: &[u8]| match mask {
+            0 => bytes::find_special(run),
+            _ => run.iter().position(|&b| b ^ mask <= bytes::ESCAPE),
+        };
         let mut i = 0;
         loop {
-            let Some(&b) = rest.get(i) else {
+            let Some(n) = find(&rest[i..]) else {
                 return Err(self.truncated(expected));
             };
-            let b = b ^ self.mask;
-            if b == bytes::TERMINATOR {
+            match mask {
+                0 => out.extend_from_slice(&rest[i..i + n]),
+                _ => out.extend(rest[i..i + n].iter().map(|b| b ^ mask)),
+            }
+            i += n;
+            if rest[i] ^ mask == bytes::TERMINATOR {
                 self.pos += i + 1;
                 return Ok(());
             }
-            if b == bytes::ESCAPE {
-                let Some(&escaped) = rest.get(i + 1) else {
-                    return Err(self.truncated(expected));
-                };
-                let escaped = escaped ^ self.mask;
-                if escaped > bytes::ESCAPE {
-                    return Err(self.invalid_byte(
-                        self.pos + i + 1,
-                        escaped,
-                        "0x00 or 0x01 after the escape byte 0x01",
-                    ));
-                }
-                out.push(escaped);
-                i += 2;
-            } else {
-                out.push(b);
-                i += 1;
+            let Some(&escaped) = rest.get(i + 1) else {
+                return Err(self.truncated(expected));
+            };
+            let escaped = escaped ^ mask;
+            if escaped > bytes::ESCAPE {
+                return Err(self.invalid_byte(
+                    self.pos + i + 1,
+                    escaped,
+                    "0x00 or 0x01 after the escape byte 0x01",
+                ));
             }
+            out.push(escaped);
+            i += 2;
         }
     }
 

@@ -9,7 +9,7 @@ use crate::error::CursorError;
 use crate::key::RowKey;
 use crate::range::{Direction, KeyRange};
 use crate::schema::Schema;
-use crate::store::{Row, RowError, TypedRow};
+use crate::store::{typed_row, Row, RowError, TypedRow};
 use std::cmp::Ordering;
 
 /// How a typed scan runs: set through the methods of [`ScanRequest`](crate::ScanRequest).
@@ -225,10 +225,7 @@ impl ScanCore {
                 Position::Start => *position = Position::After(body.to_vec()),
             }
         }
-        match K::decode(&key) {
-            Ok(row) => Ok((row, value)),
-            Err(source) => Err(RowError::Decode { key, source }),
-        }
+        typed_row(&key, value)
     }
 
     pub(super) fn cursor(&self) -> Cursor {

@@ -47,6 +47,23 @@ where
     }
 }
 
+/// [`pull`] source `i`, marking it done in `core` when the store ran out.
+fn pull_marking<I, E>(
+    source: &mut Source<I>,
+    core: &mut ScanCore,
+    i: usize,
+) -> Result<Option<Row>, E>
+where
+    I: Iterator<Item = Result<Row, E>>,
+{
+    let mut exhausted = false;
+    let row = pull(source, core.per_source_limit(), &mut exhausted);
+    if exhausted {
+        core.mark_done(i);
+    }
+    row
+}
+
 /// The rows of a typed scan: decoded keys with their values.
 ///
 /// Ordered (the default), it merges the buckets by the key bytes after the
@@ -103,16 +120,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
     }
 
     fn pull(&mut self, i: usize) -> Result<Option<Row>, S::Error> {
-        let mut exhausted = false;
-        let row = pull(
-            &mut self.sources[i],
-            self.core.per_source_limit(),
-            &mut exhausted,
-        );
-        if exhausted {
-            self.core.mark_done(i);
-        }
-        row
+        pull_marking(&mut self.sources[i], &mut self.core, i)
     }
 
     fn next_row(&mut self) -> Result<Option<(usize, Row)>, S::Error> {
@@ -126,16 +134,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
                 return Ok(None);
             };
             let i = top.source;
-            let mut exhausted = false;
-            let next = pull(
-                &mut self.sources[i],
-                self.core.per_source_limit(),
-                &mut exhausted,
-            );
-            if exhausted {
-                self.core.mark_done(i);
-            }
-            let row = match next {
+            let row = match pull_marking(&mut self.sources[i], &mut self.core, i) {
                 Ok(Some((key, value))) => {
                     let key = std::mem::replace(&mut top.key, key);
                     let value = std::mem::replace(&mut top.value, value);

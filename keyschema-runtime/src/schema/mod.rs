@@ -525,6 +525,26 @@ impl Component {
         self.text.and_then(|(w, _)| w)
     }
 
+    /// Applies the component's transform to its binary encoding, in place:
+    /// bytes reversed for `reverse`, inverted for `rev`. Its own inverse.
+    pub(crate) fn transform_binary(&self, bytes: &mut [u8]) {
+        if self.reversed {
+            bytes.reverse();
+        } else if self.order == Order::Descending {
+            crate::encoding::invert(bytes);
+        }
+    }
+
+    /// Applies the component's transform to its text form, in place: digits
+    /// reversed for `reverse`, 9-complemented for `rev`. Its own inverse.
+    pub(crate) fn transform_text(&self, text: &mut [u8]) {
+        if self.reversed {
+            text.reverse();
+        } else if self.order == Order::Descending {
+            crate::encoding::text::complement_digits(text);
+        }
+    }
+
     /// The component's bytes in the key, from its binary encoding: inverted
     /// or byte-reversed as declared, or its text form (digit-complemented or
     /// digit-reversed) followed by the separator when it is variable-width.
@@ -538,24 +558,14 @@ impl Component {
         match (sep, self.text) {
             (Some(sep), Some((width, to_text))) => {
                 to_text(binary, out, sep)?;
-                if self.reversed {
-                    out[start..].reverse();
-                } else if self.order == Order::Descending {
-                    crate::encoding::text::complement_digits(&mut out[start..]);
-                }
+                self.transform_text(&mut out[start..]);
                 if width.is_none() {
                     out.push(sep);
                 }
             }
             _ => {
                 out.extend_from_slice(binary);
-                if self.reversed {
-                    out[start..].reverse();
-                } else if self.order == Order::Descending {
-                    for b in &mut out[start..] {
-                        *b = !*b;
-                    }
-                }
+                self.transform_binary(&mut out[start..]);
             }
         }
         Ok(())
