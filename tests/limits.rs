@@ -121,3 +121,30 @@ fn a_megabyte_of_garbage_is_refused_before_reading() {
         "at the limit, the key is read: {err}"
     );
 }
+
+/// The derive keeps its own copy of the compile-time limits (a proc-macro
+/// crate cannot share constants with the runtime): both copies agree.
+#[test]
+fn the_derive_and_the_runtime_agree_on_the_limits() {
+    let source = include_str!("../keyschema-macros/src/limits.rs");
+    let value = |name: &str| -> u64 {
+        let line = source
+            .lines()
+            .find(|l| l.starts_with(&format!("pub const {name}:")))
+            .unwrap_or_else(|| panic!("{name} in keyschema-macros/src/limits.rs"));
+        let digits: String = line
+            .split('=')
+            .nth(1)
+            .expect("a value")
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        digits.parse().expect("a number")
+    };
+    assert_eq!(value("MAX_COMPONENTS"), keyschema::MAX_COMPONENTS as u64);
+    assert_eq!(value("MAX_BUCKETS"), u64::from(keyschema::MAX_BUCKETS));
+    assert_eq!(
+        value("MAX_BUCKET_EXPANSION"),
+        keyschema::MAX_BUCKET_EXPANSION as u64
+    );
+}

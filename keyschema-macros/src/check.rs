@@ -1,29 +1,15 @@
-//! Check: every rule of the compile-time list, each error on the offending
-//! token. All errors are collected and reported together.
+//! Check: every compile-time rule of the declaration, one function per
+//! rule, each error at the offending token. All errors are collected and
+//! reported together; what passes becomes the [`KeySpec`] model.
 
-use crate::attr::{HashFields, KeyAttr, SaltExpr};
-use crate::model::{Component, Field, KeySpec, Order, SaltSpec};
+use crate::attr::{ComponentExpr, HashFields, KeyAttr, SaltExpr};
+use crate::limits::{MAX_BUCKETS, MAX_COMPONENTS, SCAN_METHODS};
+use crate::model::{Field, KeySpec, Layout, Order, Part, Role, SaltSpec};
 use darling::{util::Flag, FromField};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields};
+use syn::{Data, DeriveInput, Fields, FieldsNamed};
 
-/// The methods every scan builder stage has; a component's method cannot share a name.
-const SCAN_METHODS: [&str; 8] = [
-    "ranges",
-    "request",
-    "limit",
-    "reverse",
-    "unordered",
-    "after",
-    "run",
-    "stream",
-];
-
-/// The most components a key can declare (`keyschema::MAX_COMPONENTS`).
-const MAX_COMPONENTS: usize = 64;
-
-/// The largest bucket count: a two-byte salt.
-const MAX_BUCKETS: u64 = 65_536;
+type Errors = darling::error::Accumulator;
 
 #[derive(FromField)]
 #[darling(attributes(rowkey))]
@@ -33,11 +19,84 @@ struct FieldOpts {
     skip: Flag,
 }
 
+/// The struct's named fields, each with whether it is `#[rowkey(skip)]`.
+struct StructFields<'a> {
+    owner: &'a syn::Ident,
+    list: Vec<(Field, bool)>,
+}
+
+impl StructFields<'_> {
+    fn find(&self, name: &syn::Ident) -> Option<&(Field, bool)> {
+        self.list.iter().find(|(f, _)| f.ident == *name)
+    }
+
+    /// `"; did you mean `x`?"` for the nearest field name, or nothing.
+    fn suggest(&self, name: &syn::Ident) -> String {
+        let names: Vec<String> = self.list.iter().map(|(f, _)| f.name()).collect();
+        did_you_mean(&name.to_string(), &names)
+    }
+}
+
+/// One encoded component as `then` lists it, before a bucket and its field
+/// are paired into one [`Part`].
+struct Listed {
+    field: Field,
+    role: Role,
+}
+
 /// The struct, checked and turned into a [`KeySpec`]; or every error found.
 pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
     let mut errors = darling::Error::accumulator();
+    let named = named_fields(input, &mut errors);
+    not_generic(input, &mut errors);
+    let (attr, attr_seen, attr_broken) = parse_attr(input, &mut errors);
+    // Past a wrong shape or an unparsable attribute, the field checks would
+    // only report follow-on errors.
+    let Some(named) = named.filter(|_| !attr_broken) else {
+        return Err(errors.finish().expect_err("an error was recorded"));
+    };
+    let fields = StructFields {
+        owner: &input.ident,
+        list: field_list(named, &mut errors),
+    };
+    let text_sep = text_separator(&attr, &mut errors);
+    let listed = match &attr.then {
+        None => {
+            missing_then(input, attr_seen, &mut errors);
+            Vec::new()
+        }
+        Some((_, exprs)) => components(exprs, &fields, &mut errors),
+    };
+    component_count(input, &listed, &mut errors);
+    buckets_followed_by_their_field(&listed, &mut errors);
+    every_field_in_key(&attr, &fields, &mut errors);
+    let salt = attr
+        .salt
+        .as_ref()
+        .filter(|_| attr.then.is_some())
+        .and_then(|salt| salt_spec(salt, &listed, &fields, &mut errors));
 
-    let named = match &input.data {
+    errors.finish()?;
+    Ok(KeySpec {
+        ident: input.ident.clone(),
+        vis: input.vis.clone(),
+        krate: attr.krate.unwrap_or_else(|| syn::parse_quote!(::keyschema)),
+        prefix: attr.prefix.map(|(_, p)| p).unwrap_or_default(),
+        text_sep,
+        salt,
+        parts: pair_buckets(listed),
+        skipped: fields
+            .list
+            .into_iter()
+            .filter(|(_, skip)| *skip)
+            .map(|(f, _)| f)
+            .collect(),
+    })
+}
+
+/// Rule: the derive needs a struct with named fields.
+fn named_fields<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<&'a FieldsNamed> {
+    match &input.data {
         Data::Struct(s) => match &s.fields {
             Fields::Named(named) => Some(named),
             Fields::Unnamed(_) => {
@@ -69,227 +128,277 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
             ));
             None
         }
-    };
+    }
+}
+
+/// Rule: a key's layout is fixed, so the struct has no generics.
+fn not_generic(input: &DeriveInput, errors: &mut Errors) {
     if !input.generics.params.is_empty() {
         errors.push(error(
             input.generics.span(),
             "`RowKey` does not support generic structs: a key's layout must be fixed; use concrete field types",
         ));
     }
+}
 
+/// Every `#[rowkey(...)]` on the struct, merged; whether one was seen, and
+/// whether one did not parse.
+pub fn parse_attr(input: &DeriveInput, errors: &mut Errors) -> (KeyAttr, bool, bool) {
     let mut attr = KeyAttr::default();
-    let mut attr_seen = false;
-    let mut attr_broken = false;
+    let (mut seen, mut broken) = (false, false);
     for a in input.attrs.iter().filter(|a| a.path().is_ident("rowkey")) {
-        attr_seen = true;
+        seen = true;
         if let Err(e) = a.parse_args_with(|stream: syn::parse::ParseStream| attr.parse_into(stream))
         {
             errors.push(e.into());
-            attr_broken = true;
+            broken = true;
         }
     }
-    // Past a wrong shape or an unparsable attribute, the field checks would
-    // only report follow-on errors.
-    if named.is_none() || attr_broken {
-        return Err(errors.finish().expect_err("an error was recorded"));
-    }
+    (attr, seen, broken)
+}
 
-    let fields: Vec<(Field, bool)> = named
-        .map(|named| {
-            named
-                .named
-                .iter()
-                .filter_map(|f| {
-                    let opts = errors.handle(FieldOpts::from_field(f))?;
-                    let ident = opts.ident?;
-                    Some((Field { ident, ty: opts.ty }, opts.skip.is_present()))
-                })
-                .collect()
+/// The named fields with their `#[rowkey(skip)]` flag (darling reports bad field attributes).
+fn field_list(named: &FieldsNamed, errors: &mut Errors) -> Vec<(Field, bool)> {
+    named
+        .named
+        .iter()
+        .filter_map(|f| {
+            let opts = errors.handle(FieldOpts::from_field(f))?;
+            let ident = opts.ident?;
+            Some((Field { ident, ty: opts.ty }, opts.skip.is_present()))
         })
-        .unwrap_or_default();
-    let find = |name: &syn::Ident| fields.iter().find(|(f, _)| f.ident == *name);
-    let suggest = |name: &syn::Ident| {
-        let names: Vec<String> = fields.iter().map(|(f, _)| f.name()).collect();
-        did_you_mean(&name.to_string(), &names)
-    };
+        .collect()
+}
 
+/// Rule: `format` is `binary` or `text(sep = "c")` with one ASCII
+/// punctuation separator that is not an escape or value mark.
+fn text_separator(attr: &KeyAttr, errors: &mut Errors) -> Option<u8> {
+    let (format, sep) = attr.format.as_ref()?;
     let mut text_sep = None;
-    if let Some((format, sep)) = &attr.format {
-        if format == "text" {
-            let (value, span) = match sep {
-                Some(lit) => (lit.value(), lit.span()),
-                None => ("#".to_string(), format.span()),
-            };
-            let byte = match value.as_bytes() {
-                [b] if b.is_ascii_punctuation() && !b"%-=".contains(b) => Some(*b),
-                _ => None,
-            };
-            match byte {
-                Some(b) => text_sep = Some(b),
-                None => errors.push(error(
-                    span,
-                    format!(
-                        "the separator must be one ASCII punctuation character other than `%`, `-` and `=` (those escape and mark values); found {value:?}"
-                    ),
-                )),
+    if format == "text" {
+        let (value, span) = match sep {
+            Some(lit) => (lit.value(), lit.span()),
+            None => ("#".to_string(), format.span()),
+        };
+        let byte = match value.as_bytes() {
+            [b] if b.is_ascii_punctuation() && !b"%-=".contains(b) => Some(*b),
+            _ => None,
+        };
+        match byte {
+            Some(b) => text_sep = Some(b),
+            None => errors.push(error(
+                span,
+                format!(
+                    "the separator must be one ASCII punctuation character other than `%`, `-` and `=` (those escape and mark values); found {value:?}"
+                ),
+            )),
+        }
+    } else if format != "binary" {
+        errors.push(error(
+            format.span(),
+            "unknown format; expected `binary` or `text(sep = \"#\")`",
+        ));
+    }
+    if format == "binary" && sep.is_some() {
+        errors.push(error(format.span(), "`binary` takes no separator"));
+    }
+    text_sep
+}
+
+/// Rule: `then = ...` is required.
+fn missing_then(input: &DeriveInput, attr_seen: bool, errors: &mut Errors) {
+    let message = if attr_seen {
+        "missing `then = ...`: list the key's components in order, e.g. `#[rowkey(then = user_id, rev(timestamp))]`"
+    } else {
+        "missing `#[rowkey(then = ...)]`: list the key's components in order, e.g. `#[rowkey(then = user_id, rev(timestamp))]`"
+    };
+    errors.push(error(input.ident.span(), message));
+}
+
+/// The components `then` lists, in key order, each checked by the rules
+/// below; a component that breaks one is left out (and reported).
+fn components(exprs: &[ComponentExpr], fields: &StructFields, errors: &mut Errors) -> Vec<Listed> {
+    let mut listed: Vec<Listed> = Vec::new();
+    for expr in exprs {
+        let role = transform(expr, errors);
+        let Some(field) = known_field(expr, fields, errors) else {
+            continue;
+        };
+        let is_bucket = matches!(role, Some(Role::Bucket { .. }));
+        if !not_listed_twice(expr, is_bucket, &listed, errors) || !not_reserved(expr, errors) {
+            continue;
+        }
+        // A bucket takes the order of its field, which must come right after it.
+        if let (
+            Some(Listed {
+                field: f,
+                role: Role::Bucket { order, .. },
+            }),
+            Some(Role::Value(o)),
+        ) = (listed.last_mut(), role)
+        {
+            if f.ident == expr.field {
+                *order = o;
             }
-        } else if format != "binary" {
+        }
+        if let Some(role) = role {
+            listed.push(Listed {
+                field: field.clone(),
+                role,
+            });
+        }
+    }
+    listed
+}
+
+/// Rule: a transform is `rev(f)`, `reverse(f)` or `bucket(f, WIDTH)` with
+/// a width above 0.
+fn transform(expr: &ComponentExpr, errors: &mut Errors) -> Option<Role> {
+    let Some(t) = &expr.transform else {
+        return Some(Role::Value(Order::Ascending));
+    };
+    if t.name == "rev" || t.name == "reverse" {
+        if let Some(extra) = t.args.first() {
             errors.push(error(
-                format.span(),
-                "unknown format; expected `binary` or `text(sep = \"#\")`",
+                extra.span(),
+                format!("`{}` takes one field: `{}(timestamp)`", t.name, t.name),
             ));
         }
-        if format == "binary" && sep.is_some() {
-            errors.push(error(format.span(), "`binary` takes no separator"));
-        }
+        return Some(if t.name == "reverse" {
+            Role::Reversed(t.name.span())
+        } else {
+            Role::Value(Order::Descending)
+        });
     }
-
-    // The components, in key order.
-    let mut components: Vec<Component> = Vec::new();
-    match &attr.then {
-        None if named.is_some() => {
-            let message = if attr_seen {
-                "missing `then = ...`: list the key's components in order, e.g. `#[rowkey(then = user_id, rev(timestamp))]`"
-            } else {
-                "missing `#[rowkey(then = ...)]`: list the key's components in order, e.g. `#[rowkey(then = user_id, rev(timestamp))]`"
-            };
-            errors.push(error(input.ident.span(), message));
-        }
-        None => {}
-        Some((_, exprs)) => {
-            for expr in exprs {
-                let mut reversed = None;
-                let mut bucket = None;
-                let order = match &expr.transform {
-                    None => Some(Order::Ascending),
-                    Some(t) if t.name == "rev" || t.name == "reverse" => {
-                        if let Some(extra) = t.args.first() {
-                            errors.push(error(
-                                extra.span(),
-                                format!("`{}` takes one field: `{}(timestamp)`", t.name, t.name),
-                            ));
-                        }
-                        if t.name == "reverse" {
-                            reversed = Some(t.name.span());
-                            Some(Order::Ascending)
-                        } else {
-                            Some(Order::Descending)
-                        }
-                    }
-                    Some(t) if t.name == "bucket" => {
-                        match t.args.first().map(|w| (w, w.base10_parse::<u64>())) {
-                            Some((_, Ok(width))) if width > 0 && t.args.len() == 1 => {
-                                bucket = Some((width, t.name.span()));
-                                Some(Order::Ascending)
-                            }
-                            Some((w, _)) => {
-                                errors.push(error(w.span(), "the bucket width must be one integer above 0: `bucket(day, 30)`"));
-                                None
-                            }
-                            None => {
-                                errors.push(error(
-                                    t.name.span(),
-                                    "`bucket` needs a width: `bucket(day, 30)`",
-                                ));
-                                None
-                            }
-                        }
-                    }
-                    Some(t) => {
-                        errors.push(error(
-                            t.name.span(),
-                            format!(
-                                "unknown transform `{}`; expected `rev(field)` (descending order), `reverse(field)` (byte-reversed integer) or `bucket(field, WIDTH)` (a coarse bucket before the field)",
-                                t.name
-                            ),
-                        ));
-                        None
-                    }
-                };
-                let Some((field, skipped)) = find(&expr.field) else {
-                    errors.push(error(
-                        expr.field.span(),
-                        format!(
-                            "unknown field `{}` in `then`: `{}` has no field of that name{}",
-                            expr.field,
-                            input.ident,
-                            suggest(&expr.field)
-                        ),
-                    ));
-                    continue;
-                };
-                if *skipped {
-                    errors.push(error(
-                        expr.field.span(),
-                        format!(
-                            "`{}` is marked `#[rowkey(skip)]` and cannot also be a key component",
-                            expr.field
-                        ),
-                    ));
-                    continue;
-                }
-                let after_its_bucket = components
-                    .last()
-                    .is_some_and(|c: &Component| c.bucket.is_some() && c.field.ident == expr.field)
-                    && bucket.is_none();
-                if !after_its_bucket
-                    && components.iter().any(|c| {
-                        c.field.ident == expr.field && c.bucket.is_none() == bucket.is_none()
-                    })
-                {
-                    errors.push(error(
-                        expr.field.span(),
-                        format!(
-                            "`{}` is listed twice in `then`; each field is one component",
-                            expr.field
-                        ),
-                    ));
-                    continue;
-                }
-                if SCAN_METHODS.contains(&expr.field.to_string().as_str()) {
-                    errors.push(error(
-                        expr.field.span(),
-                        format!(
-                            "a key component cannot be named `{}`: the typed scan builder has a method of that name; rename the field",
-                            expr.field
-                        ),
-                    ));
-                    continue;
-                }
-                // A bucket takes the order of its field, which must come right after it.
-                if let Some(previous) = components.last_mut().filter(|c| c.bucket.is_some()) {
-                    if previous.field.ident == expr.field && bucket.is_none() {
-                        previous.order = order.unwrap_or(previous.order);
-                    }
-                }
-                if let Some(order) = order {
-                    components.push(Component {
-                        field: field.clone(),
-                        order,
-                        reversed,
-                        bucket,
-                    });
-                }
+    if t.name == "bucket" {
+        return match t.args.first().map(|w| (w, w.base10_parse::<u64>())) {
+            Some((_, Ok(width))) if width > 0 && t.args.len() == 1 => Some(Role::Bucket {
+                width,
+                span: t.name.span(),
+                order: Order::Ascending,
+            }),
+            Some((w, _)) => {
+                errors.push(error(
+                    w.span(),
+                    "the bucket width must be one integer above 0: `bucket(day, 30)`",
+                ));
+                None
             }
-        }
+            None => {
+                errors.push(error(
+                    t.name.span(),
+                    "`bucket` needs a width: `bucket(day, 30)`",
+                ));
+                None
+            }
+        };
     }
+    errors.push(error(
+        t.name.span(),
+        format!(
+            "unknown transform `{}`; expected `rev(field)` (descending order), `reverse(field)` (byte-reversed integer) or `bucket(field, WIDTH)` (a coarse bucket before the field)",
+            t.name
+        ),
+    ));
+    None
+}
 
-    if components.len() > MAX_COMPONENTS {
+/// Rules: a component names a field of the struct, and not a skipped one.
+fn known_field<'f>(
+    expr: &ComponentExpr,
+    fields: &'f StructFields,
+    errors: &mut Errors,
+) -> Option<&'f Field> {
+    let Some((field, skipped)) = fields.find(&expr.field) else {
+        errors.push(error(
+            expr.field.span(),
+            format!(
+                "unknown field `{}` in `then`: `{}` has no field of that name{}",
+                expr.field,
+                fields.owner,
+                fields.suggest(&expr.field)
+            ),
+        ));
+        return None;
+    };
+    if *skipped {
+        errors.push(error(
+            expr.field.span(),
+            format!(
+                "`{}` is marked `#[rowkey(skip)]` and cannot also be a key component",
+                expr.field
+            ),
+        ));
+        return None;
+    }
+    Some(field)
+}
+
+/// Rule: each field is one component (a bucket of it and the field itself
+/// are one pair).
+fn not_listed_twice(
+    expr: &ComponentExpr,
+    is_bucket: bool,
+    listed: &[Listed],
+    errors: &mut Errors,
+) -> bool {
+    let after_its_bucket = listed
+        .last()
+        .is_some_and(|c| matches!(c.role, Role::Bucket { .. }) && c.field.ident == expr.field)
+        && !is_bucket;
+    let twice = listed
+        .iter()
+        .any(|c| c.field.ident == expr.field && matches!(c.role, Role::Bucket { .. }) == is_bucket);
+    if !after_its_bucket && twice {
+        errors.push(error(
+            expr.field.span(),
+            format!(
+                "`{}` is listed twice in `then`; each field is one component",
+                expr.field
+            ),
+        ));
+        return false;
+    }
+    true
+}
+
+/// Rule: a key field cannot be named like a method every scan stage has.
+fn not_reserved(expr: &ComponentExpr, errors: &mut Errors) -> bool {
+    if SCAN_METHODS.contains(&expr.field.to_string().as_str()) {
+        errors.push(error(
+            expr.field.span(),
+            format!(
+                "a key component cannot be named `{}`: the typed scan builder has a method of that name; rename the field",
+                expr.field
+            ),
+        ));
+        return false;
+    }
+    true
+}
+
+/// Rule: at most `MAX_COMPONENTS` components.
+fn component_count(input: &DeriveInput, listed: &[Listed], errors: &mut Errors) {
+    if listed.len() > MAX_COMPONENTS {
         errors.push(error(
             input.ident.span(),
             format!(
                 "a key has at most {MAX_COMPONENTS} components; this one has {}",
-                components.len()
+                listed.len()
             ),
         ));
     }
-    for (i, c) in components.iter().enumerate() {
-        let Some((width, span)) = c.bucket else {
+}
+
+/// Rule: `bucket(f, W)` is followed directly by `f` (or `rev(f)`).
+fn buckets_followed_by_their_field(listed: &[Listed], errors: &mut Errors) {
+    for (i, c) in listed.iter().enumerate() {
+        let Role::Bucket { width, span, .. } = c.role else {
             continue;
         };
-        let followed = components
-            .get(i + 1)
-            .is_some_and(|next| next.field.ident == c.field.ident && next.bucket.is_none());
+        let followed = listed.get(i + 1).is_some_and(|next| {
+            next.field.ident == c.field.ident && matches!(next.role, Role::Value(_))
+        });
         if !followed {
             errors.push(error(
                 span,
@@ -300,123 +409,165 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
             ));
         }
     }
+}
 
-    // Every field is in the key or skipped: a field left out would make distinct rows share a key.
-    if let Some((_, exprs)) = &attr.then {
-        for (field, skipped) in &fields {
-            if !skipped && !exprs.iter().any(|e| e.field == field.ident) {
-                errors.push(error(
-                    field.span(),
-                    format!(
-                        "field `{}` is not in the row key: add it to `then = ...`, or mark it `#[rowkey(skip)]` if it is not part of the key (a field left out of the key makes distinct rows share one key and overwrite each other)",
-                        field.ident
-                    ),
-                ));
-            }
+/// Rule: every field is in the key or skipped: a field left out would make
+/// distinct rows share a key.
+fn every_field_in_key(attr: &KeyAttr, fields: &StructFields, errors: &mut Errors) {
+    let Some((_, exprs)) = &attr.then else {
+        return;
+    };
+    for (field, skipped) in &fields.list {
+        if !skipped && !exprs.iter().any(|e| e.field == field.ident) {
+            errors.push(error(
+                field.span(),
+                format!(
+                    "field `{}` is not in the row key: add it to `then = ...`, or mark it `#[rowkey(skip)]` if it is not part of the key (a field left out of the key makes distinct rows share one key and overwrite each other)",
+                    field.ident
+                ),
+            ));
         }
     }
+}
 
-    let salt = attr.salt.as_ref().filter(|_| attr.then.is_some()).and_then(|salt| {
-        let SaltExpr {
-            keyword,
-            fields,
-            modulus,
-        } = salt;
-        let buckets = match modulus.base10_parse::<u64>() {
-            Ok(0) => {
-                errors.push(error(modulus.span(), "the salt needs at least 1 bucket: `% 0` divides by zero"));
-                None
-            }
-            Ok(n) if n > MAX_BUCKETS => {
-                errors.push(error(
-                    modulus.span(),
-                    format!("at most 65,536 salt buckets (a two-byte salt); found {n}"),
-                ));
-                None
-            }
-            Ok(n) => Some(n as u32),
-            Err(_) => {
-                errors.push(error(modulus.span(), "the bucket count must be an integer from 1 to 65,536"));
-                None
-            }
-        };
-        let Some(fields) = fields else {
-            return Some(SaltSpec {
-                buckets: buckets?,
-                hashed: Vec::new(),
-                random: true,
-            });
-        };
-        let hashed: Vec<usize> = match fields {
-            HashFields::All => (0..components.len()).filter(|&i| components[i].bucket.is_none()).collect(),
-            HashFields::List(list) if list.is_empty() => {
-                errors.push(error(
-                    keyword.span(),
-                    "`hash()` needs at least one field, or `hash(*)` for every key field",
-                ));
-                Vec::new()
-            }
-            HashFields::List(list) => {
-                let mut hashed = Vec::new();
-                for item in list {
-                    let name = &item.field;
-                    let width = match &item.bucket {
-                        None => None,
-                        Some(w) => match w.base10_parse::<u64>() {
-                            Ok(w) => Some(w),
-                            Err(_) => {
-                                errors.push(error(w.span(), "the bucket width must be an integer"));
-                                continue;
-                            }
-                        },
-                    };
-                    let position = components
-                        .iter()
-                        .position(|c| c.field.ident == *name && c.bucket.map(|(w, _)| w) == width);
-                    match position {
-                        Some(i) if hashed.contains(&i) => errors.push(error(name.span(), format!("`{name}` is hashed twice"))),
-                        Some(i) => hashed.push(i),
-                        None if width.is_some() => errors.push(error(
-                            name.span(),
-                            format!("`bucket({name}, ...)` is hashed but `then` has no bucket of `{name}` with that width"),
-                        )),
-                        None if find(name).is_some() => errors.push(error(
-                            name.span(),
-                            format!(
-                                "`{name}` is hashed but is not a key component: decode could not recompute the salt; hash only fields listed in `then`"
-                            ),
-                        )),
-                        None => errors.push(error(
-                            name.span(),
-                            format!("unknown field `{name}` in `hash(...)`: `{}` has no field of that name{}", input.ident, suggest(name)),
-                        )),
-                    }
-                }
-                hashed
-            }
-        };
-        Some(SaltSpec {
-            buckets: buckets?,
-            hashed,
-            random: false,
-        })
-    });
-
-    errors.finish()?;
-    Ok(KeySpec {
-        ident: input.ident.clone(),
-        vis: input.vis.clone(),
-        krate: attr.krate.unwrap_or_else(|| syn::parse_quote!(::keyschema)),
-        prefix: attr.prefix.map(|(_, p)| p).unwrap_or_default(),
-        text_sep,
-        salt,
-        components,
-        skipped: fields
-            .into_iter()
-            .filter(|(_, skip)| *skip)
-            .map(|(f, _)| f)
+/// Rules of the salt: 1 to `MAX_BUCKETS` buckets; `hash(...)` names at
+/// least one field, each a key component (or a bucket of one), once.
+fn salt_spec(
+    salt: &SaltExpr,
+    listed: &[Listed],
+    fields: &StructFields,
+    errors: &mut Errors,
+) -> Option<SaltSpec> {
+    let SaltExpr {
+        keyword,
+        fields: hash,
+        modulus,
+    } = salt;
+    let buckets = bucket_count(modulus, errors);
+    let Some(hash) = hash else {
+        return Some(SaltSpec::Random { buckets: buckets? });
+    };
+    let hashed = match hash {
+        HashFields::All => (0..listed.len())
+            .filter(|&i| !matches!(listed[i].role, Role::Bucket { .. }))
             .collect(),
+        HashFields::List(list) if list.is_empty() => {
+            errors.push(error(
+                keyword.span(),
+                "`hash()` needs at least one field, or `hash(*)` for every key field",
+            ));
+            Vec::new()
+        }
+        HashFields::List(list) => hashed_fields(list, listed, fields, errors),
+    };
+    Some(SaltSpec::Hash {
+        buckets: buckets?,
+        hashed,
     })
+}
+
+/// Rule: `% N` with N from 1 to `MAX_BUCKETS`.
+fn bucket_count(modulus: &syn::LitInt, errors: &mut Errors) -> Option<u32> {
+    match modulus.base10_parse::<u64>() {
+        Ok(0) => {
+            errors.push(error(
+                modulus.span(),
+                "the salt needs at least 1 bucket: `% 0` divides by zero",
+            ));
+            None
+        }
+        Ok(n) if n > MAX_BUCKETS => {
+            errors.push(error(
+                modulus.span(),
+                format!("at most 65,536 salt buckets (a two-byte salt); found {n}"),
+            ));
+            None
+        }
+        Ok(n) => u32::try_from(n).ok(),
+        Err(_) => {
+            errors.push(error(
+                modulus.span(),
+                "the bucket count must be an integer from 1 to 65,536",
+            ));
+            None
+        }
+    }
+}
+
+/// Rule: each hashed field is a key component (or a bucket of one), once;
+/// the encoded indexes of the hashed components, in hash order.
+fn hashed_fields(
+    list: &[crate::attr::HashItem],
+    listed: &[Listed],
+    fields: &StructFields,
+    errors: &mut Errors,
+) -> Vec<usize> {
+    let mut hashed = Vec::new();
+    for item in list {
+        let name = &item.field;
+        let width = match &item.bucket {
+            None => None,
+            Some(w) => match w.base10_parse::<u64>() {
+                Ok(w) => Some(w),
+                Err(_) => {
+                    errors.push(error(w.span(), "the bucket width must be an integer"));
+                    continue;
+                }
+            },
+        };
+        let position = listed.iter().position(|c| {
+            let bucket = match c.role {
+                Role::Bucket { width, .. } => Some(width),
+                _ => None,
+            };
+            c.field.ident == *name && bucket == width
+        });
+        match position {
+            Some(i) if hashed.contains(&i) => {
+                errors.push(error(name.span(), format!("`{name}` is hashed twice")))
+            }
+            Some(i) => hashed.push(i),
+            None if width.is_some() => errors.push(error(
+                name.span(),
+                format!("`bucket({name}, ...)` is hashed but `then` has no bucket of `{name}` with that width"),
+            )),
+            None if fields.find(name).is_some() => errors.push(error(
+                name.span(),
+                format!(
+                    "`{name}` is hashed but is not a key component: decode could not recompute the salt; hash only fields listed in `then`"
+                ),
+            )),
+            None => errors.push(error(
+                name.span(),
+                format!(
+                    "unknown field `{name}` in `hash(...)`: `{}` has no field of that name{}",
+                    fields.owner,
+                    fields.suggest(name)
+                ),
+            )),
+        }
+    }
+    hashed
+}
+
+/// The checked components as key fields: a bucket and the field after it
+/// become one [`Layout::Bucketed`] part.
+fn pair_buckets(listed: Vec<Listed>) -> Vec<Part> {
+    let mut parts = Vec::with_capacity(listed.len());
+    let mut listed = listed.into_iter().peekable();
+    while let Some(Listed { field, role }) = listed.next() {
+        let layout = match role {
+            Role::Value(order) => Layout::Plain(order),
+            Role::Reversed(span) => Layout::Reversed(span),
+            Role::Bucket { width, span, order } => {
+                // Checked: the field itself follows.
+                listed.next();
+                Layout::Bucketed { width, span, order }
+            }
+        };
+        parts.push(Part { field, layout });
+    }
+    parts
 }
 
 fn error(span: proc_macro2::Span, message: impl std::fmt::Display) -> darling::Error {
@@ -518,16 +669,19 @@ mod tests {
     #[test]
     fn trailing_comma_and_several_attributes_are_accepted() {
         let spec = run("then = a, b,", "a: String, b: u64").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(spec.components.len(), 2);
+        assert_eq!(spec.parts.len(), 2);
         let input: syn::DeriveInput = syn::parse_str(
             "#[rowkey(salt = hash(*) % 256)] #[rowkey(then = a, rev(b), prefix = b\"x\\0\")] struct E { a: String, b: u64 }",
         )
         .expect("parses");
         let spec = check(&input).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            spec.salt.as_ref().map(|s| (s.buckets, s.hashed.clone())),
-            Some((256, vec![0, 1]))
-        );
+        let hashed = match &spec.salt {
+            Some(crate::model::SaltSpec::Hash { buckets, hashed }) => {
+                Some((*buckets, hashed.clone()))
+            }
+            _ => None,
+        };
+        assert_eq!(hashed, Some((256, vec![0, 1])));
         assert_eq!(spec.prefix, b"x\0");
     }
 

@@ -1,8 +1,9 @@
 //! Expand: small pieces that each produce tokens. Generated code is
 //! straight-line and calls the runtime through `__private`.
 
-use crate::model::{Component, KeySpec, Order};
-use proc_macro2::{Literal, TokenStream};
+use crate::limits::MAX_BUCKET_EXPANSION;
+use crate::model::{Encoded, Field, KeySpec, Layout, Order, Part, Role, SaltSpec};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -40,24 +41,19 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
     }
 }
 
-/// The alias through which generated code names a component's field type:
+/// The alias through which generated code names a field's type:
 /// `<T as KeyComponentCheck>::Checked`, so that a type that is not a key
 /// component gives one error, at the field, instead of one per use.
-fn checked(c: &Component) -> syn::Ident {
-    format_ident!("__KsT_{}", c.field.ident, span = c.field.ty.span())
+fn checked(field: &Field) -> syn::Ident {
+    format_ident!("__KsT_{}", field.ident, span = field.ty.span())
 }
 
 /// One alias per key field; see [`checked`].
 fn aliases(spec: &KeySpec) -> TokenStream {
-    let mut seen = std::collections::HashSet::new();
-    let defs = spec
-        .components
-        .iter()
-        .filter(|c| seen.insert(c.field.ident.clone()))
-        .map(|c| {
-            let (alias, ty) = (checked(c), &c.field.ty);
-            quote_spanned!(ty.span()=> type #alias = <#ty as __ks::KeyComponentCheck>::Checked;)
-        });
+    let defs = spec.parts.iter().map(|part| {
+        let (alias, ty) = (checked(&part.field), &part.field.ty);
+        quote_spanned!(ty.span()=> type #alias = <#ty as __ks::KeyComponentCheck>::Checked;)
+    });
     quote!(#(#defs)*)
 }
 
@@ -67,25 +63,19 @@ fn schema(spec: &KeySpec) -> TokenStream {
     let prefix = Literal::byte_string(&spec.prefix);
     let salt = match &spec.salt {
         None => quote!(None),
-        Some(s) if s.random => {
-            let buckets = s.buckets;
-            quote!(Some(__ks::random_salt(#buckets)))
-        }
-        Some(s) => {
-            let buckets = s.buckets;
-            let hashed = &s.hashed;
+        Some(SaltSpec::Random { buckets }) => quote!(Some(__ks::random_salt(#buckets))),
+        Some(SaltSpec::Hash { buckets, hashed }) => {
             quote!(Some(__ks::hash_salt(#buckets, &[#(#hashed),*])))
         }
     };
-    let text = spec.text_sep.is_some();
-    let components = spec.components.iter().map(|c| {
-        let base = component(c);
-        if !text {
+    let components = spec.encoded().into_iter().map(|e| {
+        let base = component(&e);
+        if spec.text_sep.is_none() {
             return base;
         }
-        let ty = &checked(c);
+        let ty = &checked(e.field);
         // rev, reverse and bucket work on a number's digits in text keys.
-        let digits = c.order == Order::Descending || c.reversed.is_some() || c.bucket.is_some();
+        let digits = !matches!(e.role, Role::Value(Order::Ascending));
         let with = syn::Ident::new(
             if digits {
                 "with_text_digits"
@@ -112,24 +102,28 @@ fn schema(spec: &KeySpec) -> TokenStream {
     }
 }
 
-/// One component's `Component` constructor.
-fn component(c: &Component) -> TokenStream {
-    let real = &c.field.ty;
+/// One encoded component's `Component` constructor.
+fn component(e: &Encoded) -> TokenStream {
+    let real = &e.field.ty;
     let type_name = quote!(#real).to_string().replace(' ', "");
-    let ty = &checked(c);
-    let name = c.field.name();
-    if let Some((width, span)) = c.bucket {
-        let ctor = syn::Ident::new("bucket_component", span);
-        let order = order_tokens(c.order);
-        return quote_spanned!(span=> __ks::#ctor::<#ty>(#name, #type_name, #order, #width));
+    let ty = &checked(e.field);
+    let name = e.field.name();
+    match e.role {
+        Role::Bucket { width, span, order } => {
+            let ctor = syn::Ident::new("bucket_component", span);
+            let order = order_tokens(order);
+            quote_spanned!(span=> __ks::#ctor::<#ty>(#name, #type_name, #order, #width))
+        }
+        Role::Reversed(span) => {
+            // The ReversibleKey bound fails at `reverse` for a type that cannot take it.
+            let ctor = syn::Ident::new("reversed_component", span);
+            quote_spanned!(span=> __ks::#ctor::<#ty>(#name, #type_name))
+        }
+        Role::Value(order) => {
+            let order = order_tokens(order);
+            quote_spanned!(ty.span()=> __ks::component::<#ty>(#name, #type_name, #order))
+        }
     }
-    if let Some(span) = c.reversed {
-        // The ReversibleKey bound fails at `reverse` for a type that cannot take it.
-        let ctor = syn::Ident::new("reversed_component", span);
-        return quote_spanned!(span=> __ks::#ctor::<#ty>(#name, #type_name));
-    }
-    let order = order_tokens(c.order);
-    quote_spanned!(ty.span()=> __ks::component::<#ty>(#name, #type_name, #order))
 }
 
 fn order_tokens(order: Order) -> TokenStream {
@@ -142,15 +136,27 @@ fn order_tokens(order: Order) -> TokenStream {
 fn size_hint(spec: &KeySpec) -> TokenStream {
     let fixed = spec.prefix.len()
         + match &spec.salt {
-            Some(s) if s.buckets > 256 => 2,
+            Some(s) if s.buckets() > 256 => 2,
             Some(_) => 1,
             None => 0,
         };
-    let parts = spec.components.iter().map(|c| {
-        let ty = &checked(c);
+    let parts = spec.encoded().into_iter().map(|e| {
+        let ty = &checked(e.field);
         quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::SIZE_HINT)
     });
     quote!(#fixed #(+ #parts)*)
+}
+
+/// The encoder or decoder method for an encoded component: `asc`, `desc`,
+/// `reversed`, or `text` in text keys (the schema says how to transform).
+fn step(role: Role, span: Span, text: bool) -> syn::Ident {
+    let name = match (text, role) {
+        (true, _) => "text",
+        (false, Role::Reversed(_)) => "reversed",
+        (false, role) if role.order() == Order::Descending => "desc",
+        (false, _) => "asc",
+    };
+    syn::Ident::new(name, span)
 }
 
 /// The straight-line encoding of a key into `__out` from locals named like
@@ -159,14 +165,16 @@ fn size_hint(spec: &KeySpec) -> TokenStream {
 /// re-check the parameter types at the derive, so a field type that is not a
 /// key component would be reported twice.
 fn encode_steps(spec: &KeySpec, finish: TokenStream) -> TokenStream {
-    let n = spec.components.len();
-    let writes = spec.components.iter().map(|c| {
-        let (ident, ty) = (&c.field.ident, &checked(c));
-        let method = step(c, ty.span(), spec.text_sep.is_some());
-        if let Some((width, _)) = c.bucket {
-            return quote_spanned!(ty.span()=> __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));)
+    let n = spec.encoded().len();
+    let writes = spec.encoded().into_iter().map(|e| {
+        let (ident, ty) = (&e.field.ident, &checked(e.field));
+        let method = step(e.role, ty.span(), spec.text_sep.is_some());
+        match e.role {
+            Role::Bucket { width, .. } => quote_spanned!(ty.span()=>
+                __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));
+            ),
+            _ => quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);),
         }
-        quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);)
     });
     quote! {
         let mut __encoder = __ks::KeyEncoder::<#n>::new(
@@ -180,38 +188,36 @@ fn encode_steps(spec: &KeySpec, finish: TokenStream) -> TokenStream {
 /// `impl RowKey`: encode through the encoder's steps, decode component by component.
 fn row_key_impl(spec: &KeySpec) -> TokenStream {
     let ident = &spec.ident;
-    let buckets = spec.salt.as_ref().map_or(1, |s| s.buckets);
+    let buckets = spec.salt.as_ref().map_or(1, SaltSpec::buckets);
     let size_hint = size_hint(spec);
-    let n = spec.components.len();
-    let refs = spec
-        .components
-        .iter()
-        .filter(|c| c.bucket.is_none())
-        .map(|c| {
-            let (field, ty) = (&c.field.ident, &checked(c));
-            quote_spanned!(ty.span()=> let #field = <#ty as __ks::KeyComponent>::as_key_ref(&self.#field);)
-        });
-    let encode = encode_steps(spec, quote!(__encoder.finish();));
-    let reads = spec.components.iter().enumerate().map(|(i, c)| {
-        let (ident, ty) = (&c.field.ident, &checked(c));
-        let method = step(c, ty.span(), spec.text_sep.is_some());
-        if c.bucket.is_some() {
-            let bucket = format_ident!("__bucket_{}", i);
-            return quote_spanned!(ty.span()=> let #bucket = __decoder.#method::<#ty>()?;);
-        }
-        quote_spanned!(ty.span()=> let #ident = __decoder.#method::<#ty>()?;)
+    let encoded = spec.encoded();
+    let n = encoded.len();
+    let refs = spec.parts.iter().map(|part| {
+        let (field, ty) = (&part.field.ident, &checked(&part.field));
+        quote_spanned!(ty.span()=> let #field = <#ty as __ks::KeyComponent>::as_key_ref(&self.#field);)
     });
-    let checks = spec.components.iter().enumerate().filter_map(|(i, c)| {
-        let (width, _) = c.bucket?;
-        let (ident, ty) = (&c.field.ident, &checked(c));
+    let encode = encode_steps(spec, quote!(__encoder.finish();));
+    let text = spec.text_sep.is_some();
+    let reads = encoded.iter().enumerate().map(|(i, e)| {
+        let (ident, ty) = (&e.field.ident, &checked(e.field));
+        let method = step(e.role, ty.span(), text);
+        match e.role {
+            Role::Bucket { .. } => {
+                let bucket = format_ident!("__bucket_{}", i);
+                quote_spanned!(ty.span()=> let #bucket = __decoder.#method::<#ty>()?;)
+            }
+            _ => quote_spanned!(ty.span()=> let #ident = __decoder.#method::<#ty>()?;),
+        }
+    });
+    let checks = encoded.iter().enumerate().filter_map(|(i, e)| {
+        let Role::Bucket { width, .. } = e.role else {
+            return None;
+        };
+        let (ident, ty) = (&e.field.ident, &checked(e.field));
         let bucket = format_ident!("__bucket_{}", i);
         Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &#ident, #width)?;))
     });
-    let fields = spec
-        .components
-        .iter()
-        .filter(|c| c.bucket.is_none())
-        .map(|c| &c.field.ident);
+    let fields = spec.parts.iter().map(|part| &part.field.ident);
     let skipped = spec.skipped.iter().map(|f| {
         let ident = &f.ident;
         quote_spanned!(f.ty.span()=> #ident: __ks::Default::default())
@@ -242,38 +248,25 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     }
 }
 
-/// The encoder or decoder method for a component: `asc`, `desc`,
-/// `reversed`, or `text` in text keys (the schema says how to transform).
-fn step(c: &Component, span: proc_macro2::Span, text: bool) -> syn::Ident {
-    if text {
-        return syn::Ident::new("text", span);
-    }
-    match (c.reversed, c.order) {
-        (Some(_), _) => syn::Ident::new("reversed", span),
-        (None, Order::Ascending) => syn::Ident::new("asc", span),
-        (None, Order::Descending) => syn::Ident::new("desc", span),
-    }
-}
-
-/// `get_key` and `get_key_into`, taking borrowed field values in key order.
+/// `get_key`, `get_key_into`, `get`, `get_async` and (random salts)
+/// `get_keys`, taking borrowed field values in key order.
 fn get_key_fns(spec: &KeySpec) -> TokenStream {
     let KeySpec { ident, vis, .. } = spec;
     let params: Vec<TokenStream> = spec
-        .components
+        .parts
         .iter()
-        .filter(|c| c.bucket.is_none())
-        .map(|c| {
-            let (ident, ty) = (&c.field.ident, &checked(c));
+        .map(|part| {
+            let (ident, ty) = (&part.field.ident, &checked(&part.field));
             quote_spanned!(ty.span()=> #ident: <#ty as __ks::KeyComponent>::Ref<'_>)
         })
         .collect();
     let order: Vec<String> = spec
-        .components
+        .parts
         .iter()
-        .filter(|c| c.bucket.is_none())
-        .map(|c| format!("`{}`", c.field.name()))
+        .map(|part| format!("`{}`", part.field.name()))
         .collect();
-    let random_note = if spec.salt.as_ref().is_some_and(|s| s.random) {
+    let random = matches!(spec.salt, Some(SaltSpec::Random { .. }));
+    let random_note = if random {
         " The salt is `random % N`: each call picks a fresh bucket, so the key is for an insert (writing it for a row that exists stores a second copy); `get_keys` gives all N candidates, and `RowStore::replace_row` and `delete_row` cover them."
     } else {
         ""
@@ -285,7 +278,14 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
     let doc_get = format!(
         "Reads the row with these key fields from `store`: the decoded [`{ident}`] (skipped fields at their `Default`) and its value, or `None`. With a `random % N` salt every bucket is read, and copies with different values are an error (`RowError::Conflict`)."
     );
-    let random = spec.salt.as_ref().is_some_and(|s| s.random);
+    let doc_get_async = format!(
+        "Reads the row with these key fields from an async `store` (Cloud Bigtable), like `get`{}.",
+        if random {
+            "; every candidate bucket in one request"
+        } else {
+            ""
+        }
+    );
     // With a random salt, the runtime reads every candidate bucket of the key.
     let key = {
         let finish = if random {
@@ -302,13 +302,8 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         }}
     };
     let encode = encode_steps(spec, quote!(__encoder.finish();));
-    let encode_in_bucket = encode_steps(spec, quote!(__encoder.finish_in(__bucket);));
-    let doc_get_async =
-        format!(
-        "Reads the row with these key fields from an async `store` (Cloud Bigtable), like `get`{}.",
-        if random { "; every candidate bucket in one request" } else { "" }
-    );
     let get_keys = if random {
+        let encode_in_bucket = encode_steps(spec, quote!(__encoder.finish_in(__bucket);));
         let doc = "The key in every bucket (`random % N` salt), bucket 0 first: a get or a delete must cover them all (`get`, `get_row` and `delete_row` do). `get_key` picks one bucket at random, for inserts.";
         quote! {
             #[doc = #doc]
@@ -367,31 +362,23 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
     }
 }
 
-/// `scan()` and the builder stages: stage `i` has one method, for component `i`.
-fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
-    let KeySpec { ident, vis, .. } = spec;
-    let stages = spec.components.iter().enumerate().map(|(i, c)| {
-        let (field, ty) = (&c.field.ident, &c.field.ty);
-        let next = i + 1;
-        let doc = format!(
-            "Binds `{}`: a value (equality; the scan can go on to the next component) or a range (`a..b`, `a..=b`, `a..`, `..b`; the scan ends){}.",
-            c.field.name(),
-            if c.order == Order::Descending {
-                ". The component is stored descending (`rev`); give the range in value order and the key bounds are flipped for you"
-            } else {
-                ""
-            }
-        );
-        if let Some((width, _)) = c.bucket {
-            let after = i + 2;
+/// The method of one scan stage: the part starting at encoded component
+/// `stage` binds its field.
+fn stage_method(spec: &KeySpec, scan_ident: &syn::Ident, stage: usize, part: &Part) -> TokenStream {
+    let vis = &spec.vis;
+    // The field's own type: through the checked alias, a bad type would
+    // make the scan bounds fail too.
+    let (field, ty) = (&part.field.ident, &part.field.ty);
+    let name = part.field.name();
+    match part.layout {
+        Layout::Bucketed { width, .. } => {
+            let after = stage + 2;
             let doc = format!(
-                "Binds `{}` (and its bucket, `{} / {width}`): a value (equality on both; the scan goes on), or a range (the scan ends; with a hashed bucket, one range per bucket value, at most {} of them, else an error).",
-                c.field.name(),
-                c.field.name(),
-                "4,096"
+                "Binds `{name}` (and its bucket, `{name} / {width}`): a value (equality on both; the scan goes on), or a range (the scan ends; with a hashed bucket, one range per bucket value, at most {} of them, else an error).",
+                thousands(MAX_BUCKET_EXPANSION)
             );
-            return quote! {
-                impl #scan_ident<#i> {
+            quote! {
+                impl #scan_ident<#stage> {
                     #[doc = #doc]
                     #vis fn #field<__A, __M>(self, value: __A) -> <__A as __ks::BucketArg<#ty, __M>>::Output<#scan_ident<#after>>
                     where
@@ -400,44 +387,73 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
                         __ks::BucketArg::<#ty, __M>::apply::<#scan_ident<#after>>(value, self.state, #width)
                     }
                 }
-            };
+            }
         }
-        if i > 0 && spec.components[i - 1].bucket.is_some() {
-            // Bound together with its bucket, one stage earlier.
-            return TokenStream::new();
-        }
-        if c.reversed.is_some() {
+        Layout::Reversed(_) => {
+            let next = stage + 1;
             let doc = format!(
-                "Binds `{}` by equality. It is stored byte-reversed (`reverse`), so its byte order is not value order and only equality makes sense.",
-                c.field.name()
+                "Binds `{name}` by equality. It is stored byte-reversed (`reverse`), so its byte order is not value order and only equality makes sense."
             );
-            return quote! {
-                impl #scan_ident<#i> {
+            quote! {
+                impl #scan_ident<#stage> {
                     #[doc = #doc]
                     #vis fn #field<__A: __ks::KeyArg<#ty>>(self, value: __A) -> #scan_ident<#next> {
                         #scan_ident { state: self.state.equal::<#ty>(&value) }
                     }
                 }
-            };
+            }
         }
-        let bound = quote_spanned!(ty.span()=> __ks::ScanArg<#ty, __M>);
-        // Text keys: a range only on components whose text order is value order.
-        let text_bound = spec
-            .text_sep
-            .map(|_| quote_spanned!(ty.span()=> __M: __ks::TextScan<#ty>,));
-        quote! {
-            impl #scan_ident<#i> {
-                #[doc = #doc]
-                #vis fn #field<__A, __M>(self, value: __A) -> <__A as #bound>::Output<#scan_ident<#next>>
-                where
-                    __A: #bound,
-                    #text_bound
-                {
-                    __ks::ScanArg::<#ty, __M>::apply::<#scan_ident<#next>>(value, self.state)
+        Layout::Plain(order) => {
+            let next = stage + 1;
+            let doc = format!(
+                "Binds `{name}`: a value (equality; the scan can go on to the next component) or a range (`a..b`, `a..=b`, `a..`, `..b`; the scan ends){}.",
+                if order == Order::Descending {
+                    ". The component is stored descending (`rev`); give the range in value order and the key bounds are flipped for you"
+                } else {
+                    ""
+                }
+            );
+            let bound = quote_spanned!(ty.span()=> __ks::ScanArg<#ty, __M>);
+            // Text keys: a range only on components whose text order is value order.
+            let text_bound = spec
+                .text_sep
+                .map(|_| quote_spanned!(ty.span()=> __M: __ks::TextScan<#ty>,));
+            quote! {
+                impl #scan_ident<#stage> {
+                    #[doc = #doc]
+                    #vis fn #field<__A, __M>(self, value: __A) -> <__A as #bound>::Output<#scan_ident<#next>>
+                    where
+                        __A: #bound,
+                        #text_bound
+                    {
+                        __ks::ScanArg::<#ty, __M>::apply::<#scan_ident<#next>>(value, self.state)
+                    }
                 }
             }
         }
-    });
+    }
+}
+
+/// `4096` as `4,096`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `scan()`, the methods every stage has, and one method per stage.
+fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
+    let KeySpec { ident, vis, .. } = spec;
+    let stages = spec
+        .stages()
+        .into_iter()
+        .map(|(stage, part)| stage_method(spec, scan_ident, stage, part));
     let out_of_order = out_of_order_stubs(spec, scan_ident);
     let doc = format!("Starts a typed scan over [`{ident}`] keys; bind components in key order, then call `ranges()`.");
     quote! {
@@ -509,23 +525,19 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
 /// named `c` found for `EventScan<0>`".
 fn out_of_order_stubs(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
     let vis = &spec.vis;
-    let components = &spec.components;
-    // Components that have a scan method (the field after a bucket is bound with it).
-    let methods: Vec<usize> = (0..components.len())
-        .filter(|&i| i == 0 || components[i - 1].bucket.is_none())
-        .collect();
+    let stages = spec.stages();
     let mut out = TokenStream::new();
-    for (k, &stage) in methods.iter().enumerate() {
-        for (m, &later) in methods.iter().enumerate().skip(k + 1) {
-            let first: Vec<String> = methods[k..m]
+    for (k, &(stage, _)) in stages.iter().enumerate() {
+        for (m, (_, later)) in stages.iter().enumerate().skip(k + 1) {
+            let first: Vec<String> = stages[k..m]
                 .iter()
-                .map(|&i| components[i].field.name())
+                .map(|(_, part)| part.field.name())
                 .collect();
-            let field = &components[later].field.ident;
+            let field = &later.field.ident;
             let marker = format_ident!(
                 "bind_{}_before_{}",
                 first.join("_then_"),
-                components[later].field.name()
+                later.field.name()
             );
             out.extend(quote! {
                 #[doc(hidden)]
@@ -548,15 +560,60 @@ fn out_of_order_stubs(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
     out
 }
 
-/// What is emitted beside the errors, so that uses of the trait do not
-/// drown the real errors in follow-on ones.
+/// What is emitted beside the errors, so that the user's other code does
+/// not drown the real errors in follow-on ones: `RowKey`, the generated
+/// functions and a scan builder whose methods take anything, all through
+/// the `crate = ...` path when one is given.
 pub fn dummy(input: &syn::DeriveInput) -> TokenStream {
-    let ident = &input.ident;
-    let krate: syn::Path = syn::parse_quote!(::keyschema);
     if !input.generics.params.is_empty() {
         return TokenStream::new();
     }
+    let ident = &input.ident;
+    let vis = &input.vis;
+    let scan_ident = format_ident!("{}Scan", ident);
+    // Whatever parsed of the attribute: the crate path and the key fields.
+    let mut errors = darling::Error::accumulator();
+    let (attr, _, _) = crate::check::parse_attr(input, &mut errors);
+    drop(errors.finish());
+    let krate: syn::Path = attr
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::keyschema));
+    let named: Vec<&syn::Ident> = match &input.data {
+        syn::Data::Struct(s) => s.fields.iter().filter_map(|f| f.ident.as_ref()).collect(),
+        _ => Vec::new(),
+    };
+    let mut fields: Vec<&syn::Ident> = Vec::new();
+    if let Some((_, exprs)) = &attr.then {
+        for expr in exprs {
+            let is_bucket = expr.transform.as_ref().is_some_and(|t| t.name == "bucket");
+            if !is_bucket && named.contains(&&expr.field) && !fields.contains(&&expr.field) {
+                fields.push(&expr.field);
+            }
+        }
+    } else {
+        fields = named;
+    }
+    let params = fields.iter().map(|f| quote!(#f: impl ::std::marker::Sized));
+    let params2 = params.clone();
+    let params3 = params.clone();
+    let params4 = params.clone();
+    let params5 = params.clone();
+    let methods = fields
+        .iter()
+        .filter(|f| !crate::limits::SCAN_METHODS.contains(&f.to_string().as_str()))
+        .map(|f| {
+            quote! {
+                #vis fn #f<__A>(self, _: __A) -> Self {
+                    self
+                }
+            }
+        });
     quote! {
+        #[doc(hidden)]
+        #vis struct #scan_ident<const STAGE: usize>;
+
+        #[allow(unused_variables, clippy::all)]
         const _: () = {
             impl #krate::RowKey for #ident {
                 const BUCKETS: u32 = 1;
@@ -571,6 +628,118 @@ pub fn dummy(input: &syn::DeriveInput) -> TokenStream {
                     unimplemented!()
                 }
             }
+
+            impl #ident {
+                #vis fn get_key(#(#params),*) -> ::std::vec::Vec<u8> {
+                    unimplemented!()
+                }
+                #vis fn get_keys(#(#params2),*) -> ::std::vec::Vec<::std::vec::Vec<u8>> {
+                    unimplemented!()
+                }
+                #vis fn get_key_into(__out: &mut ::std::vec::Vec<u8>, #(#params3),*) {
+                    unimplemented!()
+                }
+                #vis fn get<__S: #krate::store::Store>(
+                    __store: &__S,
+                    #(#params4),*
+                ) -> ::std::result::Result<::std::option::Option<#krate::store::TypedRow<Self>>, #krate::store::RowError<__S::Error>> {
+                    unimplemented!()
+                }
+                #vis fn get_async<'__s, __S: #krate::store::AsyncStore>(
+                    __store: &'__s __S,
+                    #(#params5),*
+                ) -> #krate::store::BoxFuture<'__s, #krate::store::TypedGet<Self, __S::Error>> {
+                    unimplemented!()
+                }
+                #vis fn scan() -> #scan_ident<0> {
+                    #scan_ident
+                }
+            }
+
+            impl<const STAGE: usize> #scan_ident<STAGE> {
+                #(#methods)*
+                #vis fn ranges(&self) -> #krate::ScanRangeSet {
+                    unimplemented!()
+                }
+                #vis fn request(self) -> #krate::ScanRequest<#ident> {
+                    unimplemented!()
+                }
+                #vis fn limit(self, _: usize) -> #krate::ScanRequest<#ident> {
+                    unimplemented!()
+                }
+                #vis fn reverse(self) -> #krate::ScanRequest<#ident> {
+                    unimplemented!()
+                }
+                #vis fn unordered(self) -> #krate::ScanRequest<#ident> {
+                    unimplemented!()
+                }
+                #vis fn after(self, _: #krate::Cursor) -> #krate::ScanRequest<#ident> {
+                    unimplemented!()
+                }
+                #vis fn stream<__S: #krate::store::AsyncStore>(&self, _: &__S) -> #krate::AsyncTypedRows<#ident, __S::Error> {
+                    unimplemented!()
+                }
+                #vis fn run<'__s, __S: #krate::store::Store>(&self, _: &'__s __S) -> #krate::TypedRows<'__s, #ident, __S> {
+                    unimplemented!()
+                }
+            }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::limits::SCAN_METHODS;
+
+    /// The reserved names are exactly the methods every scan stage has.
+    #[test]
+    fn reserved_names_are_the_common_scan_methods() {
+        let input: syn::DeriveInput =
+            syn::parse_str("#[rowkey(then = a)] struct E { a: u32 }").expect("parses");
+        let spec = crate::check::check(&input).unwrap_or_else(|e| panic!("{e}"));
+        let tokens = super::expand(&spec);
+        let file: syn::File = syn::parse2(tokens).expect("generated code parses");
+        let mut common = Vec::new();
+        let mut visit = |items: &[syn::Item]| {
+            for item in items {
+                if let syn::Item::Impl(imp) = item {
+                    // `impl<const STAGE: usize> EScan<STAGE>` (not the ScanStage trait impl).
+                    if imp.trait_.is_none() && !imp.generics.params.is_empty() {
+                        for i in &imp.items {
+                            if let syn::ImplItem::Fn(f) = i {
+                                common.push(f.sig.ident.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        for item in &file.items {
+            if let syn::Item::Const(c) = item {
+                if let syn::Expr::Block(b) = &*c.expr {
+                    let items: Vec<syn::Item> = b
+                        .block
+                        .stmts
+                        .iter()
+                        .filter_map(|s| match s {
+                            syn::Stmt::Item(i) => Some(i.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    visit(&items);
+                }
+            }
+        }
+        common.sort();
+        let mut reserved: Vec<String> = SCAN_METHODS.iter().map(|s| s.to_string()).collect();
+        reserved.sort();
+        assert_eq!(common, reserved);
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(super::thousands(4096), "4,096");
+        assert_eq!(super::thousands(65_536), "65,536");
+        assert_eq!(super::thousands(64), "64");
     }
 }

@@ -8,6 +8,7 @@
 mod attr;
 mod check;
 mod expand;
+mod limits;
 mod model;
 
 use proc_macro::TokenStream;

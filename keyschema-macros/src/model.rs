@@ -1,4 +1,6 @@
-//! Model: the checked description of a key, one struct per idea.
+//! Model: the checked description of a key, one type per idea, in which
+//! impossible layouts cannot be written (a salt is hashed or random; a key
+//! field is plain, reversed or bucketed, never two of them).
 
 use proc_macro2::Span;
 use syn::{Ident, Path, Type, Visibility};
@@ -13,28 +15,125 @@ pub struct KeySpec {
     /// `None`: binary; `Some(sep)`: text keys with that separator.
     pub text_sep: Option<u8>,
     pub salt: Option<SaltSpec>,
-    pub components: Vec<Component>,
+    /// The key fields in key order: one scan stage and one `get_key`
+    /// argument each.
+    pub parts: Vec<Part>,
     /// Fields outside the key, filled with `Default` on decode.
     pub skipped: Vec<Field>,
 }
 
-/// `hash(...) % buckets`, or `random % buckets`.
-pub struct SaltSpec {
-    pub buckets: u32,
-    /// Indexes into `KeySpec::components`, in hash order (empty when random).
-    pub hashed: Vec<usize>,
-    pub random: bool,
+/// The salt.
+pub enum SaltSpec {
+    /// `hash(...) % buckets`: indexes into [`KeySpec::encoded`], in hash order.
+    Hash { buckets: u32, hashed: Vec<usize> },
+    /// `random % buckets`.
+    Random { buckets: u32 },
 }
 
-/// One key component.
-pub struct Component {
+impl SaltSpec {
+    pub fn buckets(&self) -> u32 {
+        match self {
+            SaltSpec::Hash { buckets, .. } | SaltSpec::Random { buckets } => *buckets,
+        }
+    }
+}
+
+/// One key field and how it is laid out.
+pub struct Part {
     pub field: Field,
-    pub order: Order,
-    /// `reverse(field)`: stored byte-reversed; the span of `reverse`.
-    pub reversed: Option<Span>,
-    /// `bucket(field, WIDTH)`: the width and the span of `bucket`. Always
-    /// followed by the field itself.
-    pub bucket: Option<(u64, Span)>,
+    pub layout: Layout,
+}
+
+/// How a key field is laid out.
+#[derive(Clone, Copy)]
+pub enum Layout {
+    /// `field` or `rev(field)`.
+    Plain(Order),
+    /// `reverse(field)`: byte-reversed; equality scans only. The span of `reverse`.
+    Reversed(Span),
+    /// `bucket(field, width), field` (or `rev(field)`): the derived bucket,
+    /// then the field. Two encoded components, one scan stage.
+    Bucketed {
+        width: u64,
+        span: Span,
+        order: Order,
+    },
+}
+
+/// One encoded component of the key, as the runtime's `Schema` lists them.
+pub struct Encoded<'a> {
+    pub field: &'a Field,
+    pub role: Role,
+}
+
+#[derive(Clone, Copy)]
+pub enum Role {
+    /// The field's value, ascending or descending.
+    Value(Order),
+    /// The field's value, byte-reversed.
+    Reversed(Span),
+    /// The bucket of the field (`field / width`); the value follows.
+    Bucket {
+        width: u64,
+        span: Span,
+        order: Order,
+    },
+}
+
+impl Role {
+    pub fn order(self) -> Order {
+        match self {
+            Role::Value(order) | Role::Bucket { order, .. } => order,
+            Role::Reversed(_) => Order::Ascending,
+        }
+    }
+}
+
+impl KeySpec {
+    /// The encoded components, in key order.
+    pub fn encoded(&self) -> Vec<Encoded<'_>> {
+        let mut out = Vec::with_capacity(self.parts.len() + 1);
+        for part in &self.parts {
+            let field = &part.field;
+            match part.layout {
+                Layout::Plain(order) => out.push(Encoded {
+                    field,
+                    role: Role::Value(order),
+                }),
+                Layout::Reversed(span) => out.push(Encoded {
+                    field,
+                    role: Role::Reversed(span),
+                }),
+                Layout::Bucketed { width, span, order } => {
+                    out.push(Encoded {
+                        field,
+                        role: Role::Bucket { width, span, order },
+                    });
+                    out.push(Encoded {
+                        field,
+                        role: Role::Value(order),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Each part with the index of its first encoded component (its scan stage).
+    pub fn stages(&self) -> Vec<(usize, &Part)> {
+        let mut at = 0;
+        self.parts
+            .iter()
+            .map(|part| {
+                let stage = at;
+                at += match part.layout {
+                    Layout::Bucketed { .. } => 2,
+                    _ => 1,
+                };
+                (stage, part)
+            })
+            .collect()
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
