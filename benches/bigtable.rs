@@ -4,22 +4,17 @@
 //!
 //! Run: `cargo bench --features bigtable --bench bigtable`
 
-#[path = "../tests/support/emulator.rs"]
+#[path = "../tests/common/emulator.rs"]
 mod emulator;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use futures_util::StreamExt;
 use keyschema::store::{BigtableStore, Direction};
-use keyschema::RowKey;
 use std::time::Duration;
 
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
-}
+#[path = "../tests/common/schemas.rs"]
+mod schemas;
+use schemas::Event;
 
 const ROWS: u64 = 20_000;
 

@@ -15,13 +15,9 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::hint::black_box;
 
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
-}
+#[path = "../tests/common/schemas.rs"]
+mod schemas;
+use schemas::Event;
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(then = user_id, site, rev(timestamp))]

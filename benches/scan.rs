@@ -10,13 +10,9 @@ use keyschema::RowKey;
 use std::hint::black_box;
 use std::time::Duration;
 
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
-}
+#[path = "../tests/common/schemas.rs"]
+mod schemas;
+use schemas::Event;
 
 /// The same rows, unsalted: one range covers them, in key order.
 #[derive(RowKey, Debug, Clone, PartialEq)]

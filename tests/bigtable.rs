@@ -3,10 +3,9 @@
 #![cfg(feature = "bigtable")]
 
 mod common;
-#[path = "support/emulator.rs"]
-mod emulator;
-#[path = "support/proxy.rs"]
-mod proxy;
+
+use common::schemas::Event;
+use common::{emulator, proxy};
 
 use common::model::{logical_cmp, request, row, Eight, One, Request, Row3, Wide};
 use proptest::prelude::*;
@@ -16,14 +15,6 @@ use futures_util::StreamExt;
 use keyschema::store::bigtable::{BigtableError, RowStream};
 use keyschema::store::{BigtableStore, Direction, Mutation};
 use keyschema::RowKey;
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
-}
 
 async fn store(prefix: &str) -> BigtableStore {
     let store = BigtableStore::connect_emulator(

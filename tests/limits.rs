@@ -1,5 +1,8 @@
 //! Hostile input: allocation counts, key length limits, garbage.
 
+mod common;
+
+use common::schemas::Event;
 use keyschema::{DecodeError, RowKey, MAX_KEY_LEN};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -37,14 +40,6 @@ fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let before = ALLOCATIONS.with(Cell::get);
     let out = f();
     (out, ALLOCATIONS.with(Cell::get) - before)
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
 }
 
 #[derive(RowKey, Debug, Clone, PartialEq)]

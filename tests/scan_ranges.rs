@@ -1,15 +1,10 @@
 //! Scan ranges on concrete requests: bucket fan-out, prefix exactness, range syntax, `rev`.
 
+mod common;
+
+use common::schemas::Event;
 use keyschema::prefix_successor;
 use keyschema::{RowKey, ScanRangeSet};
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
-}
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(then = name, age)]

@@ -2,17 +2,12 @@
 //! every failure is a typed error, never a panic and never a silent loss.
 #![cfg(feature = "redb")]
 
+mod common;
+
+use common::schemas::Event;
 use keyschema::store::{RedbStore, RowStore};
 use keyschema::RowKey;
 use std::fs;
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
-}
 
 fn event(t: u64) -> Event {
     Event {

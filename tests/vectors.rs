@@ -4,6 +4,9 @@
 //!
 //! `KEYSCHEMA_BLESS=1 cargo test --test vectors` rewrites the tables.
 
+mod common;
+
+use common::schemas::Event;
 use keyschema::encode_value;
 use keyschema::{salt, KeyComponent, RowKey};
 use std::fmt::Debug;
@@ -184,14 +187,6 @@ fn sha256(message: &[u8]) -> [u8; 32] {
         chunk.copy_from_slice(&word.to_be_bytes());
     }
     out
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
 }
 
 #[derive(RowKey, Debug, Clone, PartialEq)]

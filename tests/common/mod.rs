@@ -1,7 +1,11 @@
-//! Helpers shared by the model-based tests.
+//! What the integration tests share, through `mod common;`: the shared
+//! schemas, the typed-scan model, the Bigtable emulator and a TCP proxy.
 #![allow(dead_code, unused_macros, unused_imports)]
 
+pub mod emulator;
 pub mod model;
+pub mod proxy;
+pub mod schemas;
 
 use std::ops::Bound;
 
