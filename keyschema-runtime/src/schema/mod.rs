@@ -309,35 +309,6 @@ impl Schema {
         }
     }
 
-    /// Split points at every salt bucket boundary: `prefix + salt(b)` for
-    /// buckets 1 to N-1, so each bucket starts its own tablet or region.
-    /// Empty when the key is unsalted.
-    ///
-    /// ```
-    /// use keyschema::RowKey;
-    ///
-    /// #[derive(RowKey)]
-    /// #[rowkey(prefix = "ev", salt = hash(id) % 4, then = id)]
-    /// struct Ev { id: u64 }
-    ///
-    /// assert_eq!(Ev::schema().salt_splits(), [b"ev\x01".to_vec(), b"ev\x02".to_vec(), b"ev\x03".to_vec()]);
-    /// ```
-    pub fn salt_splits(&self) -> Vec<Vec<u8>> {
-        let Some(s) = self.salt else {
-            return Vec::new();
-        };
-        (1..s.buckets)
-            .map(|b| {
-                let mut key = Vec::with_capacity(self.header_len());
-                self.push_header(Some(b), &mut key);
-                if self.sep().is_some() {
-                    key.pop(); // a split at the salt itself
-                }
-                key
-            })
-            .collect()
-    }
-
     pub(crate) fn check_prefix(&self, key: &[u8]) -> Result<(), DecodeError> {
         if self.prefix.is_empty() {
             return Ok(());
