@@ -9,7 +9,8 @@ mod emulator;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use futures_util::StreamExt;
-use keyschema::store::{BigtableStore, Direction};
+use keyschema::store::bigtable::BigtableStore;
+use keyschema::store::Direction;
 use std::time::Duration;
 
 #[path = "../tests/common/schemas.rs"]

@@ -12,8 +12,8 @@ use proptest::prelude::*;
 use std::sync::OnceLock;
 
 use futures_util::StreamExt;
-use keyschema::store::bigtable::{BigtableError, RowStream};
-use keyschema::store::{BigtableStore, Direction, Mutation};
+use keyschema::store::bigtable::{BigtableError, BigtableStore, RowStream};
+use keyschema::store::{Direction, Mutation};
 use keyschema::RowKey;
 
 async fn store(prefix: &str) -> BigtableStore {

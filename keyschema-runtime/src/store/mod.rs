@@ -29,8 +29,6 @@ mod memory;
 #[cfg(feature = "redb")]
 mod redb;
 
-#[cfg(feature = "bigtable")]
-pub use self::bigtable::{BigtableError, BigtableStore};
 #[cfg(feature = "redb")]
 pub use self::redb::RedbStore;
 pub use memory::MemoryStore;
