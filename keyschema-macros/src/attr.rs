@@ -5,11 +5,12 @@
 //!
 //! ```text
 //! attr      := option ("," option)* ","?
-//! option    := "salt" "=" salt | "then" "=" component ("," component)*
+//! option    := "salt" "=" salt | "then" "=" item ("," item)*
 //!            | "prefix" "=" (string | byte-string) | "format" "=" ident ("(" ... ")")?
 //!            | "crate" "=" string
 //! salt      := "hash" "(" ("*" | ident ("," ident)*)? ")" "%" integer
 //!            | "random" "%" integer
+//! item      := component | "(" (component ("," component)*)? ")"   (the partition key)
 //! component := ident | ident "(" ident ("," integer)? ")"
 //! ```
 //!
@@ -27,6 +28,8 @@ use syn::{parenthesized, Ident, LitByteStr, LitInt, LitStr, Token};
 pub struct KeyAttr {
     pub salt: Option<SaltExpr>,
     pub then: Option<(Ident, Vec<ComponentExpr>)>,
+    /// Every `( ... )` group in `then` (the partition key; one is allowed).
+    pub groups: Vec<Group>,
     pub prefix: Option<(Span, Vec<u8>)>,
     /// `binary`, or `text` with its optional `sep = "#"`.
     pub format: Option<(Ident, Option<LitStr>)>,
@@ -73,6 +76,16 @@ impl Parse for HashItem {
     }
 }
 
+/// A parenthesized group of components in `then`: the partition key, after
+/// CQL's `PRIMARY KEY ((a, b), c)`.
+pub struct Group {
+    /// The span of the parentheses.
+    pub span: Span,
+    /// The index in `then` of its first component, and how many it holds.
+    pub start: usize,
+    pub len: usize,
+}
+
 pub struct ComponentExpr {
     pub field: Ident,
     pub transform: Option<Transform>,
@@ -87,7 +100,7 @@ pub struct Transform {
 /// One option, as parsed.
 enum Option_ {
     Salt(SaltExpr),
-    Then(Ident, Vec<ComponentExpr>),
+    Then(Ident, Vec<ComponentExpr>, Vec<Group>),
     Prefix(Span, Vec<u8>),
     Format(Ident, Option<LitStr>),
     Crate(syn::Path),
@@ -101,7 +114,10 @@ impl KeyAttr {
             let duplicate = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
             match parse_option(&key, input)? {
                 Option_::Salt(s) if self.salt.is_none() => self.salt = Some(s),
-                Option_::Then(k, c) if self.then.is_none() => self.then = Some((k, c)),
+                Option_::Then(k, c, g) if self.then.is_none() => {
+                    self.then = Some((k, c));
+                    self.groups = g;
+                }
                 Option_::Prefix(s, p) if self.prefix.is_none() => self.prefix = Some((s, p)),
                 Option_::Format(f, sep) if self.format.is_none() => self.format = Some((f, sep)),
                 Option_::Crate(p) if self.krate.is_none() => self.krate = Some(p),
@@ -128,7 +144,10 @@ fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
     input.parse::<Token![=]>()?;
     Ok(match name.as_str() {
         "salt" => Option_::Salt(input.parse()?),
-        "then" => Option_::Then(key.clone(), parse_components(input)?),
+        "then" => {
+            let (components, groups) = parse_components(input)?;
+            Option_::Then(key.clone(), components, groups)
+        }
         "prefix" => {
             if input.peek(LitByteStr) {
                 let lit: LitByteStr = input.parse()?;
@@ -165,8 +184,10 @@ fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
     })
 }
 
-fn parse_components(input: ParseStream) -> syn::Result<Vec<ComponentExpr>> {
-    let mut components = vec![input.parse::<ComponentExpr>()?];
+fn parse_components(input: ParseStream) -> syn::Result<(Vec<ComponentExpr>, Vec<Group>)> {
+    let mut components = Vec::new();
+    let mut groups = Vec::new();
+    parse_item(input, &mut components, &mut groups)?;
     while input.peek(Token![,]) {
         let ahead = input.fork();
         ahead.parse::<Token![,]>()?;
@@ -176,9 +197,31 @@ fn parse_components(input: ParseStream) -> syn::Result<Vec<ComponentExpr>> {
             break;
         }
         input.parse::<Token![,]>()?;
-        components.push(input.parse()?);
+        parse_item(input, &mut components, &mut groups)?;
     }
-    Ok(components)
+    Ok((components, groups))
+}
+
+/// One item of `then`: a component, or a `( ... )` group of them.
+fn parse_item(
+    input: ParseStream,
+    components: &mut Vec<ComponentExpr>,
+    groups: &mut Vec<Group>,
+) -> syn::Result<()> {
+    if !input.peek(syn::token::Paren) {
+        components.push(input.parse()?);
+        return Ok(());
+    }
+    let content;
+    let paren = parenthesized!(content in input);
+    let inner = content.parse_terminated(ComponentExpr::parse, Token![,])?;
+    groups.push(Group {
+        span: paren.span.join(),
+        start: components.len(),
+        len: inner.len(),
+    });
+    components.extend(inner);
+    Ok(())
 }
 
 impl Parse for ComponentExpr {

@@ -42,6 +42,8 @@ impl StructFields<'_> {
 struct Listed {
     field: Field,
     role: Role,
+    /// Its index in `then`.
+    entry: usize,
 }
 
 /// The struct, checked and turned into a [`KeySpec`]; or every error found.
@@ -70,6 +72,8 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
     component_count(input, &listed, &mut errors);
     buckets_followed_by_their_field(&listed, &mut errors);
     every_field_in_key(&attr, &fields, &mut errors);
+    let partition = partition_group(&attr, &mut errors)
+        .and_then(|entries| partition_parts(entries, &listed, &mut errors));
     let salt = attr
         .salt
         .as_ref()
@@ -85,6 +89,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         text_sep,
         salt,
         parts: pair_buckets(listed),
+        partition,
         skipped: fields
             .list
             .into_iter()
@@ -219,7 +224,7 @@ fn missing_then(input: &DeriveInput, attr_seen: bool, errors: &mut Errors) {
 /// below; a component that breaks one is left out (and reported).
 fn components(exprs: &[ComponentExpr], fields: &StructFields, errors: &mut Errors) -> Vec<Listed> {
     let mut listed: Vec<Listed> = Vec::new();
-    for expr in exprs {
+    for (entry, expr) in exprs.iter().enumerate() {
         let role = transform(expr, errors);
         let Some(field) = known_field(expr, fields, errors) else {
             continue;
@@ -233,6 +238,7 @@ fn components(exprs: &[ComponentExpr], fields: &StructFields, errors: &mut Error
             Some(Listed {
                 field: f,
                 role: Role::Bucket { order, .. },
+                ..
             }),
             Some(Role::Value(o)),
         ) = (listed.last_mut(), role)
@@ -245,6 +251,7 @@ fn components(exprs: &[ComponentExpr], fields: &StructFields, errors: &mut Error
             listed.push(Listed {
                 field: field.clone(),
                 role,
+                entry,
             });
         }
     }
@@ -550,12 +557,64 @@ fn hashed_fields(
     hashed
 }
 
+/// Rules of the partition group (`then = (a, b), c`): at most one, first
+/// in `then`, not empty. How many entries of `then` it holds.
+fn partition_group(attr: &KeyAttr, errors: &mut Errors) -> Option<usize> {
+    let (first, rest) = attr.groups.split_first()?;
+    for group in rest {
+        errors.push(error(
+            group.span,
+            "the partition key is given twice: one `( ... )` group, first in `then`, holds it (`then = (tenant, invoice_id), rev(created_at)`)",
+        ));
+    }
+    if first.start != 0 {
+        errors.push(error(
+            first.span,
+            "the partition group must come first in `then`: the partition key is the key's leading components (`then = (invoice_id), rev(created_at), line_no`)",
+        ));
+        return None;
+    }
+    if first.len == 0 {
+        errors.push(error(
+            first.span,
+            "the partition group is empty: put the partition key's fields inside `( ... )`, e.g. `then = (invoice_id), rev(created_at)`",
+        ));
+        return None;
+    }
+    rest.is_empty().then_some(first.len)
+}
+
+/// Rule: a bucket and its field are on the same side of the partition.
+/// How many parts the partition holds.
+fn partition_parts(entries: usize, listed: &[Listed], errors: &mut Errors) -> Option<usize> {
+    let mut parts = 0;
+    let mut i = 0;
+    while i < listed.len() && listed[i].entry < entries {
+        if let Role::Bucket { span, .. } = listed[i].role {
+            if listed.get(i + 1).is_some_and(|next| next.entry >= entries) {
+                errors.push(error(
+                    span,
+                    format!(
+                        "`bucket({0}, ...)` is in the partition but `{0}` is not: a bucket and its field are one key field, on the same side of the partition",
+                        listed[i].field.ident
+                    ),
+                ));
+                return None;
+            }
+            i += 1;
+        }
+        i += 1;
+        parts += 1;
+    }
+    Some(parts)
+}
+
 /// The checked components as key fields: a bucket and the field after it
 /// become one [`Layout::Bucketed`] part.
 fn pair_buckets(listed: Vec<Listed>) -> Vec<Part> {
     let mut parts = Vec::with_capacity(listed.len());
     let mut listed = listed.into_iter().peekable();
-    while let Some(Listed { field, role }) = listed.next() {
+    while let Some(Listed { field, role, .. }) = listed.next() {
         let layout = match role {
             Role::Value(order) => Layout::Plain(order),
             Role::Reversed(span) => Layout::Reversed(span),

@@ -91,14 +91,45 @@ fn schema(spec: &KeySpec) -> TokenStream {
         Some(sep) => quote!(__ks::Format::Text { sep: #sep }),
     };
     let ident = &spec.ident;
+    let sort_not_empty = sort_not_empty(spec);
+    let partition = match spec.partition_components() {
+        Some(n) => quote!(Some(#n)),
+        None => quote!(None),
+    };
     quote! {
         static __KEYSCHEMA: __ks::Schema = __ks::schema(
-            #name, #prefix, #salt, &[#(#components),*], #format, __keyschema_check,
+            #name, #prefix, #salt, &[#(#components),*], #format, #partition, __keyschema_check,
         );
 
         fn __keyschema_check(__key: &[u8]) -> __ks::Result<(), __ks::DecodeError> {
             <#ident as __ks::RowKey>::decode(__key).map(|_| ())
         }
+
+        #sort_not_empty
+    }
+}
+
+/// A compile error when a declared partition leaves a sort part that always
+/// encodes to zero bytes (only zero-width components, such as `[u8; 0]`):
+/// DynamoDB refuses an empty binary sort key.
+fn sort_not_empty(spec: &KeySpec) -> TokenStream {
+    let Some(first) = spec.partition_components() else {
+        return TokenStream::new();
+    };
+    let encoded = spec.encoded();
+    if first >= encoded.len() || spec.text_sep.is_some() {
+        return TokenStream::new();
+    }
+    let empty = encoded[first..].iter().map(|e| {
+        let ty = checked(e.field);
+        quote!(::core::matches!(<#ty as __ks::KeyComponent>::FIXED_WIDTH, ::core::option::Option::Some(0)))
+    });
+    let message = format!(
+        "the sort key of `{}` (the components after the partition group) always encodes to zero bytes; DynamoDB refuses an empty sort key: add a component after the partition, or move the partition's closing parenthesis to the end",
+        spec.ident
+    );
+    quote! {
+        const _: () = ::core::assert!(!(true #(&& #empty)*), #message);
     }
 }
 

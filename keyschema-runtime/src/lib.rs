@@ -56,9 +56,12 @@ pub mod __private {
         salt: Option<Salt>,
         components: &'static [Component],
         format: Format,
+        partition: Option<usize>,
         check: fn(&[u8]) -> Result<(), DecodeError>,
     ) -> Schema {
-        Schema::new(name, prefix, salt, components, format).with_check(check)
+        Schema::new(name, prefix, salt, components, format)
+            .with_partition(partition)
+            .with_check(check)
     }
 
     /// `salt = hash(...) % buckets` over the components at `hashed`.

@@ -70,6 +70,8 @@ pub struct Schema {
     /// The key type's own `decode`, for the checks that need the types
     /// (the salt against the fields, buckets against their fields).
     check: Option<CheckFn>,
+    /// `then = (a, b), c`: how many leading components form the partition key.
+    partition: Option<usize>,
 }
 
 /// Decodes a key of the schema's type and drops the value.
@@ -114,6 +116,7 @@ impl Schema {
             format,
             salt_span: salt_span(salt, components),
             check: None,
+            partition: None,
         }
     }
 
@@ -122,6 +125,119 @@ impl Schema {
     pub(crate) const fn with_check(mut self, check: CheckFn) -> Self {
         self.check = Some(check);
         self
+    }
+
+    /// Declares the leading `components` the partition key.
+    pub(crate) const fn with_partition(mut self, components: Option<usize>) -> Self {
+        self.partition = components;
+        self
+    }
+
+    /// How many leading components form the partition key (DynamoDB's
+    /// partition key, Cassandra's partition columns), as declared with
+    /// `then = (a, b), c`; `None` when the declaration names none. A bucket
+    /// and its field count as two components here, as in
+    /// [`components`](Self::components).
+    ///
+    /// ```
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(salt = random % 10, then = (invoice_id), rev(created_at), line_no)]
+    /// struct Line { invoice_id: String, created_at: u64, line_no: u16 }
+    ///
+    /// assert_eq!(Line::schema().partition_components(), Some(1));
+    /// assert_eq!(
+    ///     Line::schema().to_string(),
+    ///     "Line: salt = random % 10, then = (invoice_id: String), rev(created_at: u64), line_no: u16"
+    /// );
+    /// ```
+    pub fn partition_components(&self) -> Option<usize> {
+        self.partition
+    }
+
+    /// Splits an encoded key into its partition part (the prefix, the salt
+    /// and the partition components) and its sort part (the remaining
+    /// components: DynamoDB's sort key, Cassandra's clustering columns).
+    /// The key is exactly the two parts joined, so ordered stores see the
+    /// same bytes whether or not a partition is declared. Without a declared
+    /// partition, the whole key is the partition and the sort part is empty.
+    /// In text keys the separator after the last partition component ends
+    /// the partition part.
+    ///
+    /// ```
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(salt = hash(invoice_id) % 4, then = (invoice_id), rev(created_at), line_no)]
+    /// struct Line { invoice_id: String, created_at: u64, line_no: u16 }
+    ///
+    /// let key = Line::get_key("INV-42", 1_700_000_000, 3);
+    /// let (partition, sort) = Line::schema().split_key(&key)?;
+    /// assert_eq!(partition, [&[key[0]][..], b"INV-42\0"].concat());
+    /// assert_eq!(sort.len(), 8 + 2);
+    /// assert_eq!([partition, sort].concat(), key);
+    /// # Ok::<(), keyschema::DecodeError>(())
+    /// ```
+    pub fn split_key<'k>(&self, key: &'k [u8]) -> Result<(&'k [u8], &'k [u8]), DecodeError> {
+        let at = match self.partition {
+            Some(n) if n < self.components.len() => self.start_of(key, n)?,
+            _ => key.len(),
+        };
+        Ok(key.split_at(at))
+    }
+
+    /// The length of the partition part of `key`; see [`split_key`](Self::split_key).
+    pub fn partition_len(&self, key: &[u8]) -> Result<usize, DecodeError> {
+        Ok(self.split_key(key)?.0.len())
+    }
+
+    /// Where component `n` starts in `key` (after its separator in text keys).
+    fn start_of(&self, key: &[u8], n: usize) -> Result<usize, DecodeError> {
+        self.bucket_of(key)?;
+        let mut pos = self.header_len();
+        let sep = self.sep();
+        for (i, c) in self.components[..n].iter().enumerate() {
+            let start = pos;
+            let truncated = |expected| DecodeError::Truncated {
+                component: c.name,
+                offset: start,
+                expected,
+            };
+            match sep {
+                Some(sep) => {
+                    pos = match c.text_width() {
+                        Some(width) => pos
+                            .checked_add(width)
+                            .filter(|&end| end <= key.len())
+                            .ok_or(truncated("the component's text"))?,
+                        None => key
+                            .get(pos..)
+                            .and_then(|rest| rest.iter().position(|&b| b == sep))
+                            .map(|at| pos + at)
+                            .ok_or(truncated("the separator"))?,
+                    };
+                    match key.get(pos) {
+                        Some(&b) if b == sep => pos += 1,
+                        _ if i + 1 == self.components.len() => {}
+                        _ => return Err(truncated("the separator")),
+                    }
+                }
+                None if c.reversed => {
+                    let width = c.fixed_width.unwrap_or(0);
+                    pos = pos
+                        .checked_add(width)
+                        .filter(|&end| end <= key.len())
+                        .ok_or(truncated("a reversed fixed-width integer"))?;
+                }
+                None => {
+                    let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
+                    (c.render)(&mut reader, &mut String::new())?;
+                    pos = reader.offset();
+                }
+            }
+        }
+        Ok(pos)
     }
 
     /// The key type's full check; `Ok` when the schema has none.

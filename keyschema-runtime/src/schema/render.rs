@@ -206,8 +206,14 @@ impl fmt::Display for Schema {
             }
         }
         write!(f, "then = ")?;
+        let partition = self.partition.unwrap_or(0);
         for (i, c) in self.components.iter().enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
+            let sep = match (i, partition) {
+                (0, 0) => "",
+                (0, _) => "(",
+                (i, p) if i == p => "), ",
+                _ => ", ",
+            };
             match (c.order, c.reversed) {
                 _ if c.bucket.is_some() => {
                     let width = c.bucket.unwrap_or(1);
@@ -224,6 +230,9 @@ impl fmt::Display for Schema {
                 (Order::Ascending, false) => write!(f, "{sep}{}: {}", c.name, c.type_name)?,
                 (Order::Descending, false) => write!(f, "{sep}rev({}: {})", c.name, c.type_name)?,
             }
+        }
+        if partition >= self.components.len() && partition > 0 {
+            write!(f, ")")?;
         }
         Ok(())
     }
