@@ -10,13 +10,22 @@
 //!
 //! Run: `cargo run --release --example hotel_availability`
 
-use keyschema::sizing::Partition;
+use keyschema::cassandra::CqlTable;
 use keyschema::store::{MemoryStore, Mutation, Store};
 use keyschema::RowKey;
 
+/// The chapter's first design: one partition per hotel, clustered by day and room.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = (hotel_id), day, room_number)]
+pub struct PerHotel {
+    pub hotel_id: String,
+    pub day: u32,
+    pub room_number: u16,
+}
+
 /// Partition (hotel_id, month), clustered by day and room.
 #[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(hotel_id, bucket(day, 30)) % 64, then = hotel_id, bucket(day, 30), day, room_number)]
+#[rowkey(salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day, room_number)]
 pub struct Availability {
     pub hotel_id: String,
     /// Days since the inventory's first day.
@@ -30,38 +39,49 @@ const ROOMS: u16 = 100;
 const DAYS: u32 = 730;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // The chapter's sizing, exactly: hotel_id text(5); clustering date (4) + room_number smallint (2);
-    // one regular column is_available boolean (1); 8 bytes of metadata per cell.
-    let per_hotel = Partition {
-        rows: u64::from(ROOMS) * u64::from(DAYS),
-        columns: 4,
-        primary_key_columns: 3,
-        static_columns: 0,
-        partition_key_bytes: 5,
-        static_bytes: 0,
-        clustering_bytes: 4 + 2,
-        regular_bytes: 1,
-        cell_metadata_bytes: 8,
+    // The chapter's sizing, from the declarations: hotel_id text(5), the
+    // day as a CQL date (4) and the room number as a smallint (2), one
+    // regular column is_available boolean (1), 8 bytes of metadata per cell.
+    let columns = |table: CqlTable| {
+        table
+            .column("hotel_id", "text", 5)
+            .column("day", "date", 4)
+            .column("room_number", "smallint", 2)
+            .value("is_available", "boolean", 1)
     };
-    let months = u64::from(DAYS).div_ceil(30);
-    let per_month = per_hotel.split_into(months);
+    let per_hotel_table = columns(CqlTable::new(PerHotel::schema(), "rooms_by_hotel"));
+    let per_month_table = columns(CqlTable::new(
+        Availability::schema(),
+        "rooms_by_hotel_month",
+    ))
+    .column("day_bucket", "date", 4);
+    println!("{}", per_hotel_table.create_table()?);
+    println!("{}", per_month_table.create_table()?);
+    println!();
+    let per_hotel = per_hotel_table.partition(u64::from(ROOMS) * u64::from(DAYS))?;
+    let per_month = per_month_table.partition(u64::from(ROOMS) * 30)?;
     println!(
-        "partition sizing (Nv = Nr (Nc - Npk - Ns) + Ns; St = keys + statics + Nr x row + Nv x 8):"
+        "partition sizing from the declarations (Nv = Nr (Nc - Npk - Ns) + Ns; St = keys + statics + Nr x row + Nv x 8):"
     );
     for (name, p) in [
         ("one partition per hotel", per_hotel),
         ("one per hotel and 30-day month", per_month),
     ] {
         println!(
-            "  {name:<32} Nr = {:>6} rows, Nv = {:>6} values, cells {:>7} B + metadata {:>7} B = {:>9} B ({})",
+            "  {name:<32} Nr = {:>6} rows, Nv = {:>6} values, cells {:>7} B + metadata {:>7} B = {:>9} B ({}){}",
             p.rows,
             p.values(),
             p.row_bytes(),
             p.metadata_bytes(),
             p.total_bytes(),
-            human(p.total_bytes())
+            human(p.total_bytes()),
+            p.over_guidance().map(|why| format!(": {why}")).unwrap_or_default()
         );
     }
+    assert_eq!(
+        (per_hotel.values(), per_hotel.total_bytes()),
+        (73_000, 1_095_005)
+    );
 
     // The bucketed key on a store: three hotels' two-year inventories.
     println!();

@@ -72,8 +72,8 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
     component_count(input, &listed, &mut errors);
     buckets_followed_by_their_field(&listed, &mut errors);
     every_field_in_key(&attr, &fields, &mut errors);
-    let partition = partition_group(&attr, &mut errors)
-        .and_then(|entries| partition_parts(entries, &listed, &mut errors));
+    let partition =
+        partition_group(&attr, &mut errors).map(|entries| partition_components(entries, &listed));
     let salt = attr
         .salt
         .as_ref()
@@ -584,29 +584,11 @@ fn partition_group(attr: &KeyAttr, errors: &mut Errors) -> Option<usize> {
     rest.is_empty().then_some(first.len)
 }
 
-/// Rule: a bucket and its field are on the same side of the partition.
-/// How many parts the partition holds.
-fn partition_parts(entries: usize, listed: &[Listed], errors: &mut Errors) -> Option<usize> {
-    let mut parts = 0;
-    let mut i = 0;
-    while i < listed.len() && listed[i].entry < entries {
-        if let Role::Bucket { span, .. } = listed[i].role {
-            if listed.get(i + 1).is_some_and(|next| next.entry >= entries) {
-                errors.push(error(
-                    span,
-                    format!(
-                        "`bucket({0}, ...)` is in the partition but `{0}` is not: a bucket and its field are one key field, on the same side of the partition",
-                        listed[i].field.ident
-                    ),
-                ));
-                return None;
-            }
-            i += 1;
-        }
-        i += 1;
-        parts += 1;
-    }
-    Some(parts)
+/// How many encoded components the partition holds: those listed in its
+/// group (a bucket may be in the partition and its field outside: Cassandra's
+/// month bucket as a partition column, the day as a clustering column).
+fn partition_components(entries: usize, listed: &[Listed]) -> usize {
+    listed.iter().take_while(|c| c.entry < entries).count()
 }
 
 /// The checked components as key fields: a bucket and the field after it

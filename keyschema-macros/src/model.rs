@@ -18,9 +18,9 @@ pub struct KeySpec {
     /// The key fields in key order: one scan stage and one `get_key`
     /// argument each.
     pub parts: Vec<Part>,
-    /// `then = (a, b), c`: how many leading parts form the partition key
-    /// (DynamoDB's partition key, Cassandra's partition columns); `None`
-    /// when the declaration names no partition.
+    /// `then = (a, b), c`: how many leading encoded components form the
+    /// partition key (DynamoDB's partition key, Cassandra's partition
+    /// columns); `None` when the declaration names no partition.
     pub partition: Option<usize>,
     /// Fields outside the key, filled with `Default` on decode.
     pub skipped: Vec<Field>,
@@ -125,12 +125,7 @@ impl KeySpec {
 
     /// How many leading encoded components form the partition key.
     pub fn partition_components(&self) -> Option<usize> {
-        let parts = self.partition?;
-        Some(
-            self.stages()
-                .get(parts)
-                .map_or_else(|| self.encoded().len(), |(stage, _)| *stage),
-        )
+        self.partition
     }
 
     /// Each part with the index of its first encoded component (its scan stage).

@@ -15,6 +15,12 @@
 //! `bucket(f, W)`): the chapter's hotel inventory is 73,000 rows and 1.1 MB
 //! per hotel; split by month, about 3,000 rows and 45 KB.
 
+/// The chapter's guidance: at most 100,000 values (cells) per partition.
+pub const MAX_CELLS: u64 = 100_000;
+
+/// The chapter's guidance: at most 100 MB per partition.
+pub const MAX_BYTES: u64 = 100_000_000;
+
 /// The shape of one partition.
 ///
 /// ```
@@ -101,5 +107,25 @@ impl Partition {
             rows: self.rows.div_ceil(parts.max(1)),
             ..*self
         }
+    }
+
+    /// What the chapter's guidance says of this partition: `None` when it
+    /// holds at most [`MAX_CELLS`] values and [`MAX_BYTES`] bytes, else why
+    /// it is too large.
+    pub fn over_guidance(&self) -> Option<String> {
+        let (values, bytes) = (self.values(), self.total_bytes());
+        let mut why = Vec::new();
+        if values > MAX_CELLS {
+            why.push(format!("{values} values, above {MAX_CELLS}"));
+        }
+        if bytes > MAX_BYTES {
+            why.push(format!("{bytes} bytes, above {MAX_BYTES}"));
+        }
+        (!why.is_empty()).then(|| {
+            format!(
+                "{}: add a bucket (a time bucket such as `bucket(day, 30)`) to the partition",
+                why.join(" and ")
+            )
+        })
     }
 }
