@@ -1,7 +1,9 @@
 //! What the integration tests share, through `mod common;`: the shared
-//! schemas, the typed-scan model, the Bigtable emulator and a TCP proxy.
+//! schemas, the typed-scan model, the Bigtable emulator, a DynamoDB-API
+//! server and a TCP proxy.
 #![allow(dead_code, unused_macros, unused_imports)]
 
+pub mod dynalite;
 pub mod emulator;
 pub mod model;
 pub mod proxy;

@@ -187,6 +187,13 @@ impl Schema {
         Ok(key.split_at(at))
     }
 
+    /// Where the declared partition ends in `key`, which may be a prefix of
+    /// a key (a scan bound) but must hold every partition component.
+    pub(crate) fn partition_end(&self, key: &[u8]) -> Result<usize, DecodeError> {
+        let n = self.partition.unwrap_or(self.components.len());
+        self.start_of(key, n)
+    }
+
     /// The length of the partition part of `key`; see [`split_key`](Self::split_key).
     pub fn partition_len(&self, key: &[u8]) -> Result<usize, DecodeError> {
         Ok(self.split_key(key)?.0.len())

@@ -25,6 +25,8 @@
 
 #[cfg(feature = "bigtable")]
 pub mod bigtable;
+#[cfg(feature = "dynamodb")]
+pub mod dynamodb;
 mod memory;
 #[cfg(feature = "redb")]
 mod redb;

@@ -1,0 +1,432 @@
+//! Amazon DynamoDB, over the official AWS SDK: one table per key type, the
+//! declared partition (`then = (a, b), c`, with the prefix and the salt) in
+//! the partition-key attribute and the rest of the key in the sort-key
+//! attribute.
+//!
+//! The files: this one (the store, its connection, the key split and the
+//! service's key and item limits, table creation), `write` (BatchWriteItem
+//! in batches of 25 with unprocessed items retried) and `read` (gets, and one
+//! paged Query per salt bucket for typed scans).
+//!
+//! Items hold three attributes: [`PARTITION_KEY`] and [`SORT_KEY`] (binary,
+//! or strings for `format = text` keys, the readable `INVOICE#42` style) and
+//! [`VALUE`] (binary). A key whose sort part is empty makes a table without
+//! a sort key.
+
+mod read;
+mod write;
+
+pub use write::MAX_BATCH_ITEMS;
+
+use crate::error::DecodeError;
+use crate::key::RowKey;
+use crate::schema::Schema;
+use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::Client;
+use std::collections::HashMap;
+
+/// The partition-key attribute.
+pub const PARTITION_KEY: &str = "pk";
+/// The sort-key attribute.
+pub const SORT_KEY: &str = "sk";
+/// The value attribute.
+pub const VALUE: &str = "v";
+
+/// DynamoDB's limit on a partition key value: 2,048 bytes.
+pub const MAX_PARTITION_KEY: usize = 2048;
+/// DynamoDB's limit on a sort key value: 1,024 bytes.
+pub const MAX_SORT_KEY: usize = 1024;
+/// DynamoDB's limit on an item, attribute names and values together: 400 KB.
+pub const MAX_ITEM: usize = 400 * 1024;
+
+/// What can go wrong with DynamoDB.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DynamoError {
+    /// The key type declares no partition, so it has no DynamoDB key.
+    #[error("`{schema}` declares no partition key: write the partition fields first in `then`, in parentheses (`then = (invoice_id), rev(created_at)`)")]
+    NoPartition {
+        /// The key type.
+        schema: &'static str,
+    },
+    /// A key does not split into partition and sort parts.
+    #[error("key {} is not a key of `{schema}`: {source}", key.escape_ascii())]
+    Key {
+        /// The key type.
+        schema: &'static str,
+        /// The key.
+        key: Vec<u8>,
+        /// Why.
+        #[source]
+        source: DecodeError,
+    },
+    /// A key part or an item breaks one of DynamoDB's limits; nothing of
+    /// the batch was sent.
+    #[error("item {index} (key {}): its {what} is {len} bytes, {}; nothing was sent", key.escape_ascii(), if *len == 0 { "and DynamoDB refuses an empty key attribute".to_string() } else { format!("above DynamoDB's limit of {max} bytes") })]
+    Limit {
+        /// Its index in the batch.
+        index: usize,
+        /// Its key (cut to 64 bytes).
+        key: Vec<u8>,
+        /// `"partition key"`, `"sort key"` or `"item"`.
+        what: &'static str,
+        /// Its size.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A scan that does not bind the whole partition: DynamoDB would need a
+    /// table Scan, which keyschema never issues.
+    #[error("a typed scan on DynamoDB must bind every partition field by equality ({}); this request spans several partitions, which would take a full table Scan", fields.join(", "))]
+    UnboundPartition {
+        /// The partition fields.
+        fields: Vec<&'static str>,
+    },
+    /// A DynamoDB request failed (after the SDK's own retries).
+    #[error("DynamoDB {operation} failed: {message}")]
+    Request {
+        /// `PutItem`, `Query`, `BatchWriteItem`...
+        operation: &'static str,
+        /// The error, with its service code.
+        message: String,
+    },
+    /// Some items of a batch were not written; every other item was.
+    #[error("{} of {total} items failed (first: item {} with key {}: {})",
+        failed.len(),
+        failed.first().map_or(0, |f| f.index),
+        failed.first().map(|f| f.key.escape_ascii().to_string()).unwrap_or_default(),
+        failed.first().map(|f| f.message.as_str()).unwrap_or_default())]
+    PartialBatch {
+        /// Every item that failed, by index.
+        failed: Vec<FailedItem>,
+        /// The batch size.
+        total: usize,
+    },
+    /// The table exists with another key schema.
+    #[error("table {table} exists but {reason}")]
+    TableMismatch {
+        /// The table.
+        table: String,
+        /// What differs.
+        reason: String,
+    },
+    /// A stored item lacks an attribute keyschema writes.
+    #[error("an item of table {table} has no `{attribute}` attribute of the expected type: not written by keyschema")]
+    ForeignItem {
+        /// The table.
+        table: String,
+        /// The attribute.
+        attribute: &'static str,
+    },
+}
+
+/// One item of a batch that was not written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedItem {
+    /// Its index in the batch.
+    pub index: usize,
+    /// Its row key.
+    pub key: Vec<u8>,
+    /// Why.
+    pub message: String,
+}
+
+/// How unprocessed batch items are retried.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts per batch of 25, the first included.
+    pub attempts: u32,
+    /// The pause before the first retry; doubled each time.
+    pub backoff: std::time::Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 8,
+            backoff: std::time::Duration::from_millis(25),
+        }
+    }
+}
+
+/// A DynamoDB table that stores the rows of one key type.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), keyschema::store::dynamodb::DynamoError> {
+/// use keyschema::store::dynamodb::DynamoStore;
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey)]
+/// #[rowkey(salt = random % 10, then = (invoice_id), rev(created_at), line_no)]
+/// struct Line { invoice_id: String, created_at: u64, line_no: u16 }
+///
+/// // Credentials and region from the environment, as every AWS tool reads them.
+/// let store = DynamoStore::connect::<Line>("invoice_lines").await?;
+/// store.create_table().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+    schema: &'static Schema,
+    retry: RetryPolicy,
+}
+
+fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
+    use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
+    aws_smithy_http_client::Builder::new()
+        .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
+        .build_https()
+}
+
+impl DynamoStore {
+    /// Connects to DynamoDB with the credentials and region of the
+    /// environment (`AWS_*` variables, profiles, SSO, instance roles), for
+    /// the table of key type `K`.
+    pub async fn connect<K: RowKey>(table: &str) -> Result<Self, DynamoError> {
+        let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .http_client(http_client())
+            .load()
+            .await;
+        Self::from_client::<K>(Client::new(&config), table)
+    }
+
+    /// Connects to a local DynamoDB-API server (DynamoDB Local, dynalite)
+    /// at `endpoint` (`http://127.0.0.1:8000`), with placeholder credentials.
+    pub fn connect_local<K: RowKey>(endpoint: &str, table: &str) -> Result<Self, DynamoError> {
+        let credentials =
+            aws_sdk_dynamodb::config::Credentials::new("local", "local", None, None, "keyschema");
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .endpoint_url(endpoint)
+            .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+            .credentials_provider(credentials)
+            .http_client(http_client())
+            .build();
+        Self::from_client::<K>(Client::from_conf(config), table)
+    }
+
+    /// A store on a client configured by the caller.
+    pub fn from_client<K: RowKey>(client: Client, table: &str) -> Result<Self, DynamoError> {
+        let schema = K::schema();
+        if schema.partition_components().is_none() {
+            return Err(DynamoError::NoPartition {
+                schema: schema.name(),
+            });
+        }
+        Ok(DynamoStore {
+            client,
+            table: table.to_string(),
+            schema,
+            retry: RetryPolicy::default(),
+        })
+    }
+
+    /// The same store with another retry policy for unprocessed items.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The table name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// Whether the table has a sort key: the key has components after the partition.
+    fn has_sort_key(&self) -> bool {
+        self.schema
+            .partition_components()
+            .is_some_and(|n| n < self.schema.components().len())
+    }
+
+    /// Whether key attributes are strings (`format = text` keys).
+    fn text(&self) -> bool {
+        matches!(self.schema.format(), crate::schema::Format::Text { .. })
+    }
+
+    /// A key part as an attribute value.
+    fn attr(&self, bytes: &[u8]) -> AttributeValue {
+        if self.text() {
+            // Text keys are ASCII-safe UTF-8 by construction; decode checked them.
+            AttributeValue::S(String::from_utf8_lossy(bytes).into_owned())
+        } else {
+            AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(bytes.to_vec()))
+        }
+    }
+
+    /// An attribute value back to bytes.
+    fn bytes_of(
+        &self,
+        value: Option<&AttributeValue>,
+        attribute: &'static str,
+    ) -> Result<Vec<u8>, DynamoError> {
+        match value {
+            Some(AttributeValue::B(b)) if !self.text() => Ok(b.as_ref().to_vec()),
+            Some(AttributeValue::S(s)) if self.text() => Ok(s.as_bytes().to_vec()),
+            _ => Err(DynamoError::ForeignItem {
+                table: self.table.clone(),
+                attribute,
+            }),
+        }
+    }
+
+    /// The value attribute of an item (always binary).
+    fn value_of(&self, item: &HashMap<String, AttributeValue>) -> Result<Vec<u8>, DynamoError> {
+        match item.get(VALUE) {
+            Some(AttributeValue::B(b)) => Ok(b.as_ref().to_vec()),
+            _ => Err(DynamoError::ForeignItem {
+                table: self.table.clone(),
+                attribute: VALUE,
+            }),
+        }
+    }
+
+    /// The key's partition and sort parts, checked against DynamoDB's limits.
+    fn split<'k>(&self, index: usize, key: &'k [u8]) -> Result<(&'k [u8], &'k [u8]), DynamoError> {
+        let (partition, sort) = self
+            .schema
+            .split_key(key)
+            .map_err(|source| DynamoError::Key {
+                schema: self.schema.name(),
+                key: key.to_vec(),
+                source,
+            })?;
+        let limit = |what, len, max| DynamoError::Limit {
+            index,
+            key: key[..key.len().min(64)].to_vec(),
+            what,
+            len,
+            max,
+        };
+        if partition.is_empty() || partition.len() > MAX_PARTITION_KEY {
+            return Err(limit("partition key", partition.len(), MAX_PARTITION_KEY));
+        }
+        if self.has_sort_key() && (sort.is_empty() || sort.len() > MAX_SORT_KEY) {
+            return Err(limit("sort key", sort.len(), MAX_SORT_KEY));
+        }
+        Ok((partition, sort))
+    }
+
+    /// The key attributes of `key`.
+    fn key_item(
+        &self,
+        index: usize,
+        key: &[u8],
+    ) -> Result<HashMap<String, AttributeValue>, DynamoError> {
+        let (partition, sort) = self.split(index, key)?;
+        let mut item = HashMap::with_capacity(3);
+        item.insert(PARTITION_KEY.to_string(), self.attr(partition));
+        if self.has_sort_key() {
+            item.insert(SORT_KEY.to_string(), self.attr(sort));
+        }
+        Ok(item)
+    }
+
+    /// The row key of an item.
+    fn key_of(&self, item: &HashMap<String, AttributeValue>) -> Result<Vec<u8>, DynamoError> {
+        let mut key = self.bytes_of(item.get(PARTITION_KEY), PARTITION_KEY)?;
+        if self.has_sort_key() {
+            key.extend(self.bytes_of(item.get(SORT_KEY), SORT_KEY)?);
+        }
+        Ok(key)
+    }
+
+    /// Creates the table unless it exists (on-demand billing); `true` when
+    /// it was created. An existing table must have this store's key schema.
+    pub async fn create_table(&self) -> Result<bool, DynamoError> {
+        use aws_sdk_dynamodb::types::{
+            AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+        };
+        let scalar = if self.text() {
+            ScalarAttributeType::S
+        } else {
+            ScalarAttributeType::B
+        };
+        let mut request = self
+            .client
+            .create_table()
+            .table_name(&self.table)
+            .billing_mode(BillingMode::PayPerRequest);
+        let mut attributes = vec![(PARTITION_KEY, KeyType::Hash)];
+        if self.has_sort_key() {
+            attributes.push((SORT_KEY, KeyType::Range));
+        }
+        for (name, key_type) in &attributes {
+            let definition = AttributeDefinition::builder()
+                .attribute_name(*name)
+                .attribute_type(scalar.clone())
+                .build()
+                .map_err(|e| request_error("CreateTable", e))?;
+            let element = KeySchemaElement::builder()
+                .attribute_name(*name)
+                .key_type(key_type.clone())
+                .build()
+                .map_err(|e| request_error("CreateTable", e))?;
+            request = request
+                .attribute_definitions(definition)
+                .key_schema(element);
+        }
+        match request.send().await {
+            Ok(_) => Ok(true),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_in_use_exception()) =>
+            {
+                self.check_table(&attributes).await.map(|()| false)
+            }
+            Err(e) => Err(request_error("CreateTable", e)),
+        }
+    }
+
+    async fn check_table(
+        &self,
+        expected: &[(&str, aws_sdk_dynamodb::types::KeyType)],
+    ) -> Result<(), DynamoError> {
+        let described = self
+            .client
+            .describe_table()
+            .table_name(&self.table)
+            .send()
+            .await
+            .map_err(|e| request_error("DescribeTable", e))?;
+        let found: Vec<(String, String)> = described
+            .table()
+            .map(|t| {
+                t.key_schema()
+                    .iter()
+                    .map(|k| {
+                        (
+                            k.attribute_name().to_string(),
+                            k.key_type().as_str().to_string(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let wanted: Vec<(String, String)> = expected
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.as_str().to_string()))
+            .collect();
+        if found == wanted {
+            return Ok(());
+        }
+        Err(DynamoError::TableMismatch {
+            table: self.table.clone(),
+            reason: format!("its key schema is {found:?}, not {wanted:?}"),
+        })
+    }
+}
+
+/// A request error as a [`DynamoError::Request`], with the service's code.
+fn request_error(operation: &'static str, error: impl std::error::Error) -> DynamoError {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    DynamoError::Request { operation, message }
+}

@@ -1,0 +1,271 @@
+//! Reads: gets through BatchGetItem, and typed scans as one paged Query per
+//! salt bucket (the write-sharding article's "query all N suffixes and
+//! merge"), merged by the same core as every other store.
+
+use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, SORT_KEY};
+use crate::key::RowKey;
+use crate::range::{prefix_successor, Direction, KeyRange};
+use crate::store::{AsyncStore, BoxFuture, BoxRowStream, Row, RowError, TypedRow};
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
+use futures_util::stream::{self, StreamExt};
+use std::collections::{HashMap, VecDeque};
+
+/// DynamoDB's limit on the keys of one BatchGetItem request: 100.
+const MAX_BATCH_GET: usize = 100;
+
+/// One Query: a partition, and the sort keys `lo <= sk < hi` in it.
+#[derive(Debug, Clone)]
+struct QueryPlan {
+    partition: Vec<u8>,
+    lo: Vec<u8>,
+    hi: Option<Vec<u8>>,
+}
+
+impl DynamoStore {
+    /// The value under `key`.
+    pub async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, DynamoError> {
+        Ok(self
+            .get_many(vec![key.to_vec()])
+            .await?
+            .into_iter()
+            .next()
+            .map(|(_, v)| v))
+    }
+
+    /// The rows stored under any of `keys` (absent keys are left out), in
+    /// BatchGetItem requests of at most 100 keys, unprocessed keys retried.
+    pub async fn get_many(&self, keys: Vec<Vec<u8>>) -> Result<Vec<Row>, DynamoError> {
+        let mut rows = Vec::new();
+        for chunk in keys.chunks(MAX_BATCH_GET) {
+            let mut pending = chunk
+                .iter()
+                .enumerate()
+                .map(|(i, key)| self.key_item(i, key))
+                .collect::<Result<Vec<_>, _>>()?;
+            pending.dedup();
+            let mut attempt = 0;
+            while !pending.is_empty() {
+                attempt += 1;
+                let request = KeysAndAttributes::builder()
+                    .set_keys(Some(std::mem::take(&mut pending)))
+                    .consistent_read(true)
+                    .build()
+                    .map_err(|e| request_error("BatchGetItem", e))?;
+                let response = self
+                    .client
+                    .batch_get_item()
+                    .request_items(&self.table, request)
+                    .send()
+                    .await
+                    .map_err(|e| request_error("BatchGetItem", e))?;
+                for item in response
+                    .responses()
+                    .and_then(|r| r.get(&self.table))
+                    .into_iter()
+                    .flatten()
+                {
+                    rows.push((self.key_of(item)?, self.value_of(item)?));
+                }
+                pending = response
+                    .unprocessed_keys()
+                    .and_then(|u| u.get(&self.table))
+                    .map(|k| k.keys().to_vec())
+                    .unwrap_or_default();
+                if !pending.is_empty() {
+                    if attempt >= self.retry.attempts {
+                        return Err(DynamoError::Request {
+                            operation: "BatchGetItem",
+                            message: format!(
+                                "{} keys still unprocessed after {attempt} attempts",
+                                pending.len()
+                            ),
+                        });
+                    }
+                    let factor = 1u32 << (attempt - 1).min(10);
+                    tokio::time::sleep(self.retry.backoff.saturating_mul(factor)).await;
+                }
+            }
+        }
+        rows.sort();
+        Ok(rows)
+    }
+
+    /// The row under `key`, decoded; with a `random % N` salt every
+    /// candidate bucket is read, in one BatchGetItem.
+    pub async fn get_row<K: RowKey>(
+        &self,
+        key: &[u8],
+    ) -> Result<Option<TypedRow<K>>, RowError<DynamoError>> {
+        AsyncStore::get_row::<K>(self, key).await
+    }
+
+    /// The Query for a key range: the range must lie in one partition.
+    fn plan(&self, range: &KeyRange) -> Result<QueryPlan, DynamoError> {
+        let unbound = || DynamoError::UnboundPartition {
+            fields: self
+                .schema
+                .components()
+                .iter()
+                .take(self.schema.partition_components().unwrap_or(0))
+                .filter(|c| c.bucket_width().is_none())
+                .map(|c| c.name())
+                .collect(),
+        };
+        let start = range.start();
+        let at = self.schema.partition_end(start).map_err(|_| unbound())?;
+        let partition = &start[..at];
+        let hi = match range.end() {
+            Some(end) if end.len() > at && end.starts_with(partition) => Some(end[at..].to_vec()),
+            end if end.map(<[u8]>::to_vec) == prefix_successor(partition) => None,
+            _ => return Err(unbound()),
+        };
+        Ok(QueryPlan {
+            partition: partition.to_vec(),
+            lo: start[at..].to_vec(),
+            hi,
+        })
+    }
+
+    /// The rows of one range, streamed: one Query, paged.
+    pub fn scan(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> BoxRowStream<DynamoError> {
+        let mut state = QueryState {
+            store: self.clone(),
+            plan: None,
+            error: None,
+            direction,
+            limit,
+            returned: 0,
+            start_key: None,
+            ready: VecDeque::new(),
+            done: false,
+        };
+        match self.plan(range) {
+            Ok(plan) => state.plan = Some(plan),
+            Err(e) => state.error = Some(e),
+        }
+        stream::unfold(state, |mut st| async move {
+            let item = st.next_row().await?;
+            Some((item, st))
+        })
+        .boxed()
+    }
+}
+
+impl AsyncStore for DynamoStore {
+    type Error = DynamoError;
+
+    fn scan_stream(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> BoxRowStream<DynamoError> {
+        self.scan(range, direction, limit)
+    }
+
+    fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, DynamoError>> {
+        Box::pin(DynamoStore::get_many(self, keys))
+    }
+}
+
+struct QueryState {
+    store: DynamoStore,
+    plan: Option<QueryPlan>,
+    /// A range that is not one partition: returned as the only item.
+    error: Option<DynamoError>,
+    direction: Direction,
+    limit: Option<usize>,
+    returned: usize,
+    start_key: Option<HashMap<String, AttributeValue>>,
+    ready: VecDeque<Row>,
+    done: bool,
+}
+
+impl QueryState {
+    async fn next_row(&mut self) -> Option<Result<Row, DynamoError>> {
+        loop {
+            if self.limit.is_some_and(|n| self.returned >= n) {
+                return None;
+            }
+            if let Some(row) = self.ready.pop_front() {
+                self.returned += 1;
+                return Some(Ok(row));
+            }
+            if self.done {
+                return None;
+            }
+            if let Some(e) = self.error.take() {
+                self.done = true;
+                return Some(Err(e));
+            }
+            let plan = self.plan.clone()?;
+            if let Err(e) = self.page(&plan).await {
+                self.done = true;
+                return Some(Err(e));
+            }
+        }
+    }
+
+    /// Reads one page of the Query into `ready`.
+    async fn page(&mut self, plan: &QueryPlan) -> Result<(), DynamoError> {
+        let store = &self.store;
+        let mut request = store
+            .client
+            .query()
+            .table_name(&store.table)
+            .consistent_read(true)
+            .scan_index_forward(self.direction == Direction::Forward)
+            .expression_attribute_names("#p", PARTITION_KEY)
+            .expression_attribute_values(":p", store.attr(&plan.partition))
+            .set_exclusive_start_key(self.start_key.take());
+        let mut condition = "#p = :p".to_string();
+        if store.has_sort_key() {
+            let sort = match (plan.lo.is_empty(), &plan.hi) {
+                (true, None) => None,
+                (false, None) => Some(("#s >= :lo", Some(&plan.lo), None)),
+                (true, Some(hi)) => Some(("#s < :hi", None, Some(hi))),
+                (false, Some(hi)) => Some(("#s BETWEEN :lo AND :hi", Some(&plan.lo), Some(hi))),
+            };
+            if let Some((expression, lo, hi)) = sort {
+                condition.push_str(" AND ");
+                condition.push_str(expression);
+                request = request.expression_attribute_names("#s", SORT_KEY);
+                if let Some(lo) = lo {
+                    request = request.expression_attribute_values(":lo", store.attr(lo));
+                }
+                if let Some(hi) = hi {
+                    request = request.expression_attribute_values(":hi", store.attr(hi));
+                }
+            }
+        }
+        if let Some(n) = self.limit {
+            // One more than needed: the exclusive end may be among them.
+            let wanted = n.saturating_sub(self.returned).saturating_add(1);
+            request = request.limit(i32::try_from(wanted).unwrap_or(i32::MAX));
+        }
+        let response = request
+            .key_condition_expression(condition)
+            .send()
+            .await
+            .map_err(|e| request_error("Query", e))?;
+        for item in response.items() {
+            let key = store.key_of(item)?;
+            if plan
+                .hi
+                .as_deref()
+                .is_some_and(|hi| key[plan.partition.len()..] == *hi)
+            {
+                continue; // BETWEEN is inclusive; the range's end is not
+            }
+            self.ready.push_back((key, store.value_of(item)?));
+        }
+        self.start_key = response.last_evaluated_key().cloned();
+        self.done = self.start_key.is_none();
+        Ok(())
+    }
+}

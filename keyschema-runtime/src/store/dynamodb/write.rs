@@ -1,0 +1,264 @@
+//! Writes: BatchWriteItem in batches of 25, unprocessed items retried with
+//! backoff, every item that still fails reported with its index and key.
+
+use super::{request_error, DynamoError, DynamoStore, FailedItem, MAX_ITEM, VALUE};
+use crate::key::RowKey;
+use crate::store::{delete_batch, put_batch, replace_batch, Mutation};
+use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
+use std::collections::HashMap;
+
+/// DynamoDB's limit on the items of one BatchWriteItem request: 25.
+pub const MAX_BATCH_ITEMS: usize = 25;
+
+impl DynamoStore {
+    /// Applies a batch through BatchWriteItem, 25 items per request (a key
+    /// written twice in one batch starts a new request: DynamoDB refuses
+    /// duplicate keys in one). Keys and items are checked against
+    /// DynamoDB's limits first ([`DynamoError::Limit`]; nothing is sent).
+    /// Unprocessed items are retried with backoff; those that still fail,
+    /// and the items of requests not sent after a failed one, are reported
+    /// in [`DynamoError::PartialBatch`] by index. Puts and deletes are
+    /// idempotent, so writing the reported items again is safe.
+    pub async fn write_batch(&self, batch: &[Mutation]) -> Result<(), DynamoError> {
+        let requests = batch
+            .iter()
+            .enumerate()
+            .map(|(index, m)| self.write_request(index, m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut failed = Vec::new();
+        let pieces = pieces(batch);
+        for (n, piece) in pieces.iter().enumerate() {
+            if let Err(message) = self.write_piece(batch, &requests, piece, &mut failed).await {
+                let message = format!(
+                    "not sent: BatchWriteItem request {} of {} failed first ({message})",
+                    n + 1,
+                    pieces.len()
+                );
+                failed.extend(pieces[n + 1..].iter().flatten().map(|&index| FailedItem {
+                    index,
+                    key: key_of(&batch[index]).to_vec(),
+                    message: message.clone(),
+                }));
+                break;
+            }
+        }
+        if failed.is_empty() {
+            return Ok(());
+        }
+        failed.sort_by_key(|f| f.index);
+        Err(DynamoError::PartialBatch {
+            failed,
+            total: batch.len(),
+        })
+    }
+
+    /// The WriteRequest of one mutation, checked against the limits.
+    fn write_request(&self, index: usize, m: &Mutation) -> Result<WriteRequest, DynamoError> {
+        let mut item = self.key_item(index, key_of(m))?;
+        let request = match m {
+            Mutation::Put { key, value } => {
+                let size = item
+                    .iter()
+                    .map(|(name, v)| name.len() + attr_len(v))
+                    .sum::<usize>()
+                    + VALUE.len()
+                    + value.len();
+                if size > MAX_ITEM {
+                    return Err(DynamoError::Limit {
+                        index,
+                        key: key[..key.len().min(64)].to_vec(),
+                        what: "item",
+                        len: size,
+                        max: MAX_ITEM,
+                    });
+                }
+                item.insert(
+                    VALUE.to_string(),
+                    AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(value.clone())),
+                );
+                let put = PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map_err(|e| request_error("BatchWriteItem", e))?;
+                WriteRequest::builder().put_request(put).build()
+            }
+            Mutation::Delete { .. } => {
+                let delete = DeleteRequest::builder()
+                    .set_key(Some(item))
+                    .build()
+                    .map_err(|e| request_error("BatchWriteItem", e))?;
+                WriteRequest::builder().delete_request(delete).build()
+            }
+        };
+        Ok(request)
+    }
+
+    /// One piece of at most 25 items, its unprocessed items retried. Items
+    /// that still fail go to `failed`; a request error ends the piece (its
+    /// unconfirmed items in `failed`) and is returned.
+    async fn write_piece(
+        &self,
+        batch: &[Mutation],
+        requests: &[WriteRequest],
+        piece: &[usize],
+        failed: &mut Vec<FailedItem>,
+    ) -> Result<(), String> {
+        let mut pending: Vec<usize> = piece.to_vec();
+        let mut attempt = 0;
+        while !pending.is_empty() {
+            attempt += 1;
+            let items: Vec<WriteRequest> = pending.iter().map(|&i| requests[i].clone()).collect();
+            let response = self
+                .client
+                .batch_write_item()
+                .request_items(&self.table, items)
+                .send()
+                .await;
+            let response = match response {
+                Ok(r) => r,
+                Err(e) => {
+                    let message = request_error("BatchWriteItem", e).to_string();
+                    failed.extend(pending.iter().map(|&index| FailedItem {
+                        index,
+                        key: key_of(&batch[index]).to_vec(),
+                        message: format!("not confirmed: {message}"),
+                    }));
+                    return Err(message);
+                }
+            };
+            let unprocessed: Vec<WriteRequest> = response
+                .unprocessed_items()
+                .and_then(|u| u.get(&self.table))
+                .cloned()
+                .unwrap_or_default();
+            if unprocessed.is_empty() {
+                return Ok(());
+            }
+            // Back to batch indexes, by key (keys are distinct within a piece).
+            let by_key: HashMap<Vec<u8>, usize> = pending
+                .iter()
+                .map(|&i| (key_of(&batch[i]).to_vec(), i))
+                .collect();
+            pending = unprocessed
+                .iter()
+                .filter_map(|w| {
+                    let item = w
+                        .put_request()
+                        .map(|p| p.item())
+                        .or_else(|| w.delete_request().map(|d| d.key()))?;
+                    let key = self.key_of(item).ok()?;
+                    by_key.get(&key).copied()
+                })
+                .collect();
+            pending.sort_unstable();
+            if attempt >= self.retry.attempts {
+                failed.extend(pending.iter().map(|&index| FailedItem {
+                    index,
+                    key: key_of(&batch[index]).to_vec(),
+                    message: format!(
+                        "still unprocessed after {attempt} attempts (throughput exceeded)"
+                    ),
+                }));
+                return Ok(());
+            }
+            let factor = 1u32 << (attempt - 1).min(10);
+            tokio::time::sleep(self.retry.backoff.saturating_mul(factor)).await;
+        }
+        Ok(())
+    }
+
+    /// Sets `key` to `value`.
+    pub async fn put(&self, key: &[u8], value: &[u8]) -> Result<(), DynamoError> {
+        self.write_batch(&[Mutation::Put {
+            key: key.to_vec(),
+            value: value.to_vec(),
+        }])
+        .await
+    }
+
+    /// Removes `key`.
+    pub async fn delete(&self, key: &[u8]) -> Result<(), DynamoError> {
+        self.write_batch(&[Mutation::Delete { key: key.to_vec() }])
+            .await
+    }
+
+    /// Stores `value` under `row`'s key; with a `random % N` salt an insert
+    /// (see [`RowStore`](crate::store::RowStore) for what that means).
+    pub async fn put_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), DynamoError> {
+        self.put(&row.encode(), value).await
+    }
+
+    /// Stores `value` under `row`'s key, deleting it from every other
+    /// bucket of a `random % N` salt (one batch; DynamoDB applies each item
+    /// on its own).
+    pub async fn replace_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), DynamoError> {
+        self.write_batch(&replace_batch::<K>(&row.encode(), value))
+            .await
+    }
+
+    /// Removes `row`, from every candidate bucket of a `random % N` salt.
+    pub async fn delete_row<K: RowKey>(&self, row: &K) -> Result<(), DynamoError> {
+        self.write_batch(&delete_batch::<K>(&row.encode())).await
+    }
+
+    /// Stores many typed rows (each inserted, for a `random % N` salt).
+    pub async fn put_rows<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
+        &self,
+        rows: impl IntoIterator<Item = (&'r K, V)>,
+    ) -> Result<(), DynamoError> {
+        self.write_batch(&put_batch(rows)).await
+    }
+}
+
+/// The batch in consecutive pieces of at most 25 items with distinct keys.
+fn pieces(batch: &[Mutation]) -> Vec<Vec<usize>> {
+    let mut pieces: Vec<Vec<usize>> = Vec::new();
+    let mut keys = std::collections::HashSet::new();
+    for (index, m) in batch.iter().enumerate() {
+        let full = pieces
+            .last()
+            .is_none_or(|p| p.len() >= MAX_BATCH_ITEMS || keys.contains(key_of(m)));
+        if full {
+            pieces.push(Vec::new());
+            keys.clear();
+        }
+        keys.insert(key_of(m));
+        if let Some(piece) = pieces.last_mut() {
+            piece.push(index);
+        }
+    }
+    pieces
+}
+
+fn key_of(m: &Mutation) -> &[u8] {
+    match m {
+        Mutation::Put { key, .. } | Mutation::Delete { key } => key,
+    }
+}
+
+/// The size DynamoDB counts for an attribute value.
+fn attr_len(value: &AttributeValue) -> usize {
+    match value {
+        AttributeValue::B(b) => b.as_ref().len(),
+        AttributeValue::S(s) => s.len(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_hold_25_distinct_keys() {
+        let put = |k: u8| Mutation::Put {
+            key: vec![k],
+            value: vec![],
+        };
+        let batch: Vec<Mutation> = (0..60).map(put).collect();
+        let sizes: Vec<usize> = pieces(&batch).iter().map(Vec::len).collect();
+        assert_eq!(sizes, [25, 25, 10]);
+        let batch = vec![put(1), put(2), put(1), put(3)];
+        assert_eq!(pieces(&batch), [vec![0, 1], vec![2, 3]]);
+    }
+}

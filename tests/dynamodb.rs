@@ -1,0 +1,263 @@
+//! The DynamoDB store against a real DynamoDB-API server the tests start
+//! themselves (dynalite, or the server named by `DYNAMODB_ENDPOINT`).
+#![cfg(feature = "dynamodb")]
+
+mod common;
+
+use common::dynalite;
+use futures_util::StreamExt;
+use keyschema::store::dynamodb::{DynamoError, DynamoStore, MAX_PARTITION_KEY, MAX_SORT_KEY};
+use keyschema::store::{Mutation, RowError};
+use keyschema::RowKey;
+
+/// The write-sharding article's invoice lines: 10 random suffixes.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = random % 10, then = (invoice_id), rev(created_at), line_no)]
+struct Line {
+    invoice_id: String,
+    created_at: u64,
+    line_no: u16,
+}
+
+/// A readable text key: string key attributes.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(format = text(sep = "#"), prefix = "INVOICE", then = (invoice_id), line_no)]
+struct TextLine {
+    invoice_id: u32,
+    line_no: u16,
+}
+
+async fn store<K: RowKey>(prefix: &str) -> DynamoStore {
+    let store =
+        DynamoStore::connect_local::<K>(&dynalite::endpoint(), &dynalite::fresh_table(prefix))
+            .expect("a store");
+    assert!(store.create_table().await.expect("create table"), "created");
+    store
+}
+
+fn line(invoice: &str, created_at: u64, line_no: u16) -> Line {
+    Line {
+        invoice_id: invoice.into(),
+        created_at,
+        line_no,
+    }
+}
+
+#[tokio::test]
+async fn writes_gets_and_deletes_in_batches_of_25() {
+    let store = store::<Line>("basic").await;
+    // A second create is fine and keeps the table.
+    assert!(!store.create_table().await.unwrap());
+    let lines: Vec<Line> = (0..100).map(|i| line("INV-1", i, (i % 7) as u16)).collect();
+    store
+        .put_rows(lines.iter().map(|l| (l, l.created_at.to_be_bytes())))
+        .await
+        .expect("100 rows in 4 requests");
+    for l in [&lines[0], &lines[57], &lines[99]] {
+        let got = Line::get_async(&store, &l.invoice_id, l.created_at, l.line_no)
+            .await
+            .unwrap();
+        assert_eq!(got, Some((l.clone(), l.created_at.to_be_bytes().to_vec())));
+    }
+    assert_eq!(
+        Line::get_async(&store, "INV-1", 1000, 0).await.unwrap(),
+        None
+    );
+    store.delete_row(&lines[57]).await.unwrap();
+    assert_eq!(Line::get_async(&store, "INV-1", 57, 1).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn keys_and_items_over_dynamodbs_limits_are_refused_before_sending() {
+    let store = store::<Line>("limits").await;
+    let long_invoice = "x".repeat(MAX_PARTITION_KEY);
+    let err = store
+        .put_row(&line(&long_invoice, 1, 1), b"v")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DynamoError::Limit {
+                what: "partition key",
+                max: 2048,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let huge = vec![0u8; 400 * 1024];
+    let err = store.put_row(&line("I", 1, 1), &huge).await.unwrap_err();
+    assert!(
+        matches!(err, DynamoError::Limit { what: "item", .. }),
+        "{err}"
+    );
+    // Nothing of a refused batch is sent.
+    let batch = vec![
+        Mutation::Put {
+            key: line("OK", 1, 1).encode(),
+            value: b"v".to_vec(),
+        },
+        Mutation::Put {
+            key: line(&long_invoice, 1, 1).encode(),
+            value: b"v".to_vec(),
+        },
+    ];
+    let err = store.write_batch(&batch).await.unwrap_err();
+    assert!(matches!(err, DynamoError::Limit { index: 1, .. }), "{err}");
+    assert_eq!(Line::get_async(&store, "OK", 1, 1).await.unwrap(), None);
+    assert_eq!(MAX_SORT_KEY, 1024);
+}
+
+/// The article's read: all 10 suffixes queried at once, merged in key order.
+#[tokio::test]
+async fn typed_scans_query_every_bucket_and_merge() {
+    let store = store::<Line>("scan").await;
+    let mut lines = Vec::new();
+    for invoice in ["INV-1", "INV-2", "INV-3"] {
+        for t in 0..80u64 {
+            lines.push(line(invoice, 1_700_000_000 + t / 2, (t % 2) as u16));
+        }
+    }
+    store
+        .put_rows(lines.iter().map(|l| (l, b"")))
+        .await
+        .unwrap();
+    // Key order: created_at descending, then line_no ascending.
+    let mut expected: Vec<(u64, u16)> = lines
+        .iter()
+        .filter(|l| l.invoice_id == "INV-2")
+        .map(|l| (l.created_at, l.line_no))
+        .collect();
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+
+    let request = Line::scan().invoice_id("INV-2");
+    assert_eq!(request.ranges().len(), 10, "one Query per suffix");
+    let got: Vec<(u64, u16)> = request
+        .stream(&store)
+        .map(|r| r.map(|(l, _)| (l.created_at, l.line_no)))
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(got, expected);
+
+    // Limit, reverse, a range on the sort key, and a resumed page.
+    let mut first = Line::scan().invoice_id("INV-2").limit(7).stream(&store);
+    let mut page = Vec::new();
+    while let Some(row) = first.next().await {
+        page.push(row.unwrap().0.created_at);
+    }
+    assert_eq!(page.len(), 7);
+    let rest: Vec<u64> = Line::scan()
+        .invoice_id("INV-2")
+        .after(first.cursor())
+        .stream(&store)
+        .map(|r| r.unwrap().0.created_at)
+        .collect()
+        .await;
+    assert_eq!(page.len() + rest.len(), 80);
+    let oldest: Vec<(u64, u16)> = Line::scan()
+        .invoice_id("INV-2")
+        .reverse()
+        .limit(3)
+        .stream(&store)
+        .map(|r| r.map(|(l, _)| (l.created_at, l.line_no)).unwrap())
+        .collect()
+        .await;
+    assert_eq!(
+        oldest,
+        [(1_700_000_000, 1), (1_700_000_000, 0), (1_700_000_001, 1)]
+    );
+    let window: Vec<u64> = Line::scan()
+        .invoice_id("INV-2")
+        .created_at(1_700_000_010..1_700_000_013)
+        .stream(&store)
+        .map(|r| r.unwrap().0.created_at)
+        .collect()
+        .await;
+    assert_eq!(
+        window,
+        [
+            1_700_000_012,
+            1_700_000_012,
+            1_700_000_011,
+            1_700_000_011,
+            1_700_000_010,
+            1_700_000_010
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_scan_that_does_not_bind_the_partition_is_refused_not_a_table_scan() {
+    let store = store::<Line>("unbound").await;
+    store.put_row(&line("INV-1", 1, 1), b"").await.unwrap();
+    let mut all = Line::scan().request().stream(&store);
+    let first = all.next().await.expect("an item");
+    let Err(RowError::Store(DynamoError::UnboundPartition { fields })) = first else {
+        panic!("expected a refusal, got {first:?}");
+    };
+    assert_eq!(fields, ["invoice_id"]);
+    let mut ranged = Line::scan()
+        .invoice_id("A".to_string().."Z".to_string())
+        .stream(&store);
+    assert!(matches!(
+        ranged.next().await,
+        Some(Err(RowError::Store(DynamoError::UnboundPartition { .. })))
+    ));
+}
+
+#[tokio::test]
+async fn random_salt_replace_delete_and_conflicts() {
+    let store = store::<Line>("random").await;
+    let mut next = 0u32;
+    keyschema::salt::set_chooser(Some(Box::new(move |n| {
+        next = (next + 3) % n;
+        next
+    })));
+    let l = line("INV-9", 5, 1);
+    store.replace_row(&l, b"10").await.unwrap();
+    store.replace_row(&l, b"12").await.unwrap();
+    assert_eq!(
+        Line::get_async(&store, "INV-9", 5, 1)
+            .await
+            .unwrap()
+            .map(|(_, v)| v),
+        Some(b"12".to_vec())
+    );
+    store.put_row(&l, b"99").await.unwrap();
+    assert!(matches!(
+        Line::get_async(&store, "INV-9", 5, 1).await,
+        Err(RowError::Conflict { .. })
+    ));
+    store.delete_row(&l).await.unwrap();
+    assert_eq!(Line::get_async(&store, "INV-9", 5, 1).await.unwrap(), None);
+    keyschema::salt::set_chooser(None);
+}
+
+#[tokio::test]
+async fn text_keys_use_string_attributes() {
+    let store = store::<TextLine>("text").await;
+    let rows: Vec<TextLine> = (0..30)
+        .map(|i| TextLine {
+            invoice_id: 42,
+            line_no: i,
+        })
+        .collect();
+    store.put_rows(rows.iter().map(|r| (r, b""))).await.unwrap();
+    let got: Vec<u16> = TextLine::scan()
+        .invoice_id(42)
+        .line_no(10..20)
+        .stream(&store)
+        .map(|r| r.unwrap().0.line_no)
+        .collect()
+        .await;
+    assert_eq!(got, (10..20).collect::<Vec<_>>());
+    let key = TextLine::get_key(42, 3);
+    assert_eq!(
+        TextLine::schema().split_key(&key).unwrap(),
+        (&b"INVOICE#0000000042#"[..], &b"00003"[..])
+    );
+}
