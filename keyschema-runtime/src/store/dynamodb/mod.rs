@@ -368,15 +368,48 @@ impl DynamoStore {
                 .attribute_definitions(definition)
                 .key_schema(element);
         }
-        match request.send().await {
-            Ok(_) => Ok(true),
+        let created = match request.send().await {
+            Ok(_) => true,
             Err(e)
                 if e.as_service_error()
                     .is_some_and(|s| s.is_resource_in_use_exception()) =>
             {
-                self.check_table(&attributes).await.map(|()| false)
+                self.check_table(&attributes).await?;
+                false
             }
-            Err(e) => Err(request_error("CreateTable", e)),
+            Err(e) => return Err(request_error("CreateTable", e)),
+        };
+        self.wait_until_active().await?;
+        Ok(created)
+    }
+
+    /// Polls DescribeTable until the table is ACTIVE (a new table is
+    /// CREATING for seconds on DynamoDB, and writes to it fail until then);
+    /// at most 5 minutes.
+    async fn wait_until_active(&self) -> Result<(), DynamoError> {
+        use aws_sdk_dynamodb::types::TableStatus;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        let mut pause = std::time::Duration::from_millis(20);
+        loop {
+            let described = self
+                .client
+                .describe_table()
+                .table_name(&self.table)
+                .send()
+                .await
+                .map_err(|e| request_error("DescribeTable", e))?;
+            let status = described.table().and_then(|t| t.table_status());
+            if status == Some(&TableStatus::Active) {
+                return Ok(());
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(DynamoError::Request {
+                    operation: "DescribeTable",
+                    message: format!("table {} is still {status:?} after 5 minutes", self.table),
+                });
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(std::time::Duration::from_secs(2));
         }
     }
 
