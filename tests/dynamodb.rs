@@ -261,3 +261,73 @@ async fn text_keys_use_string_attributes() {
         (&b"INVOICE#0000000042#"[..], &b"00003"[..])
     );
 }
+
+/// A store reading and writing through the fault-injecting proxy.
+async fn through_faults<K: RowKey>(
+    prefix: &str,
+) -> (DynamoStore, std::sync::Arc<common::http_faults::Faults>) {
+    let faults = std::sync::Arc::new(common::http_faults::Faults::default());
+    let endpoint = common::http_faults::start(&dynalite::endpoint(), faults.clone()).await;
+    let store = DynamoStore::connect_local::<K>(&endpoint, &dynalite::fresh_table(prefix))
+        .expect("a store")
+        .with_retry(keyschema::store::dynamodb::RetryPolicy {
+            attempts: 3,
+            backoff: std::time::Duration::from_millis(1),
+        });
+    store.create_table().await.expect("create table");
+    (store, faults)
+}
+
+#[tokio::test]
+async fn unprocessed_items_are_retried_until_written() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (store, faults) = through_faults::<Line>("unprocessed").await;
+    // DynamoDB sends back part of a batch when a partition is throttled.
+    faults.partial_batches.store(2, SeqCst);
+    let lines: Vec<Line> = (0..60).map(|i| line("INV-1", i, 0)).collect();
+    store
+        .put_rows(lines.iter().map(|l| (l, b"v")))
+        .await
+        .expect("every item lands");
+    // 3 pieces of at most 25; the first two answered half, each retried once.
+    assert_eq!(faults.calls("BatchWriteItem"), 5);
+    assert_eq!(store.requests().batch_write_item, 5);
+    let stored = Line::scan()
+        .invoice_id("INV-1")
+        .stream(&store)
+        .count()
+        .await;
+    assert_eq!(stored, 60);
+    assert_eq!(faults.calls("Query"), 10, "one Query per suffix");
+}
+
+#[tokio::test]
+async fn items_still_unprocessed_after_the_retries_are_reported_by_index() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (store, faults) = through_faults::<Line>("throttled").await;
+    faults.partial_batches.store(usize::MAX, SeqCst);
+    let lines: Vec<Line> = (0..10).map(|i| line("INV-1", i, 0)).collect();
+    let err = store
+        .put_rows(lines.iter().map(|l| (l, b"v")))
+        .await
+        .expect_err("some items stay unprocessed");
+    // 3 attempts: 10 -> 5 written, 5 -> 2, 3 -> 1; 2 items fail.
+    let DynamoError::PartialBatch { failed, total } = &err else {
+        panic!("expected a partial batch, got {err}");
+    };
+    assert_eq!((failed.len(), *total), (2, 10), "{err}");
+    assert!(
+        err.to_string()
+            .contains("still unprocessed after 3 attempts"),
+        "{err}"
+    );
+    faults.partial_batches.store(0, SeqCst);
+    for (i, l) in lines.iter().enumerate() {
+        let stored = Line::get_async(&store, &l.invoice_id, l.created_at, l.line_no)
+            .await
+            .unwrap()
+            .is_some();
+        let reported = failed.iter().any(|f| f.index == i);
+        assert_ne!(stored, reported, "item {i}: stored xor reported");
+    }
+}

@@ -1,10 +1,11 @@
 //! What the integration tests share, through `mod common;`: the shared
 //! schemas, the typed-scan model, the Bigtable emulator, a DynamoDB-API
-//! server and a TCP proxy.
+//! server, a TCP proxy and an HTTP proxy that injects DynamoDB faults.
 #![allow(dead_code, unused_macros, unused_imports)]
 
 pub mod dynalite;
 pub mod emulator;
+pub mod http_faults;
 pub mod model;
 pub mod proxy;
 pub mod schemas;

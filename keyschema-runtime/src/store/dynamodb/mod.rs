@@ -149,6 +149,31 @@ impl Default for RetryPolicy {
     }
 }
 
+/// How many requests a store (and its clones) sent: what a scan or an
+/// ingest cost, in DynamoDB's own units of work.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Requests {
+    /// BatchWriteItem calls, retries of unprocessed items included.
+    pub batch_write_item: u64,
+    /// BatchGetItem calls.
+    pub batch_get_item: u64,
+    /// Query calls, one per page.
+    pub query: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    batch_write_item: std::sync::atomic::AtomicU64,
+    batch_get_item: std::sync::atomic::AtomicU64,
+    query: std::sync::atomic::AtomicU64,
+}
+
+impl Counters {
+    fn count(counter: &std::sync::atomic::AtomicU64) {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// A DynamoDB table that stores the rows of one key type.
 ///
 /// ```no_run
@@ -171,6 +196,7 @@ pub struct DynamoStore {
     table: String,
     schema: &'static Schema,
     retry: RetryPolicy,
+    counters: std::sync::Arc<Counters>,
 }
 
 fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
@@ -220,6 +246,7 @@ impl DynamoStore {
             table: table.to_string(),
             schema,
             retry: RetryPolicy::default(),
+            counters: std::sync::Arc::default(),
         })
     }
 
@@ -227,6 +254,16 @@ impl DynamoStore {
     pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
+    }
+
+    /// The requests sent so far by this store and its clones.
+    pub fn requests(&self) -> Requests {
+        use std::sync::atomic::Ordering::Relaxed;
+        Requests {
+            batch_write_item: self.counters.batch_write_item.load(Relaxed),
+            batch_get_item: self.counters.batch_get_item.load(Relaxed),
+            query: self.counters.query.load(Relaxed),
+        }
     }
 
     /// The table name.

@@ -51,6 +51,7 @@ impl DynamoStore {
                     .consistent_read(true)
                     .build()
                     .map_err(|e| request_error("BatchGetItem", e))?;
+                super::Counters::count(&self.counters.batch_get_item);
                 let response = self
                     .client
                     .batch_get_item()
@@ -248,6 +249,7 @@ impl QueryState {
             let wanted = n.saturating_sub(self.returned).saturating_add(1);
             request = request.limit(i32::try_from(wanted).unwrap_or(i32::MAX));
         }
+        super::Counters::count(&store.counters.query);
         let response = request
             .key_condition_expression(condition)
             .send()

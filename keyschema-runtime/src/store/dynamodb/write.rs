@@ -108,6 +108,7 @@ impl DynamoStore {
         while !pending.is_empty() {
             attempt += 1;
             let items: Vec<WriteRequest> = pending.iter().map(|&i| requests[i].clone()).collect();
+            super::Counters::count(&self.counters.batch_write_item);
             let response = self
                 .client
                 .batch_write_item()
