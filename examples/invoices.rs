@@ -1,17 +1,31 @@
-//! DynamoDB write sharding: one busy invoice's transactions spread over 10
-//! suffixes so no single partition takes every write, and read back merged
-//! (the DynamoDB guide's "shard the partition key with a suffix, query every
-//! suffix, merge the results"). Here the suffix is keyschema's random salt.
+//! DynamoDB write sharding, run against the DynamoDB API: one busy invoice's
+//! transactions spread over 10 random suffixes so that no single partition
+//! takes every write, read back by querying every suffix and merging (the
+//! DynamoDB guide's "shard the partition key with a suffix, query all N
+//! suffixes, merge the results"). The suffix is keyschema's random salt,
+//! which sits in the partition key: `then = (invoice_id), transaction_id`.
 //!
-//! Run: `cargo run --release --example invoices`
+//! Where it runs:
+//! - `DYNAMODB_ENDPOINT=http://host:port`: that server (DynamoDB Local, dynalite);
+//! - `--aws`: real DynamoDB, with the credentials and region of the
+//!   environment (`AWS_PROFILE`, `AWS_REGION`, ...), in table `--table NAME`
+//!   (default `keyschema-invoices`; created on demand, billed per request);
+//! - nothing: it starts dynalite itself (Node.js and npm must be installed).
+//!
+//! Run: `cargo run --release --features dynamodb --example invoices [-- --transactions N]`
 
-use keyschema::store::{MemoryStore, RowStore, Store};
+#[allow(dead_code)]
+#[path = "../tests/common/dynalite.rs"]
+mod dynalite;
+
+use futures_util::StreamExt;
+use keyschema::store::dynamodb::DynamoStore;
 use keyschema::RowKey;
+use std::time::Instant;
 
-/// `random % 10`: each write picks one of 10 suffixes at random; a get or a
-/// scan of the invoice asks all 10 and merges them.
+/// `random % 10`: each write picks one of 10 suffixes; a read asks all 10.
 #[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = random % 10, then = invoice_id, transaction_id)]
+#[rowkey(salt = random % 10, then = (invoice_id), transaction_id)]
 pub struct Transaction {
     pub invoice_id: String,
     pub transaction_id: u32,
@@ -19,113 +33,127 @@ pub struct Transaction {
     pub amount_cents: i64,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let store = MemoryStore::new();
-    println!("schema  {}", Transaction::schema());
+const HOT: &str = "INV-2024-0001";
 
-    // One hot invoice with 1,000 transactions, and a few quiet ones.
-    let mut per_suffix = [0u32; 10];
-    for t in 0..1_000u32 {
-        let tx = Transaction {
-            invoice_id: "INV-2024-0001".into(),
-            transaction_id: t,
-            amount_cents: i64::from(t) * 125,
-        };
-        let key = tx.encode();
-        per_suffix[usize::from(key[0])] += 1;
-        store.put(&key, &tx.amount_cents.to_be_bytes())?;
-    }
-    for invoice in ["INV-2024-0002", "INV-2024-0003"] {
-        for t in 0..5u32 {
-            let tx = Transaction {
-                invoice_id: invoice.into(),
-                transaction_id: t,
-                amount_cents: 999,
-            };
-            store.put_row(&tx, &tx.amount_cents.to_be_bytes())?;
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut transactions = 1_000u32;
+    let mut table = format!("keyschema-invoices-{}", std::process::id());
+    let mut aws = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--transactions" => transactions = args.next().ok_or("--transactions N")?.parse()?,
+            "--table" => table = args.next().ok_or("--table NAME")?,
+            "--aws" => aws = true,
+            other => return Err(format!("unknown argument {other}").into()),
         }
     }
+    let store = if aws {
+        if !std::env::args().any(|a| a == "--table") {
+            table = "keyschema-invoices".into();
+        }
+        println!("DynamoDB (credentials and region from the environment), table {table}");
+        DynamoStore::connect::<Transaction>(&table).await?
+    } else {
+        // DYNAMODB_ENDPOINT when set, else a dynalite started here.
+        let endpoint = dynalite::endpoint();
+        println!("DynamoDB API at {endpoint}, table {table}");
+        DynamoStore::connect_local::<Transaction>(&endpoint, &table)?
+    };
+    println!("schema  {}", Transaction::schema());
+    let created = store.create_table().await?;
+    println!(
+        "table {}: {} (pk = salt + invoice_id, sk = transaction_id, on-demand billing)",
+        store.table(),
+        if created { "created" } else { "already there" }
+    );
+
+    // One hot invoice, every write on a random suffix.
+    let rows: Vec<Transaction> = (0..transactions)
+        .map(|t| Transaction {
+            invoice_id: HOT.into(),
+            transaction_id: t,
+            amount_cents: i64::from(t) * 125,
+        })
+        .collect();
+    let mut per_suffix = [0u32; 10];
+    let keyed: Vec<(Vec<u8>, Vec<u8>)> = rows
+        .iter()
+        .map(|tx| (tx.encode(), tx.amount_cents.to_be_bytes().to_vec()))
+        .collect();
+    for (key, _) in &keyed {
+        per_suffix[usize::from(key[0])] += 1;
+    }
+    let batch: Vec<keyschema::store::Mutation> = keyed
+        .into_iter()
+        .map(|(key, value)| keyschema::store::Mutation::Put { key, value })
+        .collect();
+    let before = store.requests();
+    let started = Instant::now();
+    store.write_batch(&batch).await?;
+    let secs = started.elapsed().as_secs_f64();
+    let writes = store.requests().batch_write_item - before.batch_write_item;
     println!();
-    println!("writes of INV-2024-0001 per suffix (one partition each in DynamoDB):");
+    println!(
+        "wrote {transactions} transactions of {HOT} in {writes} BatchWriteItem requests, {secs:.2} s: {:.0} rows/s",
+        f64::from(transactions) / secs.max(1e-9)
+    );
+    println!("writes per suffix (one partition each):");
     for (suffix, n) in per_suffix.iter().enumerate() {
-        println!("  suffix {suffix}  {n:>4}  {}", "#".repeat(*n as usize / 4));
+        println!("  suffix {suffix}  {n:>5}  {}", "#".repeat(*n as usize / 8));
     }
 
-    // Reading it back: 10 ranges, merged into transaction order.
-    let ranges = Transaction::scan().invoice_id("INV-2024-0001").ranges();
-    println!();
-    println!(
-        "a query for the invoice covers {} suffix ranges, merged in key order:",
-        ranges.len()
-    );
-    let mut total = 0i64;
-    let mut ids = Vec::new();
-    for row in Transaction::scan().invoice_id("INV-2024-0001").run(&store) {
+    // Read it back: one Query per suffix, all in flight, merged in key order.
+    let request = Transaction::scan().invoice_id(HOT);
+    let before = store.requests();
+    let started = Instant::now();
+    let mut merged = request.stream(&store);
+    let (mut ids, mut total) = (Vec::new(), 0i64);
+    while let Some(row) = merged.next().await {
         let (tx, value) = row?;
-        let amount = i64::from_be_bytes(value.as_slice().try_into()?);
-        total += amount;
+        total += i64::from_be_bytes(value.as_slice().try_into()?);
         ids.push(tx.transaction_id);
     }
+    let secs = started.elapsed().as_secs_f64();
+    let queries = store.requests().query - before.query;
     assert_eq!(
         ids,
-        (0..1_000).collect::<Vec<_>>(),
+        (0..transactions).collect::<Vec<_>>(),
         "every transaction once, in order"
     );
+    println!();
     println!(
-        "  {} transactions, ids {}..={}, in order; total {:.2}",
+        "read {} transactions back in order from {} suffix ranges in {queries} Query requests, {:.1} ms: {:.0} rows/s; total {:.2}",
         ids.len(),
-        ids[0],
-        ids[ids.len() - 1],
+        request.ranges().len(),
+        secs * 1e3,
+        ids.len() as f64 / secs.max(1e-9),
         total as f64 / 100.0
     );
 
-    // A get by key must try every suffix: the row is in one of them.
-    let candidates = Transaction::get_keys("INV-2024-0001", 417);
-    println!();
+    // A get tries the 10 suffixes in one BatchGetItem.
+    let last = transactions.saturating_sub(1);
+    let (tx, value) = Transaction::get_async(&store, HOT, last)
+        .await?
+        .ok_or("the last transaction is missing")?;
     println!(
-        "get of transaction 417 tries {} candidate keys:",
-        candidates.len()
-    );
-    for key in candidates.iter().take(3) {
-        println!("  {}", Transaction::render(key));
-    }
-    println!("  ...");
-    let (tx, value) =
-        Transaction::get(&store, "INV-2024-0001", 417)?.ok_or("transaction 417 not found")?;
-    let mut suffix = None;
-    for (b, key) in candidates.iter().enumerate() {
-        if store.get(key)?.is_some() {
-            suffix = Some(b);
-        }
-    }
-    println!(
-        "found transaction {} in suffix {}: {} cents",
+        "get of transaction {} (10 candidate keys, 1 BatchGetItem): {} cents",
         tx.transaction_id,
-        suffix.ok_or("in no suffix")?,
         i64::from_be_bytes(value.as_slice().try_into()?)
     );
 
-    // put_row with a random suffix is an insert: writing transaction 417
-    // again would store a second copy under another suffix. A correction is
-    // a replace (the put and the deletes of the 9 other suffixes, one
-    // batch), a refund a delete from every suffix.
-    let corrected: i64 = 50_000;
-    store.replace_row(&tx, &corrected.to_be_bytes())?;
-    let copies = candidates
-        .iter()
-        .filter(|k| store.get(k).ok().flatten().is_some())
-        .count();
-    let (_, value) =
-        Transaction::get(&store, "INV-2024-0001", 417)?.ok_or("transaction 417 not found")?;
-    println!();
+    // A correction replaces the row in every suffix; a refund deletes it from all.
+    store.replace_row(&tx, &50_000i64.to_be_bytes()).await?;
+    let (_, value) = Transaction::get_async(&store, HOT, last)
+        .await?
+        .ok_or("the corrected transaction is missing")?;
     println!(
-        "after replace_row: {} copy, {} cents",
-        copies,
+        "after replace_row: {} cents, one copy",
         i64::from_be_bytes(value.as_slice().try_into()?)
     );
-    assert_eq!(copies, 1, "a replace leaves one copy");
-    store.delete_row(&tx)?;
-    assert!(Transaction::get(&store, "INV-2024-0001", 417)?.is_none());
-    println!("after delete_row: transaction 417 is in no suffix");
+    store.delete_row(&tx).await?;
+    assert!(Transaction::get_async(&store, HOT, last).await?.is_none());
+    println!("after delete_row: transaction {last} is in no suffix");
     Ok(())
 }
