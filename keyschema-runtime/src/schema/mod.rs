@@ -189,6 +189,7 @@ impl Schema {
 
     /// Where the declared partition ends in `key`, which may be a prefix of
     /// a key (a scan bound) but must hold every partition component.
+    #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
     pub(crate) fn partition_end(&self, key: &[u8]) -> Result<usize, DecodeError> {
         let n = self.partition.unwrap_or(self.components.len());
         self.start_of(key, n)
