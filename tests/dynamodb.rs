@@ -331,3 +331,85 @@ async fn items_still_unprocessed_after_the_retries_are_reported_by_index() {
         assert_ne!(stored, reported, "item {i}: stored xor reported");
     }
 }
+
+/// 400 lines of 40 KB over 10 suffixes: 1.6 MB a suffix, so every suffix
+/// needs a second Query page (dynalite and DynamoDB page at 1 MB).
+async fn load_big(store: &DynamoStore) -> Vec<Line> {
+    store.create_table().await.expect("create table");
+    let lines: Vec<Line> = (0..400)
+        .map(|i| line("INV-1", i / 2, (i % 2) as u16))
+        .collect();
+    let value = vec![7u8; 40 * 1024];
+    let mut turn = 0u32;
+    keyschema::salt::set_chooser(Some(Box::new(move |n| {
+        turn = (turn + 1) % n;
+        turn
+    })));
+    store
+        .put_rows(lines.iter().map(|l| (l, value.as_slice())))
+        .await
+        .expect("load");
+    keyschema::salt::set_chooser(None);
+    let mut sorted = lines.clone();
+    sorted.sort_by(|a, b| {
+        b.created_at
+            .cmp(&a.created_at)
+            .then(a.line_no.cmp(&b.line_no))
+    });
+    sorted
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_scan_is_an_error_and_the_cursor_resumes_after_restart() {
+    let mut server = dynalite::Private::start();
+    let store = DynamoStore::connect_local::<Line>(&server.endpoint(), "killed").expect("a store");
+    let expected = load_big(&store).await;
+    let mut scan = Line::scan().invoice_id("INV-1").stream(&store);
+    let mut seen = Vec::new();
+    for _ in 0..50 {
+        seen.push(scan.next().await.expect("a row").expect("no error yet").0);
+    }
+    server.stop();
+    let mut failed = false;
+    while let Some(row) = scan.next().await {
+        match row {
+            Ok((l, _)) => seen.push(l),
+            Err(e) => {
+                assert!(
+                    matches!(
+                        e,
+                        RowError::Store(DynamoError::Request {
+                            operation: "Query",
+                            ..
+                        })
+                    ),
+                    "{e}"
+                );
+                failed = true;
+                break;
+            }
+        }
+    }
+    assert!(
+        failed,
+        "a stopped server is an error, never a short scan ({} rows)",
+        seen.len()
+    );
+    assert!(seen.len() < expected.len());
+    let cursor = scan.cursor();
+    // The server kept nothing: load the same rows again, then resume.
+    server.restart();
+    load_big(&store).await;
+    let rest: Vec<Line> = Line::scan()
+        .invoice_id("INV-1")
+        .after(cursor)
+        .stream(&store)
+        .map(|r| r.expect("row").0)
+        .collect()
+        .await;
+    seen.extend(rest);
+    assert_eq!(
+        seen, expected,
+        "every row once, in order, across the restart"
+    );
+}

@@ -32,10 +32,21 @@ fn start() -> String {
     if let Ok(endpoint) = std::env::var("DYNAMODB_ENDPOINT") {
         return endpoint;
     }
+    let (child, port) = spawn(0);
+    // Keep the child (and its stdin) for the life of the process.
+    std::mem::forget(child);
+    format!("http://127.0.0.1:{port}")
+}
+
+/// Starts dynalite on `port` (0: a free one); the child and its port. The
+/// server reads stdin and exits when it closes: when this process ends.
+fn spawn(port: u16) -> (std::process::Child, u16) {
     let dir = install();
-    // The server reads stdin and exits when it closes: when this process ends.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dynalite/start.js");
+    std::fs::copy(script, dir.join("start.js")).expect("copy start.js");
     let mut child = Command::new("node")
         .arg("start.js")
+        .arg(port.to_string())
         .current_dir(&dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -51,9 +62,7 @@ fn start() -> String {
         .trim()
         .parse()
         .unwrap_or_else(|_| panic!("dynalite printed {line:?}, not a port"));
-    // Keep the child (and its stdin) for the life of the process.
-    std::mem::forget(child);
-    format!("http://127.0.0.1:{port}")
+    (child, port)
 }
 
 /// `npm ci` of the pinned dynalite into `target/dynalite`, once, under a
@@ -98,5 +107,51 @@ fn install() -> PathBuf {
             lock.display()
         );
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A dynalite of one test's own, which the test can stop and start again on
+/// the same port (it keeps nothing: a restart is empty). Killed when dropped.
+pub struct Private {
+    child: Option<std::process::Child>,
+    port: u16,
+}
+
+impl Private {
+    pub fn start() -> Private {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free loopback port");
+        let mut private = Private { child: None, port };
+        private.restart();
+        private
+    }
+
+    /// `http://127.0.0.1:port`, the same across restarts.
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Kills the server (SIGKILL).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on the same port, and waits for it.
+    pub fn restart(&mut self) {
+        self.stop();
+        let (child, port) = spawn(self.port);
+        assert_eq!(port, self.port, "dynalite came back on its port");
+        self.child = Some(child);
+    }
+}
+
+impl Drop for Private {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
