@@ -47,7 +47,13 @@ fn line(invoice: &str, created_at: u64, line_no: u16) -> Line {
 async fn writes_gets_and_deletes_in_batches_of_25() {
     let store = store::<Line>("basic").await;
     // A second create is fine and keeps the table.
-    assert!(!store.create_table().await.unwrap());
+    assert!(!store.create_table_for::<Line>().await.unwrap());
+    let err = store.create_table_for::<TextLine>().await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("holds `Line` rows, not `TextLine`"),
+        "{err}"
+    );
     let lines: Vec<Line> = (0..100).map(|i| line("INV-1", i, (i % 7) as u16)).collect();
     store
         .put_rows(lines.iter().map(|l| (l, l.created_at.to_be_bytes())))

@@ -420,6 +420,22 @@ impl DynamoStore {
         Ok(created)
     }
 
+    /// [`create_table`](Self::create_table), for key type `K`, which must
+    /// be the store's (as `BigtableStore::create_table_for` reads).
+    pub async fn create_table_for<K: RowKey>(&self) -> Result<bool, DynamoError> {
+        if !std::ptr::eq(K::schema(), self.schema) {
+            return Err(DynamoError::TableMismatch {
+                table: self.table.clone(),
+                reason: format!(
+                    "this store holds `{}` rows, not `{}`",
+                    self.schema.name(),
+                    K::schema().name()
+                ),
+            });
+        }
+        self.create_table().await
+    }
+
     /// Polls DescribeTable until the table is ACTIVE (a new table is
     /// CREATING for seconds on DynamoDB, and writes to it fail until then);
     /// at most 5 minutes.
