@@ -301,6 +301,247 @@ fn text_rows() -> Vec<String> {
     rows
 }
 
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = random % 10, then = invoice_id, line)]
+struct RandomLine {
+    invoice_id: String,
+    line: u32,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = reverse(order_id), line)]
+struct Reversed {
+    order_id: u64,
+    line: u16,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(order_id) % 16, then = reverse(order_id), line)]
+struct SaltedReversed {
+    order_id: u64,
+    line: u16,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = hotel_id, bucket(day, 30), day)]
+struct Bucketed {
+    hotel_id: u32,
+    day: u32,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = hotel_id, bucket(day, 30), rev(day))]
+struct BucketedDesc {
+    hotel_id: u32,
+    day: u32,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day)]
+struct HashedBucket {
+    hotel_id: u32,
+    day: u32,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "ev", salt = hash(user_id) % 4, then = user_id)]
+struct PrefixSalt {
+    user_id: String,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id) % 1, then = user_id)]
+struct OneBucket {
+    user_id: String,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id) % 256, then = user_id)]
+struct Buckets256 {
+    user_id: String,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id) % 257, then = user_id)]
+struct Buckets257 {
+    user_id: String,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(invoice_id) % 8, then = (invoice_id), rev(created_at))]
+struct Partitioned {
+    invoice_id: String,
+    created_at: u64,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = maybe, x)]
+struct Nested {
+    maybe: Option<Option<u8>>,
+    x: f32,
+}
+
+fn construct_rows() -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut row = |decl: &str, types: &str, value: &str, key: Vec<u8>, rendered: String| {
+        rows.push(format!(
+            "| `{decl}` | `{types}` | `{value}` | `{}` | `{}` |",
+            hex(&key),
+            rendered.replace('|', "\\|")
+        ));
+    };
+    // A random salt is the writer's choice: bucket 3 here.
+    salt::set_chooser(Some(Box::new(|_| 3)));
+    let key = RandomLine::get_key("INV-1", 7);
+    salt::set_chooser(None);
+    row(
+        "salt = random % 10, then = invoice_id, line",
+        "(String, u32)",
+        "(\"INV-1\", 7), bucket 3",
+        key.clone(),
+        RandomLine::render(&key),
+    );
+    let key = Reversed::get_key(0x0102_0304_0506_0708, 1);
+    row(
+        "then = reverse(order_id), line",
+        "(u64, u16)",
+        "(0x0102030405060708, 1)",
+        key.clone(),
+        Reversed::render(&key),
+    );
+    let key = SaltedReversed::get_key(42, 1);
+    row(
+        "salt = hash(order_id) % 16, then = reverse(order_id), line",
+        "(u64, u16)",
+        "(42, 1)",
+        key.clone(),
+        SaltedReversed::render(&key),
+    );
+    let key = Bucketed::get_key(7, 95);
+    row(
+        "then = hotel_id, bucket(day, 30), day",
+        "(u32, u32)",
+        "(7, 95)",
+        key.clone(),
+        Bucketed::render(&key),
+    );
+    let key = BucketedDesc::get_key(7, 95);
+    row(
+        "then = hotel_id, bucket(day, 30), rev(day)",
+        "(u32, u32)",
+        "(7, 95)",
+        key.clone(),
+        BucketedDesc::render(&key),
+    );
+    let key = HashedBucket::get_key(7, 95);
+    row(
+        "salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day",
+        "(u32, u32)",
+        "(7, 95)",
+        key.clone(),
+        HashedBucket::render(&key),
+    );
+    let key = PrefixSalt::get_key("u1");
+    row(
+        "prefix = \"ev\", salt = hash(user_id) % 4, then = user_id",
+        "(String,)",
+        "(\"u1\",)",
+        key.clone(),
+        PrefixSalt::render(&key),
+    );
+    let key = OneBucket::get_key("u1");
+    row(
+        "salt = hash(user_id) % 1, then = user_id",
+        "(String,)",
+        "(\"u1\",)",
+        key.clone(),
+        OneBucket::render(&key),
+    );
+    let key = Buckets256::get_key("u1");
+    row(
+        "salt = hash(user_id) % 256, then = user_id",
+        "(String,)",
+        "(\"u1\",)",
+        key.clone(),
+        Buckets256::render(&key),
+    );
+    let key = Buckets257::get_key("u1");
+    row(
+        "salt = hash(user_id) % 257, then = user_id",
+        "(String,)",
+        "(\"u1\",)",
+        key.clone(),
+        Buckets257::render(&key),
+    );
+    let key = Partitioned::get_key("INV-1", 5);
+    row(
+        "salt = hash(invoice_id) % 8, then = (invoice_id), rev(created_at)",
+        "(String, u64)",
+        "(\"INV-1\", 5)",
+        key.clone(),
+        Partitioned::render(&key),
+    );
+    for (maybe, x, shown) in [
+        (None, f32::NEG_INFINITY, "(None, -inf)"),
+        (Some(None), f32::NAN, "(Some(None), NaN)"),
+        (Some(Some(5)), f32::INFINITY, "(Some(Some(5)), inf)"),
+    ] {
+        let key = Nested::get_key(maybe, x);
+        row(
+            "then = maybe, x",
+            "(Option<Option<u8>>, f32)",
+            shown,
+            key.clone(),
+            Nested::render(&key),
+        );
+    }
+    rows
+}
+
+/// Byte strings the `Event` decoder must reject, with the error each gets.
+fn reject_rows() -> Vec<String> {
+    let good = Event::get_key("u1", "s", 1_700_000_000);
+    let mut salt_out_of_range = good.clone();
+    salt_out_of_range[0] = 8;
+    let mut salt_mismatch = good.clone();
+    salt_mismatch[0] = (good[0] + 1) % 8;
+    let mut trailing = good.clone();
+    trailing.push(0);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("cut inside user_id", good[..3].to_vec()),
+        ("cut inside timestamp", good[..good.len() - 1].to_vec()),
+        ("a byte after the key", trailing),
+        ("salt 8 of 8 buckets", salt_out_of_range),
+        ("salt of another bucket", salt_mismatch),
+        (
+            "escape byte followed by 0x02",
+            vec![
+                good[0], b'u', 0x01, 0x02, 0x00, b's', 0x00, 0xff, 0xff, 0xff, 0xff, 0x9a, 0xac,
+                0x0e, 0xff,
+            ],
+        ),
+        (
+            "user_id not UTF-8",
+            vec![
+                good[0], 0xc3, 0x28, 0x00, b's', 0x00, 0xff, 0xff, 0xff, 0xff, 0x9a, 0xac, 0x0e,
+                0xff,
+            ],
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(what, bytes)| {
+            let err = Event::decode(&bytes).expect_err(what);
+            format!(
+                "| {what} | `{}` | {} |",
+                hex(&bytes),
+                err.to_string().replace('|', "\\|")
+            )
+        })
+        .collect()
+}
+
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ENCODING.md");
 
 /// The table rows between `<!-- vectors:NAME -->` and `<!-- end -->`.
@@ -320,6 +561,7 @@ fn doc_rows(doc: &str, name: &str) -> Vec<String> {
                 && !l.starts_with("| type")
                 && !l.starts_with("| declaration")
                 && !l.starts_with("| hashed")
+                && !l.starts_with("| input")
         })
         .map(str::to_string)
         .collect()
@@ -344,6 +586,8 @@ fn encoding_md_vectors_match_the_code() {
         ("salt", "| hashed fields | hash input | SHA-256[0..8] | bucket for N = 8 / 256 / 1000 / 65536 |\n|---|---|---|---|", salt_rows()),
         ("keys", "| declaration | key fields | key | rendered |\n|---|---|---|---|", key_rows()),
         ("text", "| declaration | key fields | key (text) |\n|---|---|---|", text_rows()),
+        ("constructs", "| declaration | field types | key fields | key | rendered |\n|---|---|---|---|---|", construct_rows()),
+        ("reject", "| input | bytes | error |\n|---|---|---|", reject_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {
