@@ -41,7 +41,18 @@ impl<T: KeyComponent> KeyComponent for Option<T> {
                 out.push_str("<none>");
                 Ok(())
             }
-            SOME => T::render_key(input, out),
+            SOME => {
+                // `Some(v)` shows as `v`, unless `v` itself reads like a
+                // None (a nested `Option`, or the string "<none>"): then as
+                // `<some v>`, so that no two values render alike.
+                let start = out.len();
+                T::render_key(input, out)?;
+                if out[start..].starts_with("<none>") || out[start..].starts_with("<some ") {
+                    out.insert_str(start, "<some ");
+                    out.push('>');
+                }
+                Ok(())
+            }
             other => Err(input.invalid_byte(at, other, "0x00 (None) or 0x01 (Some)")),
         }
     }
@@ -56,5 +67,27 @@ impl KeyArg<Option<String>> for Option<&str> {
 impl KeyArg<Option<Vec<u8>>> for Option<&[u8]> {
     fn encode_arg(&self, out: &mut Vec<u8>) {
         <Option<Vec<u8>>>::encode_key(*self, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render<T: KeyComponent>(value: T::Ref<'_>) -> String {
+        let bytes = crate::encoding::encode_value::<T>(value);
+        let mut out = String::new();
+        T::render_key(&mut Reader::at(&bytes, 0, false, "x"), &mut out).expect("renders");
+        out
+    }
+
+    #[test]
+    fn nested_options_render_apart() {
+        assert_eq!(render::<Option<Option<u8>>>(None), "<none>");
+        assert_eq!(render::<Option<Option<u8>>>(Some(None)), "<some <none>>");
+        assert_eq!(render::<Option<Option<u8>>>(Some(Some(5))), "5");
+        assert_eq!(render::<Option<String>>(None), "<none>");
+        assert_eq!(render::<Option<String>>(Some("<none>")), "<some <none>>");
+        assert_eq!(render::<Option<String>>(Some("a")), "a");
     }
 }
