@@ -1,6 +1,7 @@
 //! A runtime description of a key layout, for tools: printing keys, planning
 //! splits, estimating sizes.
 
+mod json;
 mod render;
 
 use crate::encoding::{BucketKey, KeyComponent, Reader, ReversibleKey, TextComponent, TextDigits};

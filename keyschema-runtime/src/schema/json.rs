@@ -1,0 +1,117 @@
+//! The schema as a versioned JSON document, for tools and other languages
+//! (see "The schema as JSON" in `docs/ENCODING.md`).
+
+use super::{Format, Order, Schema};
+use std::fmt::Write as _;
+
+/// The version of the JSON document [`Schema::to_json`] writes.
+const JSON_VERSION: u32 = 1;
+
+impl Schema {
+    /// The layout as a JSON document: name, format and separator, prefix
+    /// (hex), salt (kind, N, hashed components), the partition, and every
+    /// component with its type, order and transform. The format is
+    /// specified in `docs/ENCODING.md`.
+    ///
+    /// ```
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(salt = hash(user_id) % 8, then = (user_id), rev(ts))]
+    /// struct Visit { user_id: String, ts: u64 }
+    ///
+    /// assert_eq!(
+    ///     Visit::schema().to_json(),
+    ///     r#"{"keyschema":1,"name":"Visit","format":{"kind":"binary"},"prefix":"","salt":{"kind":"hash","buckets":8,"hashed":[0]},"partition":1,"components":[{"name":"user_id","type":"String","order":"asc","transform":"plain","fixed_width":null},{"name":"ts","type":"u64","order":"desc","transform":"plain","fixed_width":8}]}"#
+    /// );
+    /// ```
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        let _ = write!(out, "{{\"keyschema\":{JSON_VERSION},\"name\":");
+        string(&mut out, self.name);
+        out.push_str(",\"format\":");
+        match self.format {
+            Format::Binary => out.push_str("{\"kind\":\"binary\"}"),
+            Format::Text { sep } => {
+                out.push_str("{\"kind\":\"text\",\"sep\":");
+                string(&mut out, &char::from(sep).to_string());
+                out.push('}');
+            }
+        }
+        out.push_str(",\"prefix\":\"");
+        for b in self.prefix {
+            let _ = write!(out, "{b:02x}");
+        }
+        out.push_str("\",\"salt\":");
+        match self.salt {
+            None => out.push_str("null"),
+            Some(s) if s.random => {
+                let _ = write!(out, "{{\"kind\":\"random\",\"buckets\":{}}}", s.buckets);
+            }
+            Some(s) => {
+                let hashed: Vec<String> = s.hashed.iter().map(usize::to_string).collect();
+                let _ = write!(
+                    out,
+                    "{{\"kind\":\"hash\",\"buckets\":{},\"hashed\":[{}]}}",
+                    s.buckets,
+                    hashed.join(",")
+                );
+            }
+        }
+        out.push_str(",\"partition\":");
+        match self.partition {
+            Some(n) => {
+                let _ = write!(out, "{n}");
+            }
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"components\":[");
+        for (i, c) in self.components.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"name\":");
+            string(&mut out, c.name);
+            out.push_str(",\"type\":");
+            string(&mut out, c.type_name);
+            let order = match c.order {
+                Order::Ascending => "asc",
+                Order::Descending => "desc",
+            };
+            let _ = write!(out, ",\"order\":\"{order}\",\"transform\":");
+            match (c.reversed, c.bucket) {
+                (true, _) => out.push_str("\"reverse\""),
+                (false, Some(width)) => {
+                    let _ = write!(out, "{{\"bucket\":{width}}}");
+                }
+                (false, None) => out.push_str("\"plain\""),
+            }
+            out.push_str(",\"fixed_width\":");
+            match c.fixed_width {
+                Some(w) => {
+                    let _ = write!(out, "{w}");
+                }
+                None => out.push_str("null"),
+            }
+            out.push('}');
+        }
+        out.push_str("]}");
+        out
+    }
+}
+
+/// A JSON string literal.
+fn string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
