@@ -498,6 +498,56 @@ fn construct_rows() -> Vec<String> {
     rows
 }
 
+fn text_component<T: keyschema::TextComponent + Debug>(
+    rows: &mut Vec<String>,
+    type_name: &str,
+    values: &[T],
+) {
+    for v in values {
+        let mut text = Vec::new();
+        T::encode_text(v.as_key_ref(), &mut text, b'#');
+        let width = match T::TEXT_WIDTH {
+            Some(w) => format!("fixed, {w}"),
+            None => "variable".to_string(),
+        };
+        let shown = format!("{v:?}").replace('|', "\\|");
+        let text = String::from_utf8(text).expect("text forms are UTF-8");
+        rows.push(format!(
+            "| `{type_name}` | {width} | `{shown}` | `{}` |",
+            text.replace('|', "\\|")
+        ));
+    }
+}
+
+/// The text form of every type, under `sep = "#"`.
+fn text_component_rows() -> Vec<String> {
+    let mut rows = Vec::new();
+    text_component::<u8>(&mut rows, "u8", &[0, 255]);
+    text_component::<u16>(&mut rows, "u16", &[7]);
+    text_component::<u32>(&mut rows, "u32", &[1_700_000_000]);
+    text_component::<u64>(&mut rows, "u64", &[42, u64::MAX]);
+    text_component::<u128>(&mut rows, "u128", &[1]);
+    text_component::<i8>(&mut rows, "i8", &[i8::MIN, -1, 0]);
+    text_component::<i16>(&mut rows, "i16", &[-1]);
+    text_component::<i32>(&mut rows, "i32", &[-42, i32::MAX]);
+    text_component::<i64>(&mut rows, "i64", &[-1, 0]);
+    text_component::<i128>(&mut rows, "i128", &[0]);
+    text_component::<bool>(&mut rows, "bool", &[false, true]);
+    text_component::<char>(&mut rows, "char", &['a', '#', '%', 'é']);
+    text_component::<String>(
+        &mut rows,
+        "String",
+        &["", "user42", "s#1", "50%", "日本"].map(String::from),
+    );
+    text_component::<Vec<u8>>(&mut rows, "Vec<u8>", &[vec![], vec![0x00, 0xFF]]);
+    text_component::<[u8; 2]>(&mut rows, "[u8; 2]", &[[0xAB, 0x01]]);
+    text_component::<f32>(&mut rows, "f32", &[-1.5, f32::NAN]);
+    text_component::<f64>(&mut rows, "f64", &[-1.5, 0.0, f64::INFINITY]);
+    text_component::<Option<u8>>(&mut rows, "Option<u8>", &[None, Some(5)]);
+    text_component::<Option<String>>(&mut rows, "Option<String>", &[None, Some("x".into())]);
+    rows
+}
+
 /// Byte strings the `Event` decoder must reject, with the error each gets.
 fn reject_rows() -> Vec<String> {
     let good = Event::get_key("u1", "s", 1_700_000_000);
@@ -588,6 +638,7 @@ fn encoding_md_vectors_match_the_code() {
         ("text", "| declaration | key fields | key (text) |\n|---|---|---|", text_rows()),
         ("constructs", "| declaration | field types | key fields | key | rendered |\n|---|---|---|---|---|", construct_rows()),
         ("reject", "| input | bytes | error |\n|---|---|---|", reject_rows()),
+        ("text_components", "| type | width | value | text form (`sep = \"#\"`) |\n|---|---|---|---|", text_component_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {
