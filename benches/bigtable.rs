@@ -13,6 +13,7 @@ use keyschema::store::bigtable::BigtableStore;
 use keyschema::store::Direction;
 use std::time::Duration;
 
+#[allow(dead_code)]
 #[path = "../tests/common/schemas.rs"]
 mod schemas;
 use schemas::Event;

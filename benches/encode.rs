@@ -15,6 +15,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::hint::black_box;
 
+#[allow(dead_code)]
 #[path = "../tests/common/schemas.rs"]
 mod schemas;
 use schemas::Event;

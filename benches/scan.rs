@@ -10,6 +10,7 @@ use keyschema::RowKey;
 use std::hint::black_box;
 use std::time::Duration;
 
+#[allow(dead_code)]
 #[path = "../tests/common/schemas.rs"]
 mod schemas;
 use schemas::Event;

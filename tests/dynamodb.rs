@@ -5,19 +5,11 @@
 mod common;
 
 use common::dynalite;
+use common::schemas::Line;
 use futures_util::StreamExt;
 use keyschema::store::dynamodb::{DynamoError, DynamoStore, MAX_PARTITION_KEY, MAX_SORT_KEY};
 use keyschema::store::{Mutation, RowError};
 use keyschema::RowKey;
-
-/// The write-sharding article's invoice lines: 10 random suffixes.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = random % 10, then = (invoice_id), rev(created_at), line_no)]
-struct Line {
-    invoice_id: String,
-    created_at: u64,
-    line_no: u16,
-}
 
 /// A readable text key: string key attributes.
 #[derive(RowKey, Debug, Clone, PartialEq)]

@@ -2,17 +2,11 @@
 //! change, and `Schema::split_key` cuts every key into its partition and
 //! sort parts.
 
+mod common;
+
+use common::schemas::Line;
 use keyschema::{DecodeError, RowKey};
 use proptest::prelude::*;
-
-/// The DynamoDB write-sharding article's invoice lines.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = random % 10, then = (invoice_id), rev(created_at), line_no)]
-struct Line {
-    invoice_id: String,
-    created_at: u64,
-    line_no: u16,
-}
 
 /// The same layout without a partition: the same bytes.
 #[derive(RowKey, Debug, Clone, PartialEq)]

@@ -196,8 +196,9 @@ fn step(role: Role, span: Span, text: bool) -> syn::Ident {
 /// re-check the parameter types at the derive, so a field type that is not a
 /// key component would be reported twice.
 fn encode_steps(spec: &KeySpec, finish: TokenStream) -> TokenStream {
-    let n = spec.encoded().len();
-    let writes = spec.encoded().into_iter().map(|e| {
+    let encoded = spec.encoded();
+    let n = encoded.len();
+    let writes = encoded.iter().map(|e| {
         let (ident, ty) = (&e.field.ident, &checked(e.field));
         let method = step(e.role, ty.span(), spec.text_sep.is_some());
         match e.role {

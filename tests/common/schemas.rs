@@ -1,6 +1,6 @@
 //! The schemas the tests and benches share. `Event` is the README's key:
 //! per-user events salted by user and site, newest first (the KARTE and
-//! Bigtable salting articles).
+//! Bigtable salting articles); `Line` an invoice line under a partition key.
 
 use keyschema::RowKey;
 
@@ -10,4 +10,14 @@ pub struct Event {
     pub user_id: String,
     pub site: String,
     pub timestamp: u64,
+}
+
+/// The DynamoDB write-sharding article's invoice lines: a partition key
+/// (with 10 random suffixes), then newest first.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = random % 10, then = (invoice_id), rev(created_at), line_no)]
+pub struct Line {
+    pub invoice_id: String,
+    pub created_at: u64,
+    pub line_no: u16,
 }

@@ -206,6 +206,8 @@ impl Schema {
         self.bucket_of(key)?;
         let mut pos = self.header_len();
         let sep = self.sep();
+        // Binary components are walked by rendering them: one buffer for all.
+        let mut scratch = String::new();
         for (i, c) in self.components[..n].iter().enumerate() {
             let start = pos;
             let truncated = |expected| DecodeError::Truncated {
@@ -241,7 +243,8 @@ impl Schema {
                 }
                 None => {
                     let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
-                    (c.render)(&mut reader, &mut String::new())?;
+                    scratch.clear();
+                    (c.render)(&mut reader, &mut scratch)?;
                     pos = reader.offset();
                 }
             }

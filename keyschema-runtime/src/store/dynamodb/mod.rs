@@ -140,6 +140,14 @@ pub struct RetryPolicy {
     pub backoff: std::time::Duration,
 }
 
+impl RetryPolicy {
+    /// Sleeps before retry number `attempt` (1 for the first retry).
+    async fn pause(&self, attempt: u32) {
+        let factor = 1u32 << attempt.saturating_sub(1).min(10);
+        tokio::time::sleep(self.backoff.saturating_mul(factor)).await;
+    }
+}
+
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
@@ -444,13 +452,7 @@ impl DynamoStore {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
         let mut pause = std::time::Duration::from_millis(20);
         loop {
-            let described = self
-                .client
-                .describe_table()
-                .table_name(&self.table)
-                .send()
-                .await
-                .map_err(|e| request_error("DescribeTable", e))?;
+            let described = self.describe().await?;
             let status = described.table().and_then(|t| t.table_status());
             if status == Some(&TableStatus::Active) {
                 return Ok(());
@@ -466,17 +468,22 @@ impl DynamoStore {
         }
     }
 
-    async fn check_table(
+    async fn describe(
         &self,
-        expected: &[(&str, aws_sdk_dynamodb::types::KeyType)],
-    ) -> Result<(), DynamoError> {
-        let described = self
-            .client
+    ) -> Result<aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput, DynamoError> {
+        self.client
             .describe_table()
             .table_name(&self.table)
             .send()
             .await
-            .map_err(|e| request_error("DescribeTable", e))?;
+            .map_err(|e| request_error("DescribeTable", e))
+    }
+
+    async fn check_table(
+        &self,
+        expected: &[(&str, aws_sdk_dynamodb::types::KeyType)],
+    ) -> Result<(), DynamoError> {
+        let described = self.describe().await?;
         let found: Vec<(String, String)> = described
             .table()
             .map(|t| {

@@ -82,8 +82,7 @@ impl DynamoStore {
                             ),
                         });
                     }
-                    let factor = 1u32 << (attempt - 1).min(10);
-                    tokio::time::sleep(self.retry.backoff.saturating_mul(factor)).await;
+                    self.retry.pause(attempt).await;
                 }
             }
         }
