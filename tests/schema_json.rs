@@ -21,10 +21,10 @@ fn the_json_of_every_construct() {
         concat!(
             r##"{"keyschema":1,"name":"Everything","format":{"kind":"text","sep":"#"},"prefix":"65762231","##,
             r##""salt":{"kind":"random","buckets":10},"partition":1,"components":["##,
-            r##"{"name":"invoice_id","type":"String","order":"asc","transform":"plain","fixed_width":null},"##,
-            r##"{"name":"order_id","type":"u64","order":"asc","transform":"reverse","fixed_width":8},"##,
-            r##"{"name":"day","type":"u32","order":"desc","transform":{"bucket":30},"fixed_width":4},"##,
-            r##"{"name":"day","type":"u32","order":"desc","transform":"plain","fixed_width":4}]}"##
+            r##"{"name":"invoice_id","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},"##,
+            r##"{"name":"order_id","type":"u64","order":"asc","transform":"reverse","encoding":"u64","fixed_width":8},"##,
+            r##"{"name":"day","type":"u32","order":"desc","transform":{"bucket":30},"encoding":"u32","fixed_width":4},"##,
+            r##"{"name":"day","type":"u32","order":"desc","transform":"plain","encoding":"u32","fixed_width":4}]}"##
         )
     );
 }

@@ -10,6 +10,7 @@
 
 pub mod cassandra;
 mod codec;
+pub mod dynamic;
 mod encoding;
 mod error;
 pub mod hotspot;
@@ -23,7 +24,7 @@ pub mod sizing;
 pub mod splits;
 pub mod store;
 
-pub use encoding::{decode_value, encode_value, TextError};
+pub use encoding::{decode_value, encode_value, Base, Encoding, TextError, UnknownEncoding};
 pub use encoding::{BucketKey, KeyArg, KeyComponent, Reader, ReversibleKey};
 pub use encoding::{TextComponent, TextDigits, TextOrdered};
 pub use error::{CursorError, DecodeError};

@@ -2,6 +2,8 @@
 //! [`Direction`](crate::store::Direction) and [`prefix_successor`]. Plain
 //! values with no knowledge of schemas or stores: everything above uses them.
 
+use std::ops::Bound;
+
 /// The order a scan yields rows in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -207,4 +209,35 @@ pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
     let mut next = prefix[..=keep].to_vec();
     next[keep] += 1;
     Some(next)
+}
+
+/// The range of keys that start with `prefix` and whose next component's
+/// key bytes (inverted when `descending`) lie within `lo..hi`, each bound
+/// given as that component's bytes in the key; `None` when it is empty.
+/// Exact because encodings are prefix-free (`docs/ENCODING.md`, "Scan ranges").
+pub(crate) fn bounds_under(
+    prefix: Vec<u8>,
+    lo: Bound<&Vec<u8>>,
+    hi: Bound<&Vec<u8>>,
+    descending: bool,
+) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    // A descending component's encoding is inverted: its value's upper
+    // bound limits where keys start, and its lower bound where they end.
+    let (low, high) = if descending { (hi, lo) } else { (lo, hi) };
+    let joined = |e: &Vec<u8>| [prefix.as_slice(), e].concat();
+    let start = match low {
+        Bound::Unbounded => Some(prefix.clone()),
+        Bound::Included(e) => Some(joined(e)),
+        // Prefix-free encodings: no other value's encoding extends `e`.
+        Bound::Excluded(e) => prefix_successor(&joined(e)),
+    }?;
+    let end = match high {
+        Bound::Unbounded => prefix_successor(&prefix),
+        Bound::Included(e) => prefix_successor(&joined(e)),
+        Bound::Excluded(e) => Some(joined(e)),
+    };
+    match &end {
+        Some(end) if *end <= start => None,
+        _ => Some((start, end)),
+    }
 }

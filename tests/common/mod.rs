@@ -35,3 +35,4 @@ pub fn within<T: Ord>(v: &T, lo: &Bound<T>, hi: &Bound<T>) -> bool {
     };
     above && below
 }
+pub mod catalog;

@@ -1,7 +1,7 @@
 //! Strings and byte strings: 0x00 and 0x01 escaped by a 0x01 in front, then a 0x00 terminator.
 //! Fixed-size arrays: their bytes as they are.
 
-use super::{KeyArg, KeyComponent, Reader};
+use super::{Base, Encoding, KeyArg, KeyComponent, Reader};
 use crate::error::DecodeError;
 
 /// Ends every string and byte-string encoding.
@@ -82,6 +82,7 @@ pub(crate) fn push_escaped_char(out: &mut String, c: char) {
 
 impl KeyComponent for String {
     type Ref<'a> = &'a str;
+    const ENCODING: Option<Encoding> = Some(Encoding::of(Base::String));
 
     fn as_key_ref(&self) -> &str {
         self
@@ -117,6 +118,7 @@ impl KeyArg<String> for &String {
 
 impl KeyComponent for Vec<u8> {
     type Ref<'a> = &'a [u8];
+    const ENCODING: Option<Encoding> = Some(Encoding::of(Base::Bytes));
 
     fn as_key_ref(&self) -> &[u8] {
         self
@@ -158,6 +160,7 @@ impl<const N: usize> KeyArg<Vec<u8>> for &[u8; N] {
 impl<const N: usize> KeyComponent for [u8; N] {
     type Ref<'a> = &'a [u8; N];
     const FIXED_WIDTH: Option<usize> = Some(N);
+    const ENCODING: Option<Encoding> = Some(Encoding::of(Base::Array(N)));
 
     fn as_key_ref(&self) -> &[u8; N] {
         self

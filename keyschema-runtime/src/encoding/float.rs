@@ -1,14 +1,15 @@
 //! Floats in IEEE 754 total order (`f64::total_cmp`): -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
 
-use super::{KeyComponent, Reader};
+use super::{Base, Encoding, KeyComponent, Reader};
 use crate::error::DecodeError;
 use std::fmt::Write as _;
 
 macro_rules! float {
-    ($($t:ty : $u:ty => $what:literal),* $(,)?) => {$(
+    ($($t:ty : $u:ty => $what:literal, $base:ident),* $(,)?) => {$(
         impl KeyComponent for $t {
             type Ref<'a> = $t;
             const FIXED_WIDTH: Option<usize> = Some(std::mem::size_of::<$t>());
+            const ENCODING: Option<Encoding> = Some(Encoding::of(Base::$base));
 
             fn as_key_ref(&self) -> $t {
                 *self
@@ -37,8 +38,8 @@ macro_rules! float {
 }
 
 float! {
-    f32: u32 => "4 bytes of f32",
-    f64: u64 => "8 bytes of f64",
+    f32: u32 => "4 bytes of f32", F32,
+    f64: u64 => "8 bytes of f64", F64,
 }
 
 arg_by_ref!(f32, f64);

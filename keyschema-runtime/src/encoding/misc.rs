@@ -1,11 +1,12 @@
 //! `bool` (one byte, 0 or 1) and `char` (its scalar value as a big-endian `u32`).
 
-use super::{KeyComponent, Reader};
+use super::{Base, Encoding, KeyComponent, Reader};
 use crate::error::DecodeError;
 
 impl KeyComponent for bool {
     type Ref<'a> = bool;
     const FIXED_WIDTH: Option<usize> = Some(1);
+    const ENCODING: Option<Encoding> = Some(Encoding::of(Base::Bool));
 
     fn as_key_ref(&self) -> bool {
         *self
@@ -34,6 +35,7 @@ impl KeyComponent for bool {
 impl KeyComponent for char {
     type Ref<'a> = char;
     const FIXED_WIDTH: Option<usize> = Some(4);
+    const ENCODING: Option<Encoding> = Some(Encoding::of(Base::Char));
 
     fn as_key_ref(&self) -> char {
         *self

@@ -44,6 +44,8 @@ pub(crate) fn invert(bytes: &mut [u8]) {
 /// impl KeyComponent for TenantId {
 ///     type Ref<'a> = TenantId;
 ///     const FIXED_WIDTH: Option<usize> = Some(4);
+///     // The bytes are a u32's: tools reading the schema can decode them.
+///     const ENCODING: Option<keyschema::Encoding> = u32::ENCODING;
 ///
 ///     fn as_key_ref(&self) -> TenantId {
 ///         *self
@@ -82,6 +84,15 @@ pub trait KeyComponent: Sized {
     /// arrays), `None` for variable-width types. Used to size buffers and to
     /// describe the layout in a [`Schema`](crate::Schema).
     const FIXED_WIDTH: Option<usize> = None;
+
+    /// Which built-in encoding of `docs/ENCODING.md` the bytes are, so that
+    /// a schema document ([`Schema::to_json`](crate::Schema::to_json)) can
+    /// tell tools and other languages how to read the component. Every
+    /// built-in type sets it; a type that delegates to one sets that one's
+    /// (`const ENCODING: Option<Encoding> = u32::ENCODING;`). `None` (the
+    /// default) leaves the component opaque to tools: they can still split
+    /// keys only when the type's bytes are one of the built-in encodings.
+    const ENCODING: Option<Encoding> = None;
 
     /// The usual encoded size, used to reserve buffer space.
     const SIZE_HINT: usize = match Self::FIXED_WIDTH {
@@ -274,6 +285,25 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reads exactly `n` bytes (a `[u8; n]` whose length is known only at
+    /// run time: dynamic schemas).
+    pub(crate) fn read_vec(
+        &mut self,
+        n: usize,
+        expected: &'static str,
+    ) -> Result<Vec<u8>, DecodeError> {
+        let end = self.pos.checked_add(n).filter(|&end| end <= self.buf.len());
+        let Some(end) = end else {
+            return Err(self.truncated(expected));
+        };
+        let bytes = self.buf[self.pos..end]
+            .iter()
+            .map(|b| b ^ self.mask)
+            .collect();
+        self.pos = end;
+        Ok(bytes)
+    }
+
     /// Reads exactly `N` bytes.
     #[inline]
     pub fn read_array<const N: usize>(
@@ -429,10 +459,12 @@ macro_rules! arg_by_ref {
 mod bytes;
 mod float;
 mod int;
+mod kind;
 mod misc;
 mod option;
 pub(crate) mod text;
 
+pub use kind::{Base, Encoding, UnknownEncoding};
 pub use text::{TextComponent, TextDigits, TextError, TextOrdered};
 
 /// Names a field type in generated code: `<T as KeyComponentCheck>::Checked`

@@ -1,6 +1,6 @@
 //! `Option<T>`: `None` as 0x00; `Some(v)` as 0x01 followed by the encoding of `v`.
 
-use super::{KeyArg, KeyComponent, Reader};
+use super::{Encoding, KeyArg, KeyComponent, Reader};
 use crate::error::DecodeError;
 
 const NONE: u8 = 0x00;
@@ -13,6 +13,10 @@ impl<T: KeyComponent> KeyComponent for Option<T> {
         T: 'a;
     const FIXED_WIDTH: Option<usize> = None;
     const SIZE_HINT: usize = 1 + T::SIZE_HINT;
+    const ENCODING: Option<Encoding> = match T::ENCODING {
+        Some(inner) => Some(inner.optional()),
+        None => None,
+    };
 
     fn as_key_ref(&self) -> Option<T::Ref<'_>> {
         self.as_ref().map(T::as_key_ref)

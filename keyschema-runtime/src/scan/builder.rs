@@ -10,7 +10,7 @@
 use crate::encoding::{BucketKey, KeyArg, KeyComponent};
 use crate::key::RowKey;
 use crate::limits::MAX_BUCKET_EXPANSION;
-use crate::range::{prefix_successor, KeyRange, ScanRangeSet};
+use crate::range::{bounds_under, prefix_successor, KeyRange, ScanRangeSet};
 use crate::schema::{Order, Schema};
 use std::ops::Bound;
 
@@ -256,28 +256,8 @@ impl ScanState {
             let end = prefix_successor(&prefix);
             return Some((prefix, end));
         };
-        // A descending component's encoding is inverted: its value's upper
-        // bound limits where keys start, and its lower bound where they end.
-        let (low, high) = match self.next_order() {
-            Order::Ascending => (lo, hi),
-            Order::Descending => (hi, lo),
-        };
-        let joined = |e: &Vec<u8>| [prefix.as_slice(), e].concat();
-        let start = match low {
-            Bound::Unbounded => Some(prefix.clone()),
-            Bound::Included(e) => Some(joined(e)),
-            // Prefix-free encodings: no other value's encoding extends `e`.
-            Bound::Excluded(e) => prefix_successor(&joined(e)),
-        }?;
-        let end = match high {
-            Bound::Unbounded => prefix_successor(&prefix),
-            Bound::Included(e) => prefix_successor(&joined(e)),
-            Bound::Excluded(e) => Some(joined(e)),
-        };
-        match &end {
-            Some(end) if *end <= start => None,
-            _ => Some((start, end)),
-        }
+        let descending = self.next_order() == Order::Descending;
+        bounds_under(prefix, lo.as_ref(), hi.as_ref(), descending)
     }
 }
 

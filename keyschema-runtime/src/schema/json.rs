@@ -22,7 +22,7 @@ impl Schema {
     ///
     /// assert_eq!(
     ///     Visit::schema().to_json(),
-    ///     r#"{"keyschema":1,"name":"Visit","format":{"kind":"binary"},"prefix":"","salt":{"kind":"hash","buckets":8,"hashed":[0]},"partition":1,"components":[{"name":"user_id","type":"String","order":"asc","transform":"plain","fixed_width":null},{"name":"ts","type":"u64","order":"desc","transform":"plain","fixed_width":8}]}"#
+    ///     r#"{"keyschema":1,"name":"Visit","format":{"kind":"binary"},"prefix":"","salt":{"kind":"hash","buckets":8,"hashed":[0]},"partition":1,"components":[{"name":"user_id","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},{"name":"ts","type":"u64","order":"desc","transform":"plain","encoding":"u64","fixed_width":8}]}"#
     /// );
     /// ```
     pub fn to_json(&self) -> String {
@@ -85,6 +85,11 @@ impl Schema {
                     let _ = write!(out, "{{\"bucket\":{width}}}");
                 }
                 (false, None) => out.push_str("\"plain\""),
+            }
+            out.push_str(",\"encoding\":");
+            match c.encoding {
+                Some(e) => string(&mut out, &e.to_string()),
+                None => out.push_str("null"),
             }
             out.push_str(",\"fixed_width\":");
             match c.fixed_width {

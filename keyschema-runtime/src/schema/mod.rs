@@ -1,10 +1,15 @@
 //! A runtime description of a key layout, for tools: printing keys, planning
 //! splits, estimating sizes.
 
+mod header;
 mod json;
 mod render;
 
-use crate::encoding::{BucketKey, KeyComponent, Reader, ReversibleKey, TextComponent, TextDigits};
+pub(crate) use header::Header;
+
+use crate::encoding::{
+    BucketKey, Encoding, KeyComponent, Reader, ReversibleKey, TextComponent, TextDigits,
+};
 use crate::error::DecodeError;
 use crate::salt;
 
@@ -95,6 +100,7 @@ pub struct Component {
     reversed: bool,
     bucket: Option<u64>,
     fixed_width: Option<usize>,
+    encoding: Option<Encoding>,
     render: RenderFn,
     /// For text keys: the text width (None: variable, ends at the separator)
     /// and the conversion from binary.
@@ -295,115 +301,48 @@ impl Schema {
         }
     }
 
+    /// The prefix and salt of the layout, which dynamic schemas share.
+    #[inline]
+    pub(crate) fn head(&self) -> Header<'static> {
+        Header {
+            name: self.name,
+            prefix: self.prefix,
+            sep: self.sep(),
+            salt: self.salt.map(|s| (s.buckets, s.random)),
+        }
+    }
+
     /// Where the salt starts: after the prefix (and its separator in text keys).
     pub(crate) fn salt_at(&self) -> usize {
-        self.prefix.len() + usize::from(self.sep().is_some() && !self.prefix.is_empty())
+        self.head().salt_at()
     }
 
     /// The salt's length: 1 or 2 bytes, or the decimal digits of `N - 1`.
     pub(crate) fn salt_len(&self) -> usize {
-        match (self.salt, self.sep()) {
-            (None, _) => 0,
-            (Some(s), None) => salt::width(s.buckets),
-            (Some(s), Some(_)) => salt::decimal_width(s.buckets),
-        }
+        self.head().salt_len()
     }
 
     /// The length of the prefix and the salt: where the first component starts.
     pub fn header_len(&self) -> usize {
-        let sep = usize::from(self.sep().is_some() && self.salt.is_some());
-        self.salt_at() + self.salt_len() + sep
+        self.head().len()
     }
 
     /// Appends the prefix and the salt of `bucket` (zeros when `None`, to be
     /// filled in later), with their separators in text keys.
     #[inline]
     pub(crate) fn push_header(&self, bucket: Option<u32>, out: &mut Vec<u8>) {
-        if let (Format::Binary, true, Some(s)) = (self.format, self.prefix.is_empty(), self.salt) {
-            // The common binary case: just the salt.
-            let b = bucket.unwrap_or(0);
-            match salt::width(s.buckets) {
-                1 => out.push(b as u8),
-                _ => out.extend_from_slice(&(b as u16).to_be_bytes()),
-            }
-            return;
-        }
-        out.extend_from_slice(self.prefix);
-        if let (Some(sep), false) = (self.sep(), self.prefix.is_empty()) {
-            out.push(sep);
-        }
-        if self.salt.is_some() {
-            let at = out.len();
-            out.resize(at + self.salt_len(), 0);
-            self.write_salt(bucket.unwrap_or(0), &mut out[at..]);
-            if let Some(sep) = self.sep() {
-                out.push(sep);
-            }
-        }
+        self.head().push(bucket, out)
     }
 
     /// Writes `bucket` into the salt field.
     pub(crate) fn write_salt(&self, bucket: u32, field: &mut [u8]) {
-        match self.sep() {
-            None => salt::write(bucket, field),
-            Some(_) => salt::write_decimal(bucket, field),
-        }
+        self.head().write_salt(bucket, field)
     }
 
     /// The salt bucket of an encoded key, read from its bytes (not checked
     /// against the fields; [`RowKey::decode`](crate::RowKey::decode) does that).
     pub fn bucket_of(&self, key: &[u8]) -> Result<u32, DecodeError> {
-        self.check_prefix(key)?;
-        let Some(s) = self.salt else {
-            return Ok(0);
-        };
-        let start = self.salt_at();
-        let end = start + self.salt_len();
-        let Some(bytes) = key.get(start..end) else {
-            return Err(DecodeError::Truncated {
-                component: "salt",
-                offset: start,
-                expected: "the salt",
-            });
-        };
-        let found = match self.sep() {
-            None => salt::read(bytes),
-            Some(sep) => {
-                let parsed = salt::read_decimal(bytes).ok_or(DecodeError::InvalidValue {
-                    component: "salt",
-                    offset: start,
-                    reason: "the salt of a text key is decimal digits",
-                })?;
-                match key.get(end) {
-                    Some(&b) if b == sep => {}
-                    Some(&b) => {
-                        return Err(DecodeError::InvalidByte {
-                            component: "salt",
-                            offset: end,
-                            found: b,
-                            expected: "the separator after the salt",
-                        })
-                    }
-                    None => {
-                        return Err(DecodeError::Truncated {
-                            component: "salt",
-                            offset: start,
-                            expected: "the separator after the salt",
-                        })
-                    }
-                }
-                parsed
-            }
-        };
-        if found >= s.buckets {
-            return Err(DecodeError::SaltOutOfRange {
-                schema: self.name,
-                offset: start,
-                found,
-                buckets: s.buckets,
-            });
-        }
-        Ok(found)
+        self.head().bucket_of(key)
     }
 
     /// Every key a row can have: for a `random % N` salt, `key` with its
@@ -424,40 +363,7 @@ impl Schema {
     /// assert!(all.contains(&key));
     /// ```
     pub fn candidates(&self, key: &[u8]) -> Vec<Vec<u8>> {
-        let (at, len) = (self.salt_at(), self.salt_len());
-        match self.salt {
-            Some(s) if s.random && key.len() >= at + len => (0..s.buckets)
-                .map(|bucket| {
-                    let mut candidate = key.to_vec();
-                    self.write_salt(bucket, &mut candidate[at..at + len]);
-                    candidate
-                })
-                .collect(),
-            _ => vec![key.to_vec()],
-        }
-    }
-
-    pub(crate) fn check_prefix(&self, key: &[u8]) -> Result<(), DecodeError> {
-        if self.prefix.is_empty() {
-            return Ok(());
-        }
-        let separated = match (self.sep(), self.prefix.is_empty()) {
-            (Some(sep), false) => key.get(self.prefix.len()) == Some(&sep),
-            _ => true,
-        };
-        if key.starts_with(self.prefix) && separated {
-            return Ok(());
-        }
-        let offset = key
-            .iter()
-            .zip(self.prefix)
-            .take_while(|(a, b)| a == b)
-            .count();
-        Err(DecodeError::ForeignPrefix {
-            schema: self.name,
-            expected: self.prefix.escape_ascii().to_string(),
-            offset,
-        })
+        self.head().candidates(key)
     }
 
     /// The salt bucket from the encoded components after the header.
@@ -571,6 +477,7 @@ impl Component {
             reversed: false,
             bucket: None,
             fixed_width: T::FIXED_WIDTH,
+            encoding: T::ENCODING,
             render: T::render_key,
             text: None,
         }
@@ -589,6 +496,7 @@ impl Component {
             reversed: false,
             bucket: Some(width),
             fixed_width: T::FIXED_WIDTH,
+            encoding: T::ENCODING,
             render: T::render_key,
             text: None,
         }
@@ -605,6 +513,7 @@ impl Component {
             reversed: true,
             bucket: None,
             fixed_width: T::FIXED_WIDTH,
+            encoding: T::ENCODING,
             render: T::render_key,
             text: None,
         }
@@ -700,5 +609,12 @@ impl Component {
     /// The encoded width when it is fixed.
     pub fn fixed_width(&self) -> Option<usize> {
         self.fixed_width
+    }
+
+    /// The built-in encoding the type's bytes are (see
+    /// [`KeyComponent::ENCODING`]); `None` for a type of yours that does not
+    /// declare one.
+    pub fn encoding(&self) -> Option<Encoding> {
+        self.encoding
     }
 }

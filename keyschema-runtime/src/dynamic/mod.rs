@@ -1,0 +1,829 @@
+//! Keys without the Rust type: a [`DynSchema`] read from the JSON document
+//! that [`Schema::to_json`](crate::Schema::to_json) writes encodes, decodes,
+//! renders and plans scan ranges from [`Value`]s, byte for byte as the
+//! derived code does. The `keyschema` command line tool is built on it.
+//!
+//! ```
+//! use keyschema::dynamic::{DynSchema, Value};
+//! use keyschema::RowKey;
+//!
+//! #[derive(RowKey, Debug, PartialEq)]
+//! #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+//! struct Event { user_id: String, site: String, timestamp: u64 }
+//!
+//! // A tool that has only the document:
+//! let schema = DynSchema::from_json(&Event::schema().to_json())?;
+//! let values = [Value::from("u1"), Value::from("s"), Value::from(1_700_000_000u64)];
+//! let key = schema.encode(&values)?;
+//! assert_eq!(key, Event::get_key("u1", "s", 1_700_000_000));
+//! assert_eq!(schema.decode(&key)?, values);
+//! assert_eq!(schema.render(&key), "3|u1|s|~1700000000");
+//!
+//! // What a typed scan for user u1 on site s reads: one range, in bucket 3.
+//! let ranges = schema.ranges(&values[..2], None)?;
+//! assert_eq!(ranges, Event::scan().user_id("u1").site("s").ranges());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod component;
+mod json;
+mod scan;
+mod value;
+
+pub use json::SchemaError;
+pub use scan::ValueRange;
+pub use value::Value;
+
+use crate::encoding::{invert, Encoding, Reader};
+use crate::error::DecodeError;
+use crate::schema::{Format, Header, Order};
+use crate::{limits, salt};
+
+/// A key layout read at run time (see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct DynSchema {
+    name: &'static str,
+    prefix: Vec<u8>,
+    format: Format,
+    salt: Option<DynSalt>,
+    partition: Option<usize>,
+    components: Vec<DynComponent>,
+    fields: Vec<DynField>,
+}
+
+/// The salt of a [`DynSchema`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynSalt {
+    buckets: u32,
+    hashed: Vec<usize>,
+    random: bool,
+}
+
+/// What a component stores of its field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transform {
+    /// The field (inverted when descending).
+    Plain,
+    /// `reverse(field)`: the bytes (or text digits) in reverse order.
+    Reverse,
+    /// `bucket(field, W)`: `field.div_euclid(W)`.
+    Bucket(u64),
+}
+
+/// One component of a [`DynSchema`].
+#[derive(Debug, Clone)]
+pub struct DynComponent {
+    name: &'static str,
+    type_name: String,
+    encoding: Encoding,
+    order: Order,
+    transform: Transform,
+}
+
+/// One field of the key: a value to give [`DynSchema::encode`]. A bucketed
+/// field has two components (the bucket, then itself).
+#[derive(Debug, Clone)]
+pub struct DynField {
+    name: &'static str,
+    encoding: Encoding,
+    /// The field's own component.
+    component: usize,
+    /// The `bucket(field, W)` component before it, and W.
+    bucket: Option<(usize, u64)>,
+}
+
+/// Values that do not fit the schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueError {
+    /// A value of another type than its field's.
+    #[error("field `{field}` is {expected}, but the value given is {found}")]
+    Mismatch {
+        /// The field.
+        field: String,
+        /// Its type.
+        expected: String,
+        /// What was given.
+        found: String,
+    },
+    /// Too many or too few values.
+    #[error("{given} values given for {expected} of the key's fields ({fields})")]
+    Count {
+        /// How many were given.
+        given: usize,
+        /// How many were wanted.
+        expected: usize,
+        /// The key's fields, in order.
+        fields: String,
+    },
+    /// Text that does not read as the field's type.
+    #[error("field `{field}` is {expected}: cannot read {text:?}: {reason}")]
+    Parse {
+        /// The field.
+        field: String,
+        /// Its type.
+        expected: String,
+        /// The text.
+        text: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A field name the key does not have.
+    #[error("the key has no field `{name}`; its fields are {fields}")]
+    UnknownField {
+        /// The name given.
+        name: String,
+        /// The key's fields.
+        fields: String,
+    },
+    /// A field given twice, or not given.
+    #[error("field `{field}` is {what}")]
+    Field {
+        /// The field.
+        field: String,
+        /// `"given twice"`, `"missing"`.
+        what: &'static str,
+    },
+    /// A range where the key cannot have one.
+    #[error("a range on `{field}` is not possible: {reason}")]
+    Range {
+        /// The field.
+        field: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A bucket for a salt that is not random, or above N.
+    #[error("bucket {bucket}: {reason}")]
+    Bucket {
+        /// The bucket given.
+        bucket: u32,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// A scan that cannot be planned (see [`ScanError`](crate::ScanError)).
+    #[error(transparent)]
+    Scan(#[from] crate::ScanError),
+}
+
+impl DynSchema {
+    /// The name of the key type the document was written for.
+    pub fn name(&self) -> &str {
+        self.name
+    }
+
+    /// The key format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The constant bytes every key starts with.
+    pub fn prefix(&self) -> &[u8] {
+        &self.prefix
+    }
+
+    /// The salt, when the key has one.
+    pub fn salt(&self) -> Option<&DynSalt> {
+        self.salt.as_ref()
+    }
+
+    /// The number of salt buckets; 1 when unsalted.
+    pub fn buckets(&self) -> u32 {
+        self.salt.as_ref().map_or(1, |s| s.buckets)
+    }
+
+    /// How many leading components form the partition key.
+    pub fn partition_components(&self) -> Option<usize> {
+        self.partition
+    }
+
+    /// The components, in key order.
+    pub fn components(&self) -> &[DynComponent] {
+        &self.components
+    }
+
+    /// The key's fields, in key order: what [`encode`](Self::encode) takes.
+    pub fn fields(&self) -> &[DynField] {
+        &self.fields
+    }
+
+    fn sep(&self) -> Option<u8> {
+        match self.format {
+            Format::Text { sep } => Some(sep),
+            _ => None,
+        }
+    }
+
+    fn head(&self) -> Header<'_> {
+        Header {
+            name: self.name,
+            prefix: &self.prefix,
+            sep: self.sep(),
+            salt: self.salt.as_ref().map(|s| (s.buckets, s.random)),
+        }
+    }
+
+    /// The field names, for errors.
+    fn field_list(&self) -> String {
+        let names: Vec<&str> = self.fields.iter().map(|f| f.name).collect();
+        names.join(", ")
+    }
+
+    /// Reads `name=value` texts (in any order) into the values of every
+    /// field, in key order, each parsed as [`Value::parse`] reads it.
+    pub fn parse_fields(&self, pairs: &[(&str, &str)]) -> Result<Vec<Value>, ValueError> {
+        let mut values: Vec<Option<Value>> = vec![None; self.fields.len()];
+        for &(name, text) in pairs {
+            let (index, field) = self.field(name)?;
+            if values[index].is_some() {
+                return Err(ValueError::Field {
+                    field: name.to_string(),
+                    what: "given twice",
+                });
+            }
+            values[index] = Some(field.parse(text)?);
+        }
+        values
+            .into_iter()
+            .zip(&self.fields)
+            .map(|(v, f)| {
+                v.ok_or(ValueError::Field {
+                    field: f.name.to_string(),
+                    what: "missing",
+                })
+            })
+            .collect()
+    }
+
+    /// The field called `name`, with its index.
+    pub fn field(&self, name: &str) -> Result<(usize, &DynField), ValueError> {
+        self.fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name == name)
+            .ok_or_else(|| ValueError::UnknownField {
+                name: name.to_string(),
+                fields: self.field_list(),
+            })
+    }
+
+    /// Checks the values against the fields and returns one value per
+    /// component (a bucket's computed from its field).
+    fn component_values(&self, values: &[Value]) -> Result<Vec<Value>, ValueError> {
+        if values.len() != self.fields.len() {
+            return Err(ValueError::Count {
+                given: values.len(),
+                expected: self.fields.len(),
+                fields: self.field_list(),
+            });
+        }
+        let mut out = Vec::with_capacity(self.components.len());
+        for (field, value) in self.fields.iter().zip(values) {
+            field.check(value)?;
+            if let Some((_, width)) = field.bucket {
+                out.push(field.bucket_value(value, width));
+            }
+            out.push(value.clone());
+        }
+        Ok(out)
+    }
+
+    /// The key of a row whose key fields are `values` (in key order, see
+    /// [`fields`](Self::fields)). A `random % N` salt gets a random bucket,
+    /// as `get_key` does; [`encode_in`](Self::encode_in) chooses it.
+    pub fn encode(&self, values: &[Value]) -> Result<Vec<u8>, ValueError> {
+        let components = self.component_values(values)?;
+        Ok(self.write(&components, None))
+    }
+
+    /// The key of the row in bucket `bucket` of a `random % N` salt (one of
+    /// the N keys a get must try).
+    pub fn encode_in(&self, values: &[Value], bucket: u32) -> Result<Vec<u8>, ValueError> {
+        match &self.salt {
+            Some(s) if s.random && bucket < s.buckets => {}
+            Some(s) if s.random => {
+                return Err(ValueError::Bucket {
+                    bucket,
+                    reason: "not below the salt's N",
+                })
+            }
+            _ => {
+                return Err(ValueError::Bucket {
+                    bucket,
+                    reason: "only a `random % N` salt lets the writer choose the bucket",
+                })
+            }
+        }
+        let components = self.component_values(values)?;
+        Ok(self.write(&components, Some(bucket)))
+    }
+
+    /// Every key of the row: the N keys of a random salt, or just `key`.
+    pub fn candidates(&self, key: &[u8]) -> Vec<Vec<u8>> {
+        self.head().candidates(key)
+    }
+
+    /// The salt bucket of a row from its hashed fields, given by name
+    /// (other fields may be given and are ignored).
+    pub fn bucket(&self, pairs: &[(&str, Value)]) -> Result<u32, ValueError> {
+        let Some(s) = &self.salt else { return Ok(0) };
+        if s.random {
+            return Err(ValueError::Bucket {
+                bucket: 0,
+                reason: "a `random % N` salt has no bucket of its own: a row may be in any",
+            });
+        }
+        let mut input = Vec::new();
+        for &h in &s.hashed {
+            let name = self.components[h].name;
+            let field = self.fields.iter().find(|f| f.name == name).ok_or_else(|| {
+                ValueError::UnknownField {
+                    name: name.to_string(),
+                    fields: self.field_list(),
+                }
+            })?;
+            let value = pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v)
+                .ok_or(ValueError::Field {
+                    field: name.to_string(),
+                    what: "missing (it is hashed into the salt)",
+                })?;
+            field.check(value)?;
+            let value = match (field.bucket, h == field.component) {
+                (Some((_, width)), false) => field.bucket_value(value, width),
+                _ => value.clone(),
+            };
+            component::encode_plain(self.components[h].encoding, &value, &mut input);
+        }
+        Ok(salt::bucket(&input, s.buckets))
+    }
+
+    /// Writes a key from checked component values.
+    fn write(&self, values: &[Value], bucket: Option<u32>) -> Vec<u8> {
+        let head = self.head();
+        let mut out = Vec::with_capacity(head.len() + 16 * values.len());
+        head.push(None, &mut out);
+        let mut plains: Vec<Vec<u8>> = Vec::with_capacity(values.len());
+        let last = values.len().saturating_sub(1);
+        for (i, (c, v)) in self.components.iter().zip(values).enumerate() {
+            let mut plain = Vec::new();
+            component::encode_plain(c.encoding, v, &mut plain);
+            match self.sep() {
+                None => {
+                    let start = out.len();
+                    out.extend_from_slice(&plain);
+                    c.transform_binary(&mut out[start..]);
+                }
+                Some(sep) => {
+                    if i > 0 {
+                        out.push(sep);
+                    }
+                    let start = out.len();
+                    component::encode_text(c.encoding, v, &mut out, sep);
+                    c.transform_text(&mut out[start..]);
+                    if i == last && c.encoding.text_width().is_none() {
+                        out.push(sep);
+                    }
+                }
+            }
+            plains.push(plain);
+        }
+        if let Some(s) = &self.salt {
+            let bucket = match bucket {
+                Some(b) => b,
+                None if s.random => salt::choose(s.buckets),
+                None => s.bucket_of(&plains),
+            };
+            let at = head.salt_at();
+            head.write_salt(bucket, &mut out[at..at + head.salt_len()]);
+        }
+        out
+    }
+
+    /// Decodes a key into its fields' values, in key order, with every
+    /// check the derived `decode` makes and the same errors: prefix, salt
+    /// range, each component, buckets against their fields, trailing bytes,
+    /// and the salt against the hashed fields.
+    pub fn decode(&self, key: &[u8]) -> Result<Vec<Value>, DecodeError> {
+        let values = self.decode_components(key)?;
+        Ok(self
+            .fields
+            .iter()
+            .map(|f| values[f.component].clone())
+            .collect())
+    }
+
+    fn decode_components(&self, key: &[u8]) -> Result<Vec<Value>, DecodeError> {
+        if key.len() > limits::MAX_KEY_LEN {
+            return Err(DecodeError::TooLong {
+                len: key.len(),
+                max: limits::MAX_KEY_LEN,
+            });
+        }
+        let head = self.head();
+        let found = head.bucket_of(key)?;
+        let body = head.len();
+        let mut pos = body;
+        let mut values = Vec::with_capacity(self.components.len());
+        let mut plains = Vec::with_capacity(self.components.len());
+        let mut ends = Vec::with_capacity(self.components.len());
+        let last = self.components.len().saturating_sub(1);
+        for (i, c) in self.components.iter().enumerate() {
+            let value = match self.sep() {
+                Some(sep) => {
+                    if i > 0 {
+                        expect_sep(key, &mut pos, sep, c.name)?;
+                    }
+                    let value = c.read_text(key, &mut pos, sep)?;
+                    if i == last && c.encoding.text_width().is_none() {
+                        expect_sep(key, &mut pos, sep, c.name)?;
+                    }
+                    value
+                }
+                None if c.transform == Transform::Reverse => {
+                    let width = c.encoding.fixed_width().unwrap_or(0);
+                    let Some(bytes) = pos.checked_add(width).and_then(|end| key.get(pos..end))
+                    else {
+                        return Err(DecodeError::Truncated {
+                            component: c.name,
+                            offset: pos,
+                            expected: "a reversed fixed-width integer",
+                        });
+                    };
+                    let ordered: Vec<u8> = bytes.iter().rev().copied().collect();
+                    let value = component::decode_plain(
+                        c.encoding,
+                        &mut Reader::at(&ordered, 0, false, c.name),
+                    )?;
+                    pos += width;
+                    value
+                }
+                None => {
+                    let descending = c.order == Order::Descending;
+                    let mut reader = Reader::at(key, pos, descending, c.name);
+                    let value = component::decode_plain(c.encoding, &mut reader)?;
+                    pos = reader.offset();
+                    value
+                }
+            };
+            let mut plain = Vec::new();
+            component::encode_plain(c.encoding, &value, &mut plain);
+            plains.push(plain);
+            ends.push(pos - body);
+            values.push(value);
+        }
+        for field in &self.fields {
+            if let Some((b, width)) = field.bucket {
+                if values[b] != field.bucket_value(&values[field.component], width) {
+                    let start = if b == 0 || self.sep().is_some() {
+                        0
+                    } else {
+                        ends[b - 1]
+                    };
+                    return Err(DecodeError::InvalidValue {
+                        component: self.components[b].name,
+                        offset: body + start,
+                        reason: "the bucket does not match the field it is derived from",
+                    });
+                }
+            }
+        }
+        if pos < key.len() {
+            return Err(DecodeError::TrailingBytes {
+                offset: pos,
+                count: key.len() - pos,
+            });
+        }
+        if let Some(s) = self.salt.as_ref().filter(|s| !s.random) {
+            let expected = s.bucket_of(&plains);
+            if expected != found {
+                return Err(DecodeError::SaltMismatch {
+                    offset: head.salt_at(),
+                    found,
+                    expected,
+                });
+            }
+        }
+        Ok(values)
+    }
+
+    /// Renders a key as `Schema::render` does: the same text for the same
+    /// bytes, including for keys that do not decode.
+    pub fn render(&self, key: &[u8]) -> String {
+        match self.try_render(key) {
+            Ok(mut text) => {
+                if let Err(err) = self.decode(key) {
+                    text.push_str(&format!(" !({err})"));
+                }
+                text
+            }
+            Err((mut text, offset, err)) => {
+                if !text.is_empty() {
+                    text.push('|');
+                }
+                text.push_str("!0x");
+                for &b in key.get(offset..).unwrap_or_default() {
+                    crate::encoding::push_hex(&mut text, b);
+                }
+                text.push_str(&format!(" ({err})"));
+                text
+            }
+        }
+    }
+
+    /// Renders like [`render`](Self::render), but fails exactly when
+    /// [`decode`](Self::decode) does.
+    pub fn render_strict(&self, key: &[u8]) -> Result<String, DecodeError> {
+        self.decode(key)?;
+        self.try_render(key).map_err(|(_, _, err)| err)
+    }
+
+    /// Renders a key prefix (a split point, a scan bound) as
+    /// `Schema::render_prefix` does: `…` where it ends inside a component.
+    pub fn render_prefix(&self, key: &[u8]) -> String {
+        match self.try_render(key) {
+            Ok(text) => text,
+            Err((mut text, _, DecodeError::Truncated { .. })) => {
+                if !text.is_empty() {
+                    text.push('|');
+                }
+                text.push('…');
+                text
+            }
+            Err(_) => self.render(key),
+        }
+    }
+
+    fn try_render(&self, key: &[u8]) -> Result<String, (String, usize, DecodeError)> {
+        if self.sep().is_some() {
+            return match std::str::from_utf8(key) {
+                Ok(text) => Ok(text.to_string()),
+                Err(e) => Err((
+                    String::from_utf8_lossy(&key[..e.valid_up_to()]).into_owned(),
+                    e.valid_up_to(),
+                    DecodeError::InvalidUtf8 {
+                        component: "key",
+                        offset: e.valid_up_to(),
+                    },
+                )),
+            };
+        }
+        let head = self.head();
+        let mut out = String::with_capacity(key.len() * 2);
+        if !self.prefix.is_empty() {
+            out.push_str(&self.prefix.escape_ascii().to_string().replace('|', "\\|"));
+        }
+        let bucket = head.bucket_of(key).map_err(|e| (out.clone(), 0, e))?;
+        if let Some(s) = &self.salt {
+            if !out.is_empty() {
+                out.push('|');
+            }
+            let digits = (s.buckets - 1).max(1).ilog10() as usize + 1;
+            out.push_str(&format!("{bucket:0digits$}"));
+        }
+        let mut pos = head.len();
+        for (i, c) in self.components.iter().enumerate() {
+            if i > 0 || !out.is_empty() {
+                out.push('|');
+            }
+            if c.order == Order::Descending {
+                out.push('~');
+            }
+            let mark = out.len();
+            let rendered = if c.transform == Transform::Reverse {
+                out.push('^');
+                let width = c.encoding.fixed_width().unwrap_or(0);
+                match pos.checked_add(width).and_then(|end| key.get(pos..end)) {
+                    Some(bytes) => {
+                        let ordered: Vec<u8> = bytes.iter().rev().copied().collect();
+                        let mut reader = Reader::at(&ordered, 0, false, c.name);
+                        component::render_plain(c.encoding, &mut reader, &mut out)
+                            .map(|()| pos + width)
+                    }
+                    None => Err(DecodeError::Truncated {
+                        component: c.name,
+                        offset: pos,
+                        expected: "a reversed fixed-width integer",
+                    }),
+                }
+            } else {
+                let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
+                component::render_plain(c.encoding, &mut reader, &mut out).map(|()| reader.offset())
+            };
+            match rendered {
+                Ok(next) => pos = next,
+                Err(err) => {
+                    out.truncate(mark);
+                    if out.ends_with('~') {
+                        out.pop();
+                    }
+                    if out.ends_with('|') {
+                        out.pop();
+                    }
+                    return Err((out, pos, err));
+                }
+            }
+        }
+        if pos < key.len() {
+            let err = DecodeError::TrailingBytes {
+                offset: pos,
+                count: key.len() - pos,
+            };
+            return Err((out, pos, err));
+        }
+        Ok(out)
+    }
+}
+
+fn expect_sep(
+    key: &[u8],
+    pos: &mut usize,
+    sep: u8,
+    component: &'static str,
+) -> Result<(), DecodeError> {
+    match key.get(*pos) {
+        Some(&b) if b == sep => {
+            *pos += 1;
+            Ok(())
+        }
+        Some(&b) => Err(DecodeError::InvalidByte {
+            component,
+            offset: *pos,
+            found: b,
+            expected: "the separator",
+        }),
+        None => Err(DecodeError::Truncated {
+            component,
+            offset: *pos,
+            expected: "the separator",
+        }),
+    }
+}
+
+impl DynSalt {
+    /// N in `% N`.
+    pub fn buckets(&self) -> u32 {
+        self.buckets
+    }
+
+    /// The hashed components' indexes, in hash order (empty when random).
+    pub fn hashed(&self) -> &[usize] {
+        &self.hashed
+    }
+
+    /// Whether the salt is `random % N`.
+    pub fn is_random(&self) -> bool {
+        self.random
+    }
+
+    /// The bucket from every component's plain encoding.
+    fn bucket_of(&self, plains: &[Vec<u8>]) -> u32 {
+        let input: Vec<u8> = self
+            .hashed
+            .iter()
+            .flat_map(|&h| plains[h].iter().copied())
+            .collect();
+        salt::bucket(&input, self.buckets)
+    }
+}
+
+impl DynComponent {
+    /// The field name.
+    pub fn name(&self) -> &str {
+        self.name
+    }
+
+    /// The field type as written in the struct.
+    pub fn type_name(&self) -> &str {
+        &self.type_name
+    }
+
+    /// The encoding of the component's bytes.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Ascending, or descending (`rev`).
+    pub fn order(&self) -> Order {
+        self.order
+    }
+
+    /// Plain, `reverse` or `bucket`.
+    pub fn transform(&self) -> Transform {
+        self.transform
+    }
+
+    /// Binary keys: inverted for `rev`, reversed for `reverse`. Its own inverse.
+    fn transform_binary(&self, bytes: &mut [u8]) {
+        if self.transform == Transform::Reverse {
+            bytes.reverse();
+        } else if self.order == Order::Descending {
+            invert(bytes);
+        }
+    }
+
+    /// Text keys: digits reversed for `reverse`, 9-complemented for `rev`.
+    fn transform_text(&self, text: &mut [u8]) {
+        if self.transform == Transform::Reverse {
+            text.reverse();
+        } else if self.order == Order::Descending {
+            crate::encoding::text::complement_digits(text);
+        }
+    }
+
+    /// Reads the component's text at `pos` (not its separators).
+    fn read_text(&self, key: &[u8], pos: &mut usize, sep: u8) -> Result<Value, DecodeError> {
+        let start = *pos;
+        let end = match self.encoding.text_width() {
+            Some(width) => start.checked_add(width).filter(|&e| e <= key.len()),
+            None => key[start.min(key.len())..]
+                .iter()
+                .position(|&b| b == sep)
+                .map(|n| start + n),
+        };
+        let Some(end) = end else {
+            return Err(DecodeError::Truncated {
+                component: self.name,
+                offset: start,
+                expected: "the component's text",
+            });
+        };
+        let mut text = key[start..end].to_vec();
+        self.transform_text(&mut text);
+        let value = component::decode_text(self.encoding, &text, sep).map_err(|reason| {
+            DecodeError::InvalidValue {
+                component: self.name,
+                offset: start,
+                reason,
+            }
+        })?;
+        *pos = end;
+        Ok(value)
+    }
+
+    /// The component's bytes in the key for `value` (checked), as a scan
+    /// bound: transformed, and in text keys the text followed by the
+    /// separator when it is variable-width.
+    fn key_form(&self, value: &Value, sep: Option<u8>, out: &mut Vec<u8>) {
+        let start = out.len();
+        match sep {
+            None => {
+                component::encode_plain(self.encoding, value, out);
+                self.transform_binary(&mut out[start..]);
+            }
+            Some(sep) => {
+                component::encode_text(self.encoding, value, out, sep);
+                self.transform_text(&mut out[start..]);
+                if self.encoding.text_width().is_none() {
+                    out.push(sep);
+                }
+            }
+        }
+    }
+}
+
+impl DynField {
+    /// The field name.
+    pub fn name(&self) -> &str {
+        self.name
+    }
+
+    /// The field's encoding.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// `Some(W)` for a field stored after its `bucket(field, W)`.
+    pub fn bucket_width(&self) -> Option<u64> {
+        self.bucket.map(|(_, w)| w)
+    }
+
+    /// Reads a value of the field from text ([`Value::parse`]).
+    pub fn parse(&self, text: &str) -> Result<Value, ValueError> {
+        Value::parse(self.encoding, text).map_err(|reason| ValueError::Parse {
+            field: self.name.to_string(),
+            expected: self.encoding.to_string(),
+            text: text.to_string(),
+            reason,
+        })
+    }
+
+    fn check(&self, value: &Value) -> Result<(), ValueError> {
+        if component::encode_plain(self.encoding, value, &mut Vec::new()) {
+            return Ok(());
+        }
+        Err(ValueError::Mismatch {
+            field: self.name.to_string(),
+            expected: self.encoding.to_string(),
+            found: value.describe(),
+        })
+    }
+
+    /// The bucket `value.div_euclid(width)`, as the field's type.
+    fn bucket_value(&self, value: &Value, width: u64) -> Value {
+        let v = value.as_i128().unwrap_or(0);
+        let bucket = v.div_euclid(i128::from(width.max(1)));
+        Value::clamped_int(self.encoding.base(), bucket).unwrap_or_else(|| value.clone())
+    }
+}

@@ -1,0 +1,249 @@
+//! Which built-in encoding a component type uses, by name: what a schema
+//! document records so that tools and other languages can read the key
+//! without the Rust type.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The encoding of a component type, one of those `docs/ENCODING.md`
+/// specifies: a base type under zero or more `Option`s.
+///
+/// Every built-in [`KeyComponent`](crate::KeyComponent) declares its own;
+/// a type of yours that delegates to one declares that one (see
+/// [`KeyComponent::ENCODING`](crate::KeyComponent::ENCODING)).
+///
+/// ```
+/// use keyschema::{Encoding, KeyComponent};
+///
+/// assert_eq!(<Option<Option<u8>>>::ENCODING.map(|e| e.to_string()).as_deref(), Some("Option<Option<u8>>"));
+/// assert_eq!("[u8; 16]".parse::<Encoding>().map(|e| e.fixed_width()), Ok(Some(16)));
+/// assert!("Uuid".parse::<Encoding>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Encoding {
+    base: Base,
+    options: u8,
+}
+
+/// The innermost type of an [`Encoding`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Base {
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    Bool,
+    Char,
+    String,
+    /// `Vec<u8>`.
+    Bytes,
+    /// `[u8; N]`.
+    Array(usize),
+    F32,
+    F64,
+}
+
+/// The most `Option`s an encoding nests: decoding never recurses deeper.
+const MAX_OPTIONS: u8 = 8;
+
+impl Encoding {
+    /// The encoding of a base type.
+    pub const fn of(base: Base) -> Self {
+        Encoding { base, options: 0 }
+    }
+
+    /// The encoding of `Option<T>` where `self` is `T`'s.
+    pub const fn optional(self) -> Self {
+        Encoding {
+            base: self.base,
+            options: self.options.saturating_add(1),
+        }
+    }
+
+    /// The type under the `Option`s.
+    pub fn base(&self) -> Base {
+        self.base
+    }
+
+    /// How many `Option`s wrap the base type.
+    pub fn options(&self) -> u8 {
+        self.options
+    }
+
+    /// The encoding of the value inside one `Option` (`None` when this is
+    /// not an `Option`).
+    pub fn inner(&self) -> Option<Self> {
+        self.options.checked_sub(1).map(|options| Encoding {
+            base: self.base,
+            options,
+        })
+    }
+
+    /// The width of every encoding when it is fixed.
+    pub fn fixed_width(&self) -> Option<usize> {
+        if self.options > 0 {
+            return None;
+        }
+        self.base.fixed_width()
+    }
+
+    /// The width of the text form (`format = text`) when it is fixed.
+    pub fn text_width(&self) -> Option<usize> {
+        if self.options > 0 {
+            return None;
+        }
+        Some(match self.base {
+            Base::U8 | Base::I8 => 3,
+            Base::U16 | Base::I16 => 5,
+            Base::U32 | Base::I32 => 10,
+            Base::U64 | Base::I64 => 20,
+            Base::U128 | Base::I128 => 39,
+            Base::Bool => 1,
+            Base::Array(n) => n.checked_mul(2)?,
+            Base::F32 => 8,
+            Base::F64 => 16,
+            Base::Char | Base::String | Base::Bytes => return None,
+        })
+    }
+
+    /// Whether the base is an integer (what `rev` in text keys, `reverse`
+    /// and `bucket` need, without `Option`).
+    pub fn is_integer(&self) -> bool {
+        self.options == 0 && self.base.is_integer()
+    }
+
+    /// Whether the text form sorts like the value (a range on it in a text
+    /// key is exact): see `TextOrdered`.
+    pub fn is_text_ordered(&self) -> bool {
+        !matches!(self.base, Base::Char | Base::String | Base::Bytes)
+    }
+}
+
+impl Base {
+    fn fixed_width(self) -> Option<usize> {
+        Some(match self {
+            Base::U8 | Base::I8 | Base::Bool => 1,
+            Base::U16 | Base::I16 => 2,
+            Base::U32 | Base::I32 | Base::Char | Base::F32 => 4,
+            Base::U64 | Base::I64 | Base::F64 => 8,
+            Base::U128 | Base::I128 => 16,
+            Base::Array(n) => n,
+            Base::String | Base::Bytes => return None,
+        })
+    }
+
+    /// `u8`..`u128`, `i8`..`i128`.
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            Base::U8
+                | Base::U16
+                | Base::U32
+                | Base::U64
+                | Base::U128
+                | Base::I8
+                | Base::I16
+                | Base::I32
+                | Base::I64
+                | Base::I128
+        )
+    }
+
+    /// Whether the type is signed (`i8`..`i128`).
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            Base::I8 | Base::I16 | Base::I32 | Base::I64 | Base::I128
+        )
+    }
+
+    const NAMES: [(&'static str, Base); 16] = [
+        ("u8", Base::U8),
+        ("u16", Base::U16),
+        ("u32", Base::U32),
+        ("u64", Base::U64),
+        ("u128", Base::U128),
+        ("i8", Base::I8),
+        ("i16", Base::I16),
+        ("i32", Base::I32),
+        ("i64", Base::I64),
+        ("i128", Base::I128),
+        ("bool", Base::Bool),
+        ("char", Base::Char),
+        ("String", Base::String),
+        ("Vec<u8>", Base::Bytes),
+        ("f32", Base::F32),
+        ("f64", Base::F64),
+    ];
+}
+
+impl fmt::Display for Base {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Base::Array(n) = self {
+            return write!(f, "[u8; {n}]");
+        }
+        let name = Base::NAMES
+            .iter()
+            .find(|(_, b)| b == self)
+            .map_or("?", |(name, _)| name);
+        f.write_str(name)
+    }
+}
+
+impl fmt::Display for Encoding {
+    /// The type as Rust writes it: `u64`, `Option<String>`, `[u8; 16]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for _ in 0..self.options {
+            f.write_str("Option<")?;
+        }
+        write!(f, "{}", self.base)?;
+        for _ in 0..self.options {
+            f.write_str(">")?;
+        }
+        Ok(())
+    }
+}
+
+/// A type name that is not one of the built-in encodings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a key encoding (u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, or Option of one)")]
+pub struct UnknownEncoding(pub String);
+
+impl FromStr for Encoding {
+    type Err = UnknownEncoding;
+
+    /// Reads the names [`Display`](fmt::Display) writes; spaces are ignored.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let unknown = || UnknownEncoding(s.to_string());
+        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut rest = compact.as_str();
+        let mut options = 0u8;
+        while let Some(inner) = rest
+            .strip_prefix("Option<")
+            .and_then(|r| r.strip_suffix('>'))
+        {
+            options += 1;
+            if options > MAX_OPTIONS {
+                return Err(unknown());
+            }
+            rest = inner;
+        }
+        let base = if let Some(n) = rest.strip_prefix("[u8;").and_then(|r| r.strip_suffix(']')) {
+            Base::Array(n.parse().map_err(|_| unknown())?)
+        } else {
+            Base::NAMES
+                .iter()
+                .find(|(name, _)| *name == rest)
+                .map(|(_, b)| *b)
+                .ok_or_else(unknown)?
+        };
+        Ok(Encoding { base, options })
+    }
+}
