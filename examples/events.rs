@@ -100,8 +100,16 @@ fn main() {
                 events_wanted = n.parse().unwrap_or(1)
             }
             ("--data-dir", Some(dir)) => data_dir = Some(PathBuf::from(dir)),
+            // The layout as a JSON document, for the `keyschema` command line
+            // tool and the Python package.
+            ("--schema-out", Some(path)) => {
+                if let Err(e) = std::fs::write(&path, Event::schema().to_json()) {
+                    eprintln!("cannot write {path}: {e}");
+                    std::process::exit(1);
+                }
+            }
             _ => {
-                eprintln!("usage: events [--events N] [--data-dir DIR]");
+                eprintln!("usage: events [--events N] [--data-dir DIR] [--schema-out FILE]");
                 std::process::exit(2);
             }
         }

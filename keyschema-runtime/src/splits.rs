@@ -7,7 +7,7 @@
 //! evenly (`00`, `10`, ... `f0`) is the HBase article's trap: hex or
 //! readable ids use a few dozen byte values, and most regions stay empty.
 
-use crate::schema::Schema;
+use crate::schema::{Header, Schema};
 
 /// Split points for `schema`: one at every bucket boundary, and
 /// `per_bucket` minus one more inside each bucket at quantiles of the
@@ -32,8 +32,17 @@ pub fn plan<'a>(
     sample: impl IntoIterator<Item = &'a [u8]>,
     per_bucket: usize,
 ) -> Vec<Vec<u8>> {
-    let buckets = schema.buckets() as usize;
-    let header = schema.header_len();
+    plan_in(schema.head(), sample, per_bucket)
+}
+
+/// [`plan`] for a layout given by its header (derived or dynamic schemas).
+pub(crate) fn plan_in<'a>(
+    schema: Header<'_>,
+    sample: impl IntoIterator<Item = &'a [u8]>,
+    per_bucket: usize,
+) -> Vec<Vec<u8>> {
+    let buckets = schema.salt.map_or(1, |(n, _)| n) as usize;
+    let header = schema.len();
     let mut bodies: Vec<Vec<&'a [u8]>> = vec![Vec::new(); buckets];
     for key in sample {
         if let Ok(b) = schema.bucket_of(key) {
@@ -72,9 +81,9 @@ pub fn plan<'a>(
 }
 
 /// The prefix and salt bytes of `bucket`.
-fn bucket_head(schema: &Schema, bucket: u32) -> Vec<u8> {
-    let mut head = Vec::with_capacity(schema.header_len());
-    schema.push_header(Some(bucket), &mut head);
+fn bucket_head(schema: Header<'_>, bucket: u32) -> Vec<u8> {
+    let mut head = Vec::with_capacity(schema.len());
+    schema.push(Some(bucket), &mut head);
     head
 }
 

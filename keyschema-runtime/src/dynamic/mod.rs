@@ -317,6 +317,22 @@ impl DynSchema {
         Ok(self.write(&components, Some(bucket)))
     }
 
+    /// Split points from a sample of keys, as [`splits::plan`](crate::splits::plan)
+    /// computes them for a derived schema: every bucket boundary, and
+    /// `per_bucket - 1` quantiles of the sample inside each bucket.
+    pub fn split_points<'a>(
+        &self,
+        sample: impl IntoIterator<Item = &'a [u8]>,
+        per_bucket: usize,
+    ) -> Vec<Vec<u8>> {
+        crate::splits::plan_in(self.head(), sample, per_bucket)
+    }
+
+    /// The salt bucket of an encoded key, read from its bytes.
+    pub fn bucket_of(&self, key: &[u8]) -> Result<u32, DecodeError> {
+        self.head().bucket_of(key)
+    }
+
     /// Every key of the row: the N keys of a random salt, or just `key`.
     pub fn candidates(&self, key: &[u8]) -> Vec<Vec<u8>> {
         self.head().candidates(key)

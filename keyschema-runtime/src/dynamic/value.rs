@@ -243,6 +243,53 @@ impl Value {
         })
     }
 
+    /// The value as text that [`Value::parse`] reads back: numbers in
+    /// decimal (`inf`, `NaN`), strings and chars as they are, bytes as `0x`
+    /// and hex, `<none>`, and `Some(v)` as `v` or `<some v>`.
+    ///
+    /// ```
+    /// use keyschema::dynamic::Value;
+    ///
+    /// assert_eq!(Value::from(Some(None::<u8>)).to_text(), "<some <none>>");
+    /// assert_eq!(Value::from(vec![0u8, 255]).to_text(), "0x00ff");
+    /// assert_eq!(Value::from(-0.0f64).to_text(), "-0.0");
+    /// ```
+    pub fn to_text(&self) -> String {
+        match self {
+            Value::U8(v) => v.to_string(),
+            Value::U16(v) => v.to_string(),
+            Value::U32(v) => v.to_string(),
+            Value::U64(v) => v.to_string(),
+            Value::U128(v) => v.to_string(),
+            Value::I8(v) => v.to_string(),
+            Value::I16(v) => v.to_string(),
+            Value::I32(v) => v.to_string(),
+            Value::I64(v) => v.to_string(),
+            Value::I128(v) => v.to_string(),
+            Value::Bool(v) => v.to_string(),
+            Value::Char(c) => c.to_string(),
+            Value::String(s) => s.clone(),
+            Value::Bytes(b) => {
+                let mut out = String::from("0x");
+                for &byte in b {
+                    crate::encoding::push_hex(&mut out, byte);
+                }
+                out
+            }
+            Value::F32(v) => format!("{v:?}"),
+            Value::F64(v) => format!("{v:?}"),
+            Value::Option(None) => "<none>".to_string(),
+            Value::Option(Some(v)) => {
+                let inner = v.to_text();
+                if inner.starts_with("<none>") || inner.starts_with("<some ") {
+                    format!("<some {inner}>")
+                } else {
+                    inner
+                }
+            }
+        }
+    }
+
     /// The value as JSON, as `docs/ENCODING.md` ("Values as JSON")
     /// specifies: integers as numbers of any size, `true`/`false`, strings,
     /// bytes as lowercase hex strings, finite floats as numbers and the

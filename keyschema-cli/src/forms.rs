@@ -1,0 +1,231 @@
+//! The forms keys are printed in: hex, base64, `\xNN`-escaped text (what the
+//! HBase shell's `Bytes.toStringBinary` and `cbt` show), and plain text.
+
+use base64::Engine as _;
+
+/// How a key is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Form {
+    /// Guess: `\xNN` escapes, `0x` hex, the text of a text-format key, hex
+    /// digits, then base64.
+    Auto,
+    /// Hex digits, optionally `0x`-prefixed or in space-separated pairs.
+    Hex,
+    /// Standard base64 (padding optional).
+    Base64,
+    /// Text with `\xNN` escapes for other bytes (HBase shell, cbt).
+    Escaped,
+    /// The bytes of the text as they are (text-format keys).
+    Text,
+}
+
+/// Reads one key in `form`. `text_keys`: the schema's keys are text, so an
+/// unescaped line is the key itself.
+pub fn read(line: &str, form: Form, text_keys: bool) -> Result<Vec<u8>, String> {
+    match form {
+        Form::Hex => hex(line),
+        Form::Base64 => base64(line),
+        Form::Escaped => escaped(line),
+        Form::Text => Ok(line.as_bytes().to_vec()),
+        Form::Auto => {
+            if line.contains("\\x") {
+                escaped(line)
+            } else if line.starts_with("0x") {
+                hex(line)
+            } else if text_keys {
+                Ok(line.as_bytes().to_vec())
+            } else if let Ok(bytes) = hex(line) {
+                Ok(bytes)
+            } else if let Ok(bytes) = base64(line) {
+                Ok(bytes)
+            } else {
+                Err("neither \\xNN-escaped text, hex nor base64; say which with --input".into())
+            }
+        }
+    }
+}
+
+fn hex(text: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = text
+        .trim()
+        .strip_prefix("0x")
+        .unwrap_or(text.trim())
+        .bytes()
+        .filter(|b| *b != b' ')
+        .collect();
+    if digits.is_empty() && !text.trim().is_empty() {
+        return Err("no hex digits".into());
+    }
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("{} hex digits: an odd number", digits.len()));
+    }
+    digits
+        .chunks_exact(2)
+        .enumerate()
+        .map(|(i, pair)| {
+            let digit = |c: u8| (c as char).to_digit(16);
+            match (digit(pair[0]), digit(pair[1])) {
+                (Some(hi), Some(lo)) => Ok((hi << 4 | lo) as u8),
+                _ => Err(format!(
+                    "{:?} at byte {i} is not two hex digits",
+                    String::from_utf8_lossy(pair)
+                )),
+            }
+        })
+        .collect()
+}
+
+fn base64(text: &str) -> Result<Vec<u8>, String> {
+    let text = text.trim().trim_end_matches('=');
+    base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(text)
+        .map_err(|e| format!("not base64: {e}"))
+}
+
+/// `\xNN` (either case) is the byte; `\\`, `\n`, `\t`, `\r`, `\"` and
+/// `\'` are the usual escapes; every other character stands for its UTF-8.
+fn escaped(text: &str) -> Result<Vec<u8>, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        match bytes.get(i + 1) {
+            Some(b'x') | Some(b'X') => {
+                let pair = bytes.get(i + 2..i + 4).ok_or_else(|| {
+                    format!("`\\x` at character {i} is not followed by two hex digits")
+                })?;
+                let digit = |c: u8| (c as char).to_digit(16);
+                match (digit(pair[0]), digit(pair[1])) {
+                    (Some(hi), Some(lo)) => out.push((hi << 4 | lo) as u8),
+                    _ => {
+                        return Err(format!(
+                            "`\\x` at character {i} is not followed by two hex digits"
+                        ))
+                    }
+                }
+                i += 4;
+            }
+            Some(&c @ (b'\\' | b'"' | b'\'')) => {
+                out.push(c);
+                i += 2;
+            }
+            Some(b'n') => {
+                out.push(b'\n');
+                i += 2;
+            }
+            Some(b't') => {
+                out.push(b'\t');
+                i += 2;
+            }
+            Some(b'r') => {
+                out.push(b'\r');
+                i += 2;
+            }
+            _ => return Err(format!("unknown escape at character {i}")),
+        }
+    }
+    Ok(out)
+}
+
+/// How a key is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Output {
+    /// `\xNN` for bytes that are not printable ASCII (and for `\`), as the
+    /// HBase shell prints them.
+    Escaped,
+    /// Lowercase hex.
+    Hex,
+    /// Standard base64.
+    Base64,
+}
+
+/// Writes one key in `form`.
+pub fn write(key: &[u8], form: Output) -> String {
+    match form {
+        Output::Hex => key.iter().map(|b| format!("{b:02x}")).collect(),
+        Output::Base64 => base64::engine::general_purpose::STANDARD.encode(key),
+        Output::Escaped => key
+            .iter()
+            .map(|&b| {
+                if b.is_ascii_graphic() && b != b'\\' || b == b' ' {
+                    (b as char).to_string()
+                } else {
+                    format!("\\x{b:02X}")
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The key of one line of a sample file: a plain key per line, `cbt read`
+/// output (the unindented lines after the dashes) or HBase shell `scan`
+/// output (the first word of each ` ROW column=...` line). `None` for lines
+/// that hold no key.
+pub fn sample_line(line: &str) -> Option<&str> {
+    let trimmed = line.trim_end_matches(['\r', '\n']);
+    if trimmed.trim().is_empty() || trimmed.chars().all(|c| c == '-') {
+        return None;
+    }
+    if trimmed.contains(" column=") {
+        return trimmed.split_whitespace().next();
+    }
+    let t = trimmed.trim_start();
+    if t.starts_with("ROW") && t.contains("COLUMN+CELL") {
+        return None;
+    }
+    if t.ends_with("row(s)") || t.ends_with("row(s) in") || t.starts_with("Took ") {
+        return None;
+    }
+    if trimmed.starts_with([' ', '\t']) {
+        return None; // a cbt cell line
+    }
+    Some(trimmed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_form_reads_the_same_key() {
+        let key = b"\x03u1\x00s\x00\xff\xff\xff\xff\x9a\xac\x0e\xff".to_vec();
+        for output in [Output::Escaped, Output::Hex, Output::Base64] {
+            let text = write(&key, output);
+            assert_eq!(read(&text, Form::Auto, false), Ok(key.clone()), "{text}");
+        }
+        assert_eq!(
+            write(&key, Output::Escaped),
+            "\\x03u1\\x00s\\x00\\xFF\\xFF\\xFF\\xFF\\x9A\\xAC\\x0E\\xFF"
+        );
+        assert_eq!(read("03 75 31", Form::Auto, false), Ok(b"\x03u1".to_vec()));
+        assert_eq!(read("a\\\\b", Form::Escaped, false), Ok(b"a\\b".to_vec()));
+        assert!(read("\\xZZ", Form::Auto, false).is_err());
+        assert!(read("!!", Form::Auto, false).is_err());
+        assert_eq!(read("02_u_9", Form::Auto, true), Ok(b"02_u_9".to_vec()));
+    }
+
+    #[test]
+    fn sample_lines_of_cbt_and_the_hbase_shell() {
+        assert_eq!(
+            sample_line("----------------------------------------"),
+            None
+        );
+        assert_eq!(sample_line("\\x03u1\\x00"), Some("\\x03u1\\x00"));
+        assert_eq!(
+            sample_line("  v:c                                      @ 2026/11/22-00:00:00.000000"),
+            None
+        );
+        assert_eq!(
+            sample_line(" \\x03u1\\x00 column=v:c, timestamp=1, value=x"),
+            Some("\\x03u1\\x00")
+        );
+        assert_eq!(sample_line("ROW                  COLUMN+CELL"), None);
+        assert_eq!(sample_line("3 row(s)"), None);
+        assert_eq!(sample_line("Took 0.0162 seconds"), None);
+    }
+}

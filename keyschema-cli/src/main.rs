@@ -1,0 +1,466 @@
+//! `keyschema`: row keys on the command line, from the schema document a
+//! key type writes with `K::schema().to_json()`.
+//!
+//! ```text
+//! keyschema --schema events.json decode '\x03u1\x00s\x00\xFF\xFF\xFF\xFF\x9A\xAC\x0E\xFF'
+//! user_id=u1 site=s timestamp=1700000000
+//! ```
+#![forbid(unsafe_code)]
+
+mod forms;
+
+use clap::{Parser, Subcommand};
+use forms::{Form, Output};
+use keyschema::dynamic::{DynSchema, Value, ValueRange};
+use keyschema::sizing::Partition;
+use std::io::{BufRead, Write};
+use std::ops::Bound;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Row keys from a keyschema schema document: decode and render keys from
+/// logs and shells, encode keys, find buckets, scan ranges, split points and
+/// partition sizes.
+#[derive(Parser)]
+#[command(name = "keyschema", version)]
+struct Cli {
+    /// The schema document (`K::schema().to_json()`).
+    #[arg(long, short, env = "KEYSCHEMA_SCHEMA")]
+    schema: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decode keys into their fields (all checks of the derived `decode`).
+    Decode {
+        /// Keys; one per line on standard input when none are given.
+        keys: Vec<String>,
+        /// The form the keys are written in.
+        #[arg(long, value_enum, default_value = "auto")]
+        input: Form,
+        /// One JSON object per key instead of `field=value` pairs.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Render keys as `K::render` does (`3|u1|s|~1700000000`), damaged ones too.
+    Render {
+        /// Keys; one per line on standard input when none are given.
+        keys: Vec<String>,
+        /// The form the keys are written in.
+        #[arg(long, value_enum, default_value = "auto")]
+        input: Form,
+    },
+    /// Encode a key from `field=value` pairs (every key field).
+    Encode {
+        /// `field=value`, as `decode` prints them.
+        fields: Vec<String>,
+        /// For a `random % N` salt: the bucket; without it every bucket's key is printed.
+        #[arg(long)]
+        bucket: Option<u32>,
+        /// The form to print the key in.
+        #[arg(long, value_enum, default_value = "escaped")]
+        output: Output,
+    },
+    /// The salt bucket of a row, from its hashed fields.
+    Bucket {
+        /// `field=value` for each hashed field.
+        fields: Vec<String>,
+    },
+    /// The key ranges a typed scan reads: `field=value` for leading fields,
+    /// then optionally `field=LO..HI` (`..=`, open ends allowed) on the next.
+    Ranges {
+        /// The binding, in key order.
+        fields: Vec<String>,
+        /// The form to print the bounds in.
+        #[arg(long, value_enum, default_value = "escaped")]
+        output: Output,
+    },
+    /// Split points from a sample of keys (one per line, or `cbt read` or
+    /// HBase shell `scan` output): every bucket boundary and quantiles inside.
+    Splits {
+        /// The sample file; standard input when absent.
+        #[arg(long)]
+        sample: Option<PathBuf>,
+        /// Regions per bucket.
+        #[arg(long, default_value_t = 4)]
+        per_bucket: usize,
+        /// The form the sampled keys are written in.
+        #[arg(long, value_enum, default_value = "auto")]
+        input: Form,
+        /// The form to print the split points in.
+        #[arg(long, value_enum, default_value = "escaped")]
+        output: Output,
+    },
+    /// The size of one partition (the Cassandra chapter's estimate): the
+    /// partition is the declared group, `then = (a, b), c`.
+    Size {
+        /// Rows in one partition.
+        #[arg(long)]
+        rows: u64,
+        /// `field=BYTES` for each variable-width key field (its average size).
+        #[arg(long = "bytes")]
+        bytes: Vec<String>,
+        /// `column=BYTES` for each regular (non-key) column.
+        #[arg(long = "value")]
+        values: Vec<String>,
+        /// Metadata bytes per cell.
+        #[arg(long, default_value_t = 8)]
+        cell_metadata: u64,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let schema = match std::fs::read_to_string(&cli.schema)
+        .map_err(|e| e.to_string())
+        .and_then(|text| DynSchema::from_json(&text).map_err(|e| e.to_string()))
+    {
+        Ok(schema) => schema,
+        Err(e) => {
+            eprintln!("keyschema: {}: {e}", cli.schema.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let result = match cli.command {
+        Command::Decode { keys, input, json } => each_key(&schema, keys, input, &mut out, |key| {
+            let values = schema.decode(key).map_err(|e| e.to_string())?;
+            Ok(if json {
+                json_fields(&schema, &values)
+            } else {
+                text_fields(&schema, &values)
+            })
+        }),
+        Command::Render { keys, input } => {
+            each_key(&schema, keys, input, &mut out, |key| Ok(schema.render(key)))
+        }
+        Command::Encode {
+            fields,
+            bucket,
+            output,
+        } => encode(&schema, &fields, bucket, output, &mut out),
+        Command::Bucket { fields } => bucket(&schema, &fields, &mut out),
+        Command::Ranges { fields, output } => ranges(&schema, &fields, output, &mut out),
+        Command::Splits {
+            sample,
+            per_bucket,
+            input,
+            output,
+        } => splits(&schema, sample, per_bucket, input, output, &mut out),
+        Command::Size {
+            rows,
+            bytes,
+            values,
+            cell_metadata,
+        } => size(&schema, rows, &bytes, &values, cell_metadata, &mut out),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("keyschema: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The outcome of a command: `Ok(false)` when some inputs failed (each
+/// reported on standard error), `Err` when the command could not run.
+type Outcome = Result<bool, String>;
+
+/// Runs `f` on each key (the arguments, or standard input's lines), printing
+/// its answer or, on standard error, the line and what was wrong with it.
+fn each_key(
+    schema: &DynSchema,
+    keys: Vec<String>,
+    form: Form,
+    out: &mut impl Write,
+    f: impl Fn(&[u8]) -> Result<String, String>,
+) -> Outcome {
+    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
+    let lines: Box<dyn Iterator<Item = std::io::Result<String>>> = if keys.is_empty() {
+        Box::new(std::io::stdin().lock().lines())
+    } else {
+        Box::new(keys.into_iter().map(Ok))
+    };
+    let mut ok = true;
+    for (n, line) in lines.enumerate() {
+        let line = line.map_err(|e| format!("reading standard input: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match forms::read(line.trim_end_matches('\r'), form, text_keys).and_then(|key| f(&key)) {
+            Ok(answer) => writeln!(out, "{answer}").map_err(|e| e.to_string())?,
+            Err(e) => {
+                ok = false;
+                eprintln!("line {} ({}): {e}", n + 1, line.trim());
+            }
+        }
+    }
+    Ok(ok)
+}
+
+fn text_fields(schema: &DynSchema, values: &[Value]) -> String {
+    let pairs: Vec<String> = schema
+        .fields()
+        .iter()
+        .zip(values)
+        .map(|(f, v)| format!("{}={}", f.name(), v.to_text()))
+        .collect();
+    pairs.join(" ")
+}
+
+fn json_fields(schema: &DynSchema, values: &[Value]) -> String {
+    let pairs: Vec<String> = schema
+        .fields()
+        .iter()
+        .zip(values)
+        .map(|(f, v)| format!("{}:{}", Value::from(f.name()).to_json(), v.to_json()))
+        .collect();
+    format!("{{{}}}", pairs.join(","))
+}
+
+/// `field=value` arguments as pairs.
+fn pairs(args: &[String]) -> Result<Vec<(&str, &str)>, String> {
+    args.iter()
+        .map(|a| {
+            a.split_once('=')
+                .ok_or_else(|| format!("`{a}` is not field=value"))
+        })
+        .collect()
+}
+
+fn encode(
+    schema: &DynSchema,
+    args: &[String],
+    bucket: Option<u32>,
+    output: Output,
+    out: &mut impl Write,
+) -> Outcome {
+    let values = schema
+        .parse_fields(&pairs(args)?)
+        .map_err(|e| e.to_string())?;
+    let random = schema.salt().is_some_and(|s| s.is_random());
+    let keys = match (random, bucket) {
+        (true, Some(b)) => vec![schema.encode_in(&values, b).map_err(|e| e.to_string())?],
+        (true, None) => {
+            let key = schema.encode_in(&values, 0).map_err(|e| e.to_string())?;
+            schema.candidates(&key)
+        }
+        (false, Some(_)) => return Err("--bucket is only for `random % N` salts".into()),
+        (false, None) => vec![schema.encode(&values).map_err(|e| e.to_string())?],
+    };
+    for key in keys {
+        writeln!(out, "{}", forms::write(&key, output)).map_err(|e| e.to_string())?;
+    }
+    Ok(true)
+}
+
+fn bucket(schema: &DynSchema, args: &[String], out: &mut impl Write) -> Outcome {
+    let mut values = Vec::new();
+    for (name, text) in pairs(args)? {
+        let (_, field) = schema.field(name).map_err(|e| e.to_string())?;
+        values.push((name, field.parse(text).map_err(|e| e.to_string())?));
+    }
+    let bucket = schema.bucket(&values).map_err(|e| e.to_string())?;
+    writeln!(out, "{bucket}").map_err(|e| e.to_string())?;
+    Ok(true)
+}
+
+/// `LO..HI`, `LO..=HI`, `LO..`, `..HI`, `..=HI`.
+fn range(field: &keyschema::dynamic::DynField, text: &str) -> Result<ValueRange, String> {
+    let (lo, hi, inclusive) = match text.split_once("..=") {
+        Some((lo, hi)) => (lo, hi, true),
+        None => match text.split_once("..") {
+            Some((lo, hi)) => (lo, hi, false),
+            None => return Err(format!("`{text}` is not a range")),
+        },
+    };
+    let parse = |t: &str| field.parse(t).map_err(|e| e.to_string());
+    let lo = if lo.is_empty() {
+        Bound::Unbounded
+    } else {
+        Bound::Included(parse(lo)?)
+    };
+    let hi = match (hi.is_empty(), inclusive) {
+        (true, false) => Bound::Unbounded,
+        (true, true) => return Err(format!("`{text}`: `..=` needs an upper end")),
+        (false, true) => Bound::Included(parse(hi)?),
+        (false, false) => Bound::Excluded(parse(hi)?),
+    };
+    Ok((lo, hi))
+}
+
+fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Write) -> Outcome {
+    let mut equal = Vec::new();
+    let mut last = None;
+    for (i, (name, text)) in pairs(args)?.into_iter().enumerate() {
+        let (index, field) = schema.field(name).map_err(|e| e.to_string())?;
+        if index != i {
+            let expected = schema.fields().get(i).map_or("nothing more", |f| f.name());
+            return Err(format!(
+                "`{name}` is field {} of the key; bind the fields in key order (expected `{expected}`)",
+                index + 1
+            ));
+        }
+        if last.is_some() {
+            return Err(format!(
+                "`{name}` comes after the range; a range ends the binding"
+            ));
+        }
+        // A value with `..` is a range (a string holding `..` cannot be bound here).
+        if text.contains("..") {
+            last = Some(range(field, text)?);
+        } else {
+            equal.push(field.parse(text).map_err(|e| e.to_string())?);
+        }
+    }
+    let set = schema.ranges(&equal, last).map_err(|e| e.to_string())?;
+    writeln!(out, "{} range(s)", set.len()).map_err(|e| e.to_string())?;
+    for r in set.iter() {
+        let end = r
+            .end()
+            .map_or_else(|| "(end of table)".to_string(), |e| forms::write(e, output));
+        writeln!(
+            out,
+            "bucket {}: [{}, {})  from {}",
+            r.bucket(),
+            forms::write(r.start(), output),
+            end,
+            schema.render_prefix(r.start())
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(true)
+}
+
+fn splits(
+    schema: &DynSchema,
+    sample: Option<PathBuf>,
+    per_bucket: usize,
+    form: Form,
+    output: Output,
+    out: &mut impl Write,
+) -> Outcome {
+    let text = match &sample {
+        Some(path) => {
+            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => std::io::read_to_string(std::io::stdin()).map_err(|e| e.to_string())?,
+    };
+    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
+    let mut keys = Vec::new();
+    let mut ok = true;
+    for (n, line) in text.lines().enumerate() {
+        let Some(key) = forms::sample_line(line) else {
+            continue;
+        };
+        match forms::read(key, form, text_keys) {
+            Ok(key) => keys.push(key),
+            Err(e) => {
+                ok = false;
+                eprintln!("line {} ({}): {e}", n + 1, line.trim());
+            }
+        }
+    }
+    let foreign = keys.iter().filter(|k| schema.bucket_of(k).is_err()).count();
+    let points = schema.split_points(keys.iter().map(Vec::as_slice), per_bucket);
+    writeln!(
+        out,
+        "{} split points from {} sampled keys ({} not of this schema, ignored)",
+        points.len(),
+        keys.len(),
+        foreign
+    )
+    .map_err(|e| e.to_string())?;
+    for p in points {
+        writeln!(
+            out,
+            "{}  {}",
+            forms::write(&p, output),
+            schema.render_prefix(&p)
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(ok)
+}
+
+fn size(
+    schema: &DynSchema,
+    rows: u64,
+    bytes: &[String],
+    values: &[String],
+    cell_metadata: u64,
+    out: &mut impl Write,
+) -> Outcome {
+    let Some(partition) = schema.partition_components() else {
+        return Err(format!(
+            "`{}` declares no partition key: write the partition columns first in `then`, in parentheses (`then = (hotel_id), day, room`)",
+            schema.name()
+        ));
+    };
+    let given = pairs(bytes)?;
+    let size_of = |i: usize| -> Result<u64, String> {
+        let c = &schema.components()[i];
+        if let Some((_, n)) = given.iter().find(|(name, _)| *name == c.name()) {
+            return n
+                .parse()
+                .map_err(|_| format!("--bytes {}={n}: not a number", c.name()));
+        }
+        c.encoding().fixed_width().map(|w| w as u64).ok_or_else(|| {
+            format!(
+                "`{}` ({}) has no fixed size: give its average with --bytes {}=N",
+                c.name(),
+                c.encoding(),
+                c.name()
+            )
+        })
+    };
+    let salt = schema
+        .salt()
+        .map_or(0, |s| if s.buckets() > 256 { 2 } else { 1 });
+    let mut partition_key_bytes = salt;
+    let mut clustering_bytes = 0;
+    for i in 0..schema.components().len() {
+        if i < partition {
+            partition_key_bytes += size_of(i)?;
+        } else {
+            clustering_bytes += size_of(i)?;
+        }
+    }
+    let mut regular_bytes = 0;
+    for (name, n) in pairs(values)? {
+        regular_bytes += n
+            .parse::<u64>()
+            .map_err(|_| format!("--value {name}={n}: not a number"))?;
+    }
+    let key_columns = schema.components().len() as u64 + u64::from(schema.salt().is_some());
+    let p = Partition {
+        rows,
+        columns: key_columns + values.len() as u64,
+        primary_key_columns: key_columns,
+        static_columns: 0,
+        partition_key_bytes,
+        static_bytes: 0,
+        clustering_bytes,
+        regular_bytes,
+        cell_metadata_bytes: cell_metadata,
+    };
+    let w = |r: std::io::Result<()>| r.map_err(|e| e.to_string());
+    w(writeln!(
+        out,
+        "rows {rows}, values {}, bytes {}",
+        p.values(),
+        p.total_bytes()
+    ))?;
+    match p.over_guidance() {
+        Some(why) => w(writeln!(out, "over the guidance: {why}"))?,
+        None => w(writeln!(
+            out,
+            "within the guidance (100,000 values, 100 MB)"
+        ))?,
+    }
+    Ok(true)
+}

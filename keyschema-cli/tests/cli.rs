@@ -1,0 +1,323 @@
+//! `keyschema` as a user runs it: the binary spawned on schema documents
+//! written by derived key types, its answers checked against the derived code.
+
+use assert_cmd::Command;
+use keyschema::RowKey;
+use std::path::{Path, PathBuf};
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+struct Event {
+    user_id: String,
+    site: String,
+    timestamp: u64,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = (hotel_id), day, room_number)]
+struct PerHotel {
+    hotel_id: String,
+    day: u32,
+    room_number: u16,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = random % 10, then = (invoice_id), transaction_id)]
+struct Transaction {
+    invoice_id: String,
+    transaction_id: String,
+}
+
+struct Docs {
+    _dir: tempfile::TempDir,
+    events: PathBuf,
+    hotels: PathBuf,
+    invoices: PathBuf,
+}
+
+fn docs() -> Docs {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |name: &str, json: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, json).expect("write schema");
+        path
+    };
+    Docs {
+        events: write("events.json", Event::schema().to_json()),
+        hotels: write("hotels.json", PerHotel::schema().to_json()),
+        invoices: write("invoices.json", Transaction::schema().to_json()),
+        _dir: dir,
+    }
+}
+
+fn keyschema(schema: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("keyschema").expect("the binary is built");
+    cmd.arg("--schema").arg(schema);
+    cmd
+}
+
+fn stdout(cmd: &mut Command) -> String {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    String::from_utf8(out).expect("UTF-8 output")
+}
+
+fn hex(key: &[u8]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The key as the HBase shell prints it.
+fn escaped(key: &[u8]) -> String {
+    key.iter()
+        .map(|&b| {
+            if (b.is_ascii_graphic() && b != b'\\') || b == b' ' {
+                (b as char).to_string()
+            } else {
+                format!("\\x{b:02X}")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn decode_and_render_keys_in_every_form() {
+    let d = docs();
+    let key = Event::get_key("user00000", "shop.example", 1_700_000_000);
+    let b64 = "BXVzZXIwMDAwMABzaG9wLmV4YW1wbGUA/////5qsDv8=";
+    for form in [hex(&key), escaped(&key), b64.to_string()] {
+        assert_eq!(
+            stdout(keyschema(&d.events).args(["decode", &form])),
+            "user_id=user00000 site=shop.example timestamp=1700000000\n"
+        );
+    }
+    assert_eq!(
+        stdout(keyschema(&d.events).args(["decode", "--json", &hex(&key)])),
+        "{\"user_id\":\"user00000\",\"site\":\"shop.example\",\"timestamp\":1700000000}\n"
+    );
+    assert_eq!(
+        stdout(keyschema(&d.events).args(["render", &escaped(&key)])),
+        format!("{}\n", Event::render(&key))
+    );
+    // One per line on standard input, hex and escaped mixed.
+    let other = Event::get_key("u1", "s", 7);
+    let input = format!("{}\n{}\n", hex(&key), escaped(&other));
+    assert_eq!(
+        stdout(keyschema(&d.events).arg("decode").write_stdin(input)),
+        "user_id=user00000 site=shop.example timestamp=1700000000\nuser_id=u1 site=s timestamp=7\n"
+    );
+}
+
+#[test]
+fn bad_lines_are_named_and_the_rest_still_decode() {
+    let d = docs();
+    let key = Event::get_key("u1", "s", 7);
+    let mut wrong_salt = key.clone();
+    wrong_salt[0] = (wrong_salt[0] + 1) % 8;
+    let input = format!("{}\nzz\n{}\n", hex(&key), hex(&wrong_salt));
+    let assert = keyschema(&d.events)
+        .arg("decode")
+        .write_stdin(input)
+        .assert()
+        .code(1);
+    let out = assert.get_output();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "user_id=u1 site=s timestamp=7\n"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 2 (zz): neither"), "{err}");
+    let expected = Event::decode(&wrong_salt).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("line 3 ({}): {expected}", hex(&wrong_salt))),
+        "{err}"
+    );
+}
+
+#[test]
+fn encode_and_bucket_agree_with_the_derived_code() {
+    let d = docs();
+    let key = Event::get_key("u1", "s", 1_700_000_000);
+    assert_eq!(
+        stdout(keyschema(&d.events).args([
+            "encode",
+            "timestamp=1700000000",
+            "user_id=u1",
+            "site=s",
+            "--output",
+            "hex"
+        ])),
+        format!("{}\n", hex(&key))
+    );
+    assert_eq!(
+        stdout(keyschema(&d.events).args(["bucket", "user_id=u1", "site=s"])),
+        format!("{}\n", key[0])
+    );
+    // A random salt: every bucket's key, or the one asked for.
+    let all =
+        stdout(keyschema(&d.invoices).args(["encode", "invoice_id=INV-1", "transaction_id=t1"]));
+    assert_eq!(all.lines().count(), 10);
+    let one = stdout(keyschema(&d.invoices).args([
+        "encode",
+        "invoice_id=INV-1",
+        "transaction_id=t1",
+        "--bucket",
+        "3",
+        "--output",
+        "hex",
+    ]));
+    let candidates = Transaction::get_keys("INV-1", "t1");
+    assert_eq!(one, format!("{}\n", hex(&candidates[3])));
+    let err = keyschema(&d.events)
+        .args(["encode", "user_id=u1", "site=s", "timestamp=soon"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(
+        String::from_utf8_lossy(&err).contains("field `timestamp` is u64: cannot read \"soon\"")
+    );
+}
+
+#[test]
+fn ranges_are_those_of_the_typed_scan() {
+    let d = docs();
+    let printed = stdout(keyschema(&d.events).args([
+        "ranges",
+        "user_id=u1",
+        "site=s",
+        "timestamp=100..=200",
+    ]));
+    let derived = Event::scan()
+        .user_id("u1")
+        .site("s")
+        .timestamp(100..=200)
+        .ranges();
+    let mut lines = printed.lines();
+    assert_eq!(lines.next(), Some("1 range(s)"));
+    for (line, r) in lines.zip(derived.iter()) {
+        let end = r
+            .end()
+            .map(escaped)
+            .unwrap_or_else(|| "(end of table)".into());
+        assert!(
+            line.starts_with(&format!(
+                "bucket {}: [{}, {})",
+                r.bucket(),
+                escaped(r.start()),
+                end
+            )),
+            "{line}"
+        );
+    }
+    let all = stdout(keyschema(&d.events).args(["ranges", "user_id=u1"]));
+    assert_eq!(all.lines().next(), Some("8 range(s)"));
+    let err = keyschema(&d.events)
+        .args(["ranges", "site=s"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&err).contains("bind the fields in key order"));
+}
+
+#[test]
+fn splits_from_cbt_and_hbase_shell_samples() {
+    let d = docs();
+    let keys: Vec<Vec<u8>> = (0..400)
+        .map(|i| Event::get_key(&format!("user{i:03}"), "s", i))
+        .collect();
+    let derived = keyschema::splits::plan(Event::schema(), keys.iter().map(Vec::as_slice), 2);
+    let cbt: String = keys
+        .iter()
+        .map(|k| format!("----------------------------------------\n{}\n  v:c                @ 2026/11/22-00:00:00.000000\n    \"x\"\n", escaped(k)))
+        .collect();
+    let hbase = format!(
+        "ROW                  COLUMN+CELL\n{}400 row(s)\nTook 0.0210 seconds\n",
+        keys.iter()
+            .map(|k| format!(" {} column=v:c, timestamp=1, value=x\n", escaped(k)))
+            .collect::<String>()
+    );
+    for sample in [cbt, hbase] {
+        let printed = stdout(
+            keyschema(&d.events)
+                .args(["splits", "--per-bucket", "2", "--output", "hex"])
+                .write_stdin(sample),
+        );
+        let mut lines = printed.lines();
+        assert_eq!(
+            lines.next(),
+            Some(
+                format!(
+                    "{} split points from 400 sampled keys (0 not of this schema, ignored)",
+                    derived.len()
+                )
+                .as_str()
+            )
+        );
+        let points: Vec<&str> = lines.map(|l| l.split("  ").next().unwrap_or("")).collect();
+        let expected: Vec<String> = derived.iter().map(|p| hex(p)).collect();
+        assert_eq!(points, expected);
+    }
+}
+
+#[test]
+fn size_is_the_chapters_estimate() {
+    let d = docs();
+    // The chapter's hotel partition: 100 rooms x 730 days, 1.1 MB.
+    let printed = stdout(keyschema(&d.hotels).args([
+        "size",
+        "--rows",
+        "73000",
+        "--bytes",
+        "hotel_id=5",
+        "--value",
+        "is_available=1",
+    ]));
+    assert_eq!(
+        printed,
+        "rows 73000, values 73000, bytes 1095005\nwithin the guidance (100,000 values, 100 MB)\n"
+    );
+    let over = stdout(keyschema(&d.hotels).args([
+        "size",
+        "--rows",
+        "200000",
+        "--bytes",
+        "hotel_id=5",
+        "--value",
+        "is_available=1",
+    ]));
+    assert!(
+        over.contains("over the guidance: 200000 values, above 100000"),
+        "{over}"
+    );
+    let err = keyschema(&d.hotels)
+        .args(["size", "--rows", "10"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&err).contains(
+        "`hotel_id` (String) has no fixed size: give its average with --bytes hotel_id=N"
+    ));
+}
+
+#[test]
+fn a_bad_schema_document_is_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, r#"{"keyschema":9}"#).expect("write");
+    let err = keyschema(&path)
+        .args(["decode", "00"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(
+        err.contains("bad.json: schema `keyschema`: version 9 is not supported"),
+        "{err}"
+    );
+}
