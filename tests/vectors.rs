@@ -7,8 +7,10 @@
 mod common;
 
 use common::schemas::Event;
+use keyschema::dynamic::{DynSchema, Value};
 use keyschema::encode_value;
 use keyschema::{salt, KeyComponent, RowKey};
+use std::cell::RefCell;
 use std::fmt::Debug;
 
 fn hex(bytes: &[u8]) -> String {
@@ -19,10 +21,23 @@ fn hex(bytes: &[u8]) -> String {
         .join(" ")
 }
 
-fn component<T: KeyComponent + Debug>(rows: &mut Vec<String>, type_name: &str, values: &[T]) {
+fn component<T: KeyComponent + Debug + Clone + Into<Value>>(
+    rows: &mut Vec<String>,
+    type_name: &str,
+    values: &[T],
+) {
     for v in values {
         let asc = encode_value::<T>(v.as_key_ref());
         let desc: Vec<u8> = asc.iter().map(|b| !b).collect();
+        record(
+            "components",
+            format!(
+                r#"{{"type":"{type_name}","value":{},"asc":"{}","desc":"{}"}}"#,
+                v.clone().into().to_json(),
+                plain_hex(&asc),
+                plain_hex(&desc)
+            ),
+        );
         let shown = format!("{v:?}").replace('|', "\\|");
         rows.push(format!(
             "| `{type_name}` | `{shown}` | `{}` | `{}` |",
@@ -30,6 +45,88 @@ fn component<T: KeyComponent + Debug>(rows: &mut Vec<String>, type_name: &str, v
             hex(&desc)
         ));
     }
+}
+
+thread_local! {
+    /// The vectors as JSON entries, by table: what `docs/vectors.json` holds.
+    static JSON: RefCell<Vec<(&'static str, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn record(table: &'static str, entry: String) {
+    JSON.with(|j| j.borrow_mut().push((table, entry)));
+}
+
+fn plain_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Records a whole-key vector (its schema document, fields, bucket, key and
+/// rendering) and returns the key.
+fn recorded<K: RowKey>(table: &'static str, key: Vec<u8>) -> Vec<u8> {
+    let schema = DynSchema::from_json(&K::schema().to_json()).expect("schema reads back");
+    let values = schema.decode(&key).expect("a vector decodes");
+    let fields: Vec<String> = schema
+        .fields()
+        .iter()
+        .zip(&values)
+        .map(|(f, v)| format!("{}:{}", Value::from(f.name()).to_json(), v.to_json()))
+        .collect();
+    let bucket = match schema.salt() {
+        Some(s) if s.is_random() => K::schema().bucket_of(&key).expect("salt").to_string(),
+        _ => "null".to_string(),
+    };
+    record(
+        table,
+        format!(
+            r#"{{"declaration":{},"schema":{},"fields":{{{}}},"bucket":{bucket},"key":"{}","rendered":{}}}"#,
+            Value::from(K::schema().to_string()).to_json(),
+            K::schema().to_json(),
+            fields.join(","),
+            plain_hex(&key),
+            Value::from(K::render(&key)).to_json()
+        ),
+    );
+    key
+}
+
+/// [`recorded`], returning the rendering.
+fn rendered<K: RowKey>(table: &'static str, key: &[u8]) -> String {
+    recorded::<K>(table, key.to_vec());
+    K::render(key)
+}
+
+const VECTORS_JSON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/vectors.json");
+
+/// The recorded vectors as one JSON document, an entry per line.
+fn vectors_json() -> String {
+    let entries = JSON.with(|j| j.borrow().clone());
+    let mut tables: Vec<&str> = Vec::new();
+    for (t, _) in &entries {
+        if !tables.contains(t) {
+            tables.push(t);
+        }
+    }
+    let mut out = String::from("{\n  \"about\": \"The test vectors of docs/ENCODING.md as JSON, written and checked by tests/vectors.rs (KEYSCHEMA_BLESS=1 rewrites it). Values as in 'Values as JSON'.\",\n");
+    for (n, t) in tables.iter().enumerate() {
+        out.push_str(&format!("  \"{t}\": [\n"));
+        let rows: Vec<&String> = entries
+            .iter()
+            .filter(|(x, _)| x == t)
+            .map(|(_, e)| e)
+            .collect();
+        for (i, e) in rows.iter().enumerate() {
+            out.push_str("    ");
+            out.push_str(e);
+            out.push_str(if i + 1 < rows.len() { ",\n" } else { "\n" });
+        }
+        out.push_str(if n + 1 < tables.len() {
+            "  ],\n"
+        } else {
+            "  ]\n"
+        });
+    }
+    out.push_str("}\n");
+    out
 }
 
 fn component_rows() -> Vec<String> {
@@ -112,6 +209,17 @@ fn salt_rows() -> Vec<String> {
             let buckets = [8, 256, 1000, 65536]
                 .map(|n| salt::bucket(&input, n).to_string())
                 .join(" / ");
+            let by_n = [8, 256, 1000, 65536]
+                .map(|n| format!("\"{n}\":{}", salt::bucket(&input, n)))
+                .join(",");
+            record(
+                "salt",
+                format!(
+                    r#"{{"input":"{}","sha256_prefix":"{}","buckets":{{{by_n}}}}}"#,
+                    plain_hex(&input),
+                    digest.replace(' ', "")
+                ),
+            );
             format!(
                 "| `{fields}` | `{}` | `{}` | {buckets} |",
                 hex(&input),
@@ -230,7 +338,7 @@ fn key_rows() -> Vec<String> {
             event,
             &format!("(\"{u}\", \"{s}\", {t})"),
             key.clone(),
-            Event::render(&key),
+            rendered::<Event>("keys", &key),
         );
     }
     let wide = "salt = hash(user_id) % 1000, then = user_id, timestamp";
@@ -239,14 +347,24 @@ fn key_rows() -> Vec<String> {
         wide,
         "(\"u1\", 1700000000)",
         key.clone(),
-        WideEvent::render(&key),
+        rendered::<WideEvent>("keys", &key),
     );
     let ranking = "salt = hash(*) % 16, then = rev(score), name";
     let key = Ranking::get_key(-5, "ann");
-    row(ranking, "(-5, \"ann\")", key.clone(), Ranking::render(&key));
+    row(
+        ranking,
+        "(-5, \"ann\")",
+        key.clone(),
+        rendered::<Ranking>("keys", &key),
+    );
     let prefixed = "prefix = \"ev\", then = user_id, timestamp";
     let key = Prefixed::get_key("u1", 7);
-    row(prefixed, "(\"u1\", 7)", key.clone(), Prefixed::render(&key));
+    row(
+        prefixed,
+        "(\"u1\", 7)",
+        key.clone(),
+        rendered::<Prefixed>("keys", &key),
+    );
     rows
 }
 
@@ -284,19 +402,29 @@ fn text_rows() -> Vec<String> {
         ("user42", 1_700_000_001),
         ("a_b%", 0),
     ] {
-        row(karte, &format!("({u:?}, {t})"), KarteEvent::get_key(u, t));
+        row(
+            karte,
+            &format!("({u:?}, {t})"),
+            recorded::<KarteEvent>("text", KarteEvent::get_key(u, t)),
+        );
     }
     let mixed =
         "format = text(sep = \"#\"), prefix = \"ev\", then = site, delta, flag, score, tag, blob";
     row(
         mixed,
         "(\"s#1\", -42, true, -1.5, Some(\"x\"), [0, 255])",
-        TextMixed::get_key("s#1", -42, true, -1.5, Some("x"), &[0, 255]),
+        recorded::<TextMixed>(
+            "text",
+            TextMixed::get_key("s#1", -42, true, -1.5, Some("x"), &[0, 255]),
+        ),
     );
     row(
         mixed,
         "(\"\", i32::MIN, false, 0.0, None, [])",
-        TextMixed::get_key("", i32::MIN, false, 0.0, None, &[]),
+        recorded::<TextMixed>(
+            "text",
+            TextMixed::get_key("", i32::MIN, false, 0.0, None, &[]),
+        ),
     );
     rows
 }
@@ -399,7 +527,7 @@ fn construct_rows() -> Vec<String> {
         "(String, u32)",
         "(\"INV-1\", 7), bucket 3",
         key.clone(),
-        RandomLine::render(&key),
+        rendered::<RandomLine>("constructs", &key),
     );
     let key = Reversed::get_key(0x0102_0304_0506_0708, 1);
     row(
@@ -407,7 +535,7 @@ fn construct_rows() -> Vec<String> {
         "(u64, u16)",
         "(0x0102030405060708, 1)",
         key.clone(),
-        Reversed::render(&key),
+        rendered::<Reversed>("constructs", &key),
     );
     let key = SaltedReversed::get_key(42, 1);
     row(
@@ -415,7 +543,7 @@ fn construct_rows() -> Vec<String> {
         "(u64, u16)",
         "(42, 1)",
         key.clone(),
-        SaltedReversed::render(&key),
+        rendered::<SaltedReversed>("constructs", &key),
     );
     let key = Bucketed::get_key(7, 95);
     row(
@@ -423,7 +551,7 @@ fn construct_rows() -> Vec<String> {
         "(u32, u32)",
         "(7, 95)",
         key.clone(),
-        Bucketed::render(&key),
+        rendered::<Bucketed>("constructs", &key),
     );
     let key = BucketedDesc::get_key(7, 95);
     row(
@@ -431,7 +559,7 @@ fn construct_rows() -> Vec<String> {
         "(u32, u32)",
         "(7, 95)",
         key.clone(),
-        BucketedDesc::render(&key),
+        rendered::<BucketedDesc>("constructs", &key),
     );
     let key = HashedBucket::get_key(7, 95);
     row(
@@ -439,7 +567,7 @@ fn construct_rows() -> Vec<String> {
         "(u32, u32)",
         "(7, 95)",
         key.clone(),
-        HashedBucket::render(&key),
+        rendered::<HashedBucket>("constructs", &key),
     );
     let key = PrefixSalt::get_key("u1");
     row(
@@ -447,7 +575,7 @@ fn construct_rows() -> Vec<String> {
         "(String,)",
         "(\"u1\",)",
         key.clone(),
-        PrefixSalt::render(&key),
+        rendered::<PrefixSalt>("constructs", &key),
     );
     let key = OneBucket::get_key("u1");
     row(
@@ -455,7 +583,7 @@ fn construct_rows() -> Vec<String> {
         "(String,)",
         "(\"u1\",)",
         key.clone(),
-        OneBucket::render(&key),
+        rendered::<OneBucket>("constructs", &key),
     );
     let key = Buckets256::get_key("u1");
     row(
@@ -463,7 +591,7 @@ fn construct_rows() -> Vec<String> {
         "(String,)",
         "(\"u1\",)",
         key.clone(),
-        Buckets256::render(&key),
+        rendered::<Buckets256>("constructs", &key),
     );
     let key = Buckets257::get_key("u1");
     row(
@@ -471,7 +599,7 @@ fn construct_rows() -> Vec<String> {
         "(String,)",
         "(\"u1\",)",
         key.clone(),
-        Buckets257::render(&key),
+        rendered::<Buckets257>("constructs", &key),
     );
     let key = Partitioned::get_key("INV-1", 5);
     row(
@@ -479,7 +607,7 @@ fn construct_rows() -> Vec<String> {
         "(String, u64)",
         "(\"INV-1\", 5)",
         key.clone(),
-        Partitioned::render(&key),
+        rendered::<Partitioned>("constructs", &key),
     );
     for (maybe, x, shown) in [
         (None, f32::NEG_INFINITY, "(None, -inf)"),
@@ -492,13 +620,13 @@ fn construct_rows() -> Vec<String> {
             "(Option<Option<u8>>, f32)",
             shown,
             key.clone(),
-            Nested::render(&key),
+            rendered::<Nested>("constructs", &key),
         );
     }
     rows
 }
 
-fn text_component<T: keyschema::TextComponent + Debug>(
+fn text_component<T: keyschema::TextComponent + Debug + Clone + Into<Value>>(
     rows: &mut Vec<String>,
     type_name: &str,
     values: &[T],
@@ -506,6 +634,14 @@ fn text_component<T: keyschema::TextComponent + Debug>(
     for v in values {
         let mut text = Vec::new();
         T::encode_text(v.as_key_ref(), &mut text, b'#');
+        record(
+            "text_components",
+            format!(
+                r#"{{"type":"{type_name}","value":{},"text":{}}}"#,
+                v.clone().into().to_json(),
+                Value::from(String::from_utf8_lossy(&text).into_owned()).to_json()
+            ),
+        );
         let width = match T::TEXT_WIDTH {
             Some(w) => format!("fixed, {w}"),
             None => "variable".to_string(),
@@ -583,6 +719,16 @@ fn reject_rows() -> Vec<String> {
         .into_iter()
         .map(|(what, bytes)| {
             let err = Event::decode(&bytes).expect_err(what);
+            record(
+                "reject",
+                format!(
+                    r#"{{"schema":{},"what":{},"key":"{}","error":{}}}"#,
+                    Event::schema().to_json(),
+                    Value::from(what).to_json(),
+                    plain_hex(&bytes),
+                    Value::from(err.to_string()).to_json()
+                ),
+            );
             format!(
                 "| {what} | `{}` | {} |",
                 hex(&bytes),
@@ -646,7 +792,13 @@ fn encoding_md_vectors_match_the_code() {
             doc = bless(&doc, name, header, rows);
         }
         std::fs::write(DOC, &doc).expect("write docs/ENCODING.md");
+        std::fs::write(VECTORS_JSON, vectors_json()).expect("write docs/vectors.json");
     }
+    let json = std::fs::read_to_string(VECTORS_JSON).unwrap_or_default();
+    assert!(
+        json == vectors_json(),
+        "docs/vectors.json differs from the vectors the code produces; KEYSCHEMA_BLESS=1 rewrites it"
+    );
     for (name, _, rows) in &tables {
         let documented = doc_rows(&doc, name);
         for row in rows {

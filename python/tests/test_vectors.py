@@ -1,0 +1,93 @@
+"""Every vector of docs/ENCODING.md (as docs/vectors.json), reproduced by the
+Python implementation."""
+
+import json
+import os
+import re
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "src"))
+
+import keyschema  # noqa: E402
+from keyschema import Encoding, Schema, value_from_json, value_to_json  # noqa: E402
+
+DOCS = os.path.join(HERE, "..", "..", "docs")
+
+
+def load():
+    with open(os.path.join(DOCS, "vectors.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+class Vectors(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.vectors = load()
+
+    def test_the_json_holds_every_table_of_the_document(self):
+        with open(os.path.join(DOCS, "ENCODING.md"), encoding="utf-8") as f:
+            doc = f.read()
+        for table, entries in self.vectors.items():
+            if table == "about":
+                continue
+            m = re.search(r"<!-- vectors:%s -->(.*?)<!-- end -->" % table, doc, re.S)
+            self.assertIsNotNone(m, table)
+            rows = [l for l in m.group(1).splitlines() if l.startswith("| ") and not l.startswith("|---")][1:]
+            self.assertEqual(len(rows), len(entries), table)
+
+    def test_components(self):
+        for v in self.vectors["components"]:
+            enc = Encoding.parse(v["type"])
+            value = value_from_json(enc, v["value"])
+            asc = keyschema.encode_plain(enc, value)
+            self.assertEqual(asc.hex(), v["asc"], v)
+            self.assertEqual(bytes(b ^ 0xFF for b in asc).hex(), v["desc"], v)
+            r = keyschema._Reader(bytes.fromhex(v["desc"]), 0, True, "x")
+            back = keyschema._decode_plain(enc, r)
+            self.assertEqual(keyschema.encode_plain(enc, back).hex(), v["asc"], v)
+            self.assertEqual(value_to_json(enc, back), v["value"], v)
+
+    def test_text_components(self):
+        for v in self.vectors["text_components"]:
+            enc = Encoding.parse(v["type"])
+            value = value_from_json(enc, v["value"])
+            text = keyschema.encode_text(enc, value, ord("#"))
+            self.assertEqual(text.decode("utf-8"), v["text"], v)
+            back = keyschema.decode_text(enc, text, ord("#"))
+            self.assertEqual(keyschema.encode_text(enc, back, ord("#")), text, v)
+
+    def test_salt(self):
+        for v in self.vectors["salt"]:
+            data = bytes.fromhex(v["input"])
+            import hashlib
+            self.assertEqual(hashlib.sha256(data).digest()[:8].hex(), v["sha256_prefix"])
+            for n, bucket in v["buckets"].items():
+                self.assertEqual(keyschema.salt_bucket(data, int(n)), bucket, (v, n))
+
+    def check_key(self, v):
+        schema = Schema.from_json(json.dumps(v["schema"]))
+        fields = {f.name: value_from_json(f.encoding, v["fields"][f.name]) for f in schema.fields}
+        key = schema.encode(fields, bucket=v["bucket"])
+        self.assertEqual(key.hex(), v["key"], v["declaration"])
+        decoded = schema.decode(key)
+        self.assertEqual({k: value_to_json(f.encoding, decoded[k]) for f in schema.fields for k in [f.name]}, v["fields"])
+        self.assertEqual(schema.render(key), v["rendered"], v["declaration"])
+
+    def test_whole_keys(self):
+        for table in ("keys", "text", "constructs"):
+            for v in self.vectors[table]:
+                with self.subTest(table=table, declaration=v["declaration"]):
+                    self.check_key(v)
+
+    def test_rejected_inputs(self):
+        for v in self.vectors["reject"]:
+            schema = Schema.from_json(json.dumps(v["schema"]))
+            with self.assertRaises(keyschema.DecodeError) as caught:
+                schema.decode(bytes.fromhex(v["key"]))
+            self.assertEqual(str(caught.exception), v["error"], v["what"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,228 @@
+//! The Python package (`python/`) against the Rust code: its unittest suite
+//! run from `cargo test`, with the vectors of `docs/ENCODING.md` and a
+//! cross-language check in which Rust writes random rows of every layout of
+//! the catalog (10,000 for each example schema) with their keys, renderings,
+//! damaged keys with their errors, and scan ranges, and Python must
+//! reproduce each one. Fails if Python fails, is missing, or runs no test.
+
+mod common;
+
+use common::catalog::{self, Sample, Visit};
+use keyschema::dynamic::{DynSchema, Value, ValueRange};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use std::fmt::Write as _;
+use std::ops::Bound;
+use std::path::Path;
+use std::process::Command;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn json_string(s: &str) -> String {
+    Value::from(s).to_json()
+}
+
+fn fields_json(schema: &DynSchema, values: &[Value]) -> String {
+    let pairs: Vec<String> = schema
+        .fields()
+        .iter()
+        .zip(values)
+        .map(|(f, v)| format!("{}:{}", json_string(f.name()), v.to_json()))
+        .collect();
+    format!("{{{}}}", pairs.join(","))
+}
+
+fn ranges_json(set: Result<keyschema::ScanRangeSet, keyschema::dynamic::ValueError>) -> String {
+    match set {
+        Err(_) => "null".into(),
+        Ok(set) => {
+            let items: Vec<String> = set
+                .iter()
+                .map(|r| {
+                    let end = r
+                        .end()
+                        .map_or("null".to_string(), |e| format!("\"{}\"", hex(e)));
+                    format!("[\"{}\",{end},{}]", hex(r.start()), r.bucket())
+                })
+                .collect();
+            format!("[{}]", items.join(","))
+        }
+    }
+}
+
+/// `null` for an open end, else the value and whether it is included.
+fn bound_json(b: &Bound<Value>) -> String {
+    match b {
+        Bound::Included(v) => format!("{{\"value\":{},\"inclusive\":true}}", v.to_json()),
+        Bound::Excluded(v) => format!("{{\"value\":{},\"inclusive\":false}}", v.to_json()),
+        Bound::Unbounded => "null".into(),
+    }
+}
+
+struct Write<'a> {
+    dir: &'a Path,
+    runner: TestRunner,
+    rows: Vec<(String, usize)>,
+}
+
+impl Visit for Write<'_> {
+    fn visit<K: Sample>(&mut self) {
+        let rows = if K::SOURCE.is_empty() { 1_000 } else { 10_000 };
+        let schema = DynSchema::from_json(&K::schema().to_json()).expect("schema reads back");
+        let name = std::any::type_name::<K>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("K")
+            .to_string();
+        let mut out = format!(
+            "{{\"name\":{},\"rows\":{rows},\"schema\":{}}}\n",
+            json_string(&name),
+            K::schema().to_json()
+        );
+        let strategy = K::strategy();
+        let sample = |runner: &mut TestRunner| strategy.new_tree(runner).expect("a row").current();
+        let mut previous = sample(&mut self.runner);
+        for i in 0..rows {
+            let row = sample(&mut self.runner);
+            let key = row.encode();
+            let values = row.values();
+            let bucket = match schema.salt() {
+                Some(s) if s.is_random() => {
+                    K::schema().bucket_of(&key).expect("bucket").to_string()
+                }
+                _ => "null".into(),
+            };
+            let _ = write!(
+                out,
+                "{{\"fields\":{},\"bucket\":{bucket},\"key\":\"{}\",\"rendered\":{}",
+                fields_json(&schema, &values),
+                hex(&key),
+                json_string(&K::render(&key))
+            );
+            if i < 1_000 {
+                let n = key.len();
+                let mut flipped = key.clone();
+                flipped[i % n] ^= 1 << (i % 8);
+                let mut longer = key.clone();
+                longer.push(i as u8);
+                let damaged: Vec<String> = [key[..i % n].to_vec(), flipped, longer]
+                    .iter()
+                    .map(|bad| {
+                        let error = K::decode(bad)
+                            .err()
+                            .map_or("null".into(), |e| json_string(&e.to_string()));
+                        format!(
+                            "{{\"key\":\"{}\",\"error\":{error},\"rendered\":{}}}",
+                            hex(bad),
+                            json_string(&K::render(bad))
+                        )
+                    })
+                    .collect();
+                let _ = write!(out, ",\"damaged\":[{}]", damaged.join(","));
+            }
+            if i < 200 {
+                let mut scans = Vec::new();
+                for (k, derived) in row.prefix_ranges().into_iter().enumerate() {
+                    scans.push(format!(
+                        "{{\"bound\":{k},\"ranges\":{}}}",
+                        ranges_json(Ok(derived))
+                    ));
+                }
+                // A range on each field after an equality prefix, between
+                // this row's value and the previous row's.
+                let other = previous.values();
+                for k in 0..values.len() {
+                    let kinds = [i % 3, (i / 3) % 3];
+                    let pick = |v: &Value, kind: usize| match kind {
+                        0 => Bound::Included(v.clone()),
+                        1 => Bound::Excluded(v.clone()),
+                        _ => Bound::Unbounded,
+                    };
+                    let (lo, hi) = if values[k].to_json() <= other[k].to_json() {
+                        (&values[k], &other[k])
+                    } else {
+                        (&other[k], &values[k])
+                    };
+                    let range: ValueRange = (pick(lo, kinds[0]), pick(hi, kinds[1]));
+                    let (lo_json, hi_json) = (bound_json(&range.0), bound_json(&range.1));
+                    let set = schema.ranges(&values[..k], Some(range));
+                    scans.push(format!(
+                        "{{\"bound\":{k},\"lo\":{lo_json},\"hi\":{hi_json},\"ranges\":{}}}",
+                        ranges_json(set)
+                    ));
+                }
+                let _ = write!(out, ",\"scans\":[{}]", scans.join(","));
+            }
+            out.push_str("}\n");
+            previous = row;
+        }
+        std::fs::write(self.dir.join(format!("{name}.jsonl")), out).expect("write rows");
+        self.rows.push((name, rows));
+    }
+}
+
+#[test]
+fn the_python_package_agrees_with_the_rust_code() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut writer = Write {
+        dir: dir.path(),
+        runner: TestRunner::deterministic(),
+        rows: Vec::new(),
+    };
+    catalog::for_each(&mut writer);
+    let root = env!("CARGO_MANIFEST_DIR");
+    let output = Command::new("python3")
+        .args([
+            "-m",
+            "unittest",
+            "discover",
+            "-v",
+            "-s",
+            "python/tests",
+            "-t",
+            "python",
+        ])
+        .current_dir(root)
+        .env("KEYSCHEMA_CROSS_DIR", dir.path())
+        .output()
+        .expect("python3 runs (the README's test command needs Python 3.9+)");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The summary, and the cross-language counts, for the CI log.
+    // (`-v` prints a test's name before its output, on the same line.)
+    for line in stderr.lines() {
+        if let Some(at) = line.find("cross ") {
+            println!("python: {}", &line[at..]);
+        } else if line.starts_with("Ran ") || line.starts_with("OK") || line.starts_with("FAILED") {
+            println!("python: {line}");
+        }
+    }
+    assert!(
+        output.status.success(),
+        "python's unittest failed:\n{stderr}"
+    );
+    let ran: usize = stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("Ran ")?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .expect("unittest prints how many tests ran");
+    assert!(ran >= 7, "python ran {ran} tests:\n{stderr}");
+    assert!(
+        !stderr.contains("skipped"),
+        "python skipped tests:\n{stderr}"
+    );
+    for (name, rows) in &writer.rows {
+        assert!(
+            stderr.contains(&format!(
+                "cross {name}: {rows} rows, {rows} encoded, {rows} decoded, {rows} rendered"
+            )),
+            "python did not check every row of {name}:\n{stderr}"
+        );
+    }
+}
