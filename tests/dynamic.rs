@@ -110,6 +110,11 @@ impl Visit for SameAsExamples {
         if !compact(&source).contains(&compact(&wanted)) {
             self.0.push(format!("{}: {wanted}", K::SOURCE));
         }
+        for field in K::FIELDS {
+            if !compact(&source).contains(&compact(&format!("pub {field},"))) {
+                self.0.push(format!("{}: {} field {field}", K::SOURCE, K::DECLARATION));
+            }
+        }
     }
 }
 

@@ -17,6 +17,8 @@ pub trait Sample: RowKey + Clone + std::fmt::Debug + 'static {
     const SOURCE: &'static str;
     /// The declaration, as written in `#[rowkey(...)]`.
     const DECLARATION: &'static str;
+    /// The key fields as `name: type`.
+    const FIELDS: &'static [&'static str];
     /// The key fields, in key order.
     fn values(&self) -> Vec<Value>;
     /// Random rows.
@@ -69,6 +71,7 @@ macro_rules! catalog {
             impl Sample for $name {
                 const SOURCE: &'static str = $source;
                 const DECLARATION: &'static str = stringify!($($attr)*);
+                const FIELDS: &'static [&'static str] = &[$(concat!(stringify!($field), ": ", stringify!($ty))),*];
                 fn values(&self) -> Vec<Value> {
                     vec![$(Value::from(self.$field.clone())),*]
                 }
@@ -117,7 +120,7 @@ catalog! {
         hotel_id: String, day: u32, room_number: u16,
     }
     Transaction ["examples/invoices.rs"] (salt = random % 10, then = (invoice_id), transaction_id) {
-        invoice_id: String, transaction_id: String,
+        invoice_id: String, transaction_id: u32,
     }
     // tests/common/schemas.rs.
     Line [""] (salt = random % 10, then = (invoice_id), rev(created_at), line_no) {

@@ -1,0 +1,93 @@
+"""The package as a user meets it: the README's example, errors, options and
+open range ends."""
+
+import json
+import os
+import re
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "src"))
+
+import keyschema  # noqa: E402
+from keyschema import OPEN, DecodeError, Schema, SchemaError, Some, ValueError_  # noqa: E402
+
+
+def event_schema_json():
+    with open(os.path.join(HERE, "..", "..", "docs", "vectors.json"), encoding="utf-8") as f:
+        vectors = json.load(f)
+    return json.dumps(next(v["schema"] for v in vectors["keys"] if v["schema"]["name"] == "Event"))
+
+
+class ReadmeExample(unittest.TestCase):
+    def test_the_readme_example_runs(self):
+        with open(os.path.join(HERE, "..", "README.md"), encoding="utf-8") as f:
+            code = re.search(r"```python\n(.*?)```", f.read(), re.S).group(1)
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "events.json"), "w", encoding="utf-8") as f:
+                f.write(event_schema_json())
+            cwd = os.getcwd()
+            os.chdir(d)
+            try:
+                exec(compile(code, "README.md", "exec"), {})
+            finally:
+                os.chdir(cwd)
+
+
+class Errors(unittest.TestCase):
+    def setUp(self):
+        self.schema = Schema.from_json(event_schema_json())
+
+    def test_values_of_the_wrong_type_name_the_field(self):
+        with self.assertRaises(ValueError_) as caught:
+            self.schema.encode({"user_id": "u1", "site": 7, "timestamp": 1})
+        self.assertIn("field `site`", str(caught.exception))
+        with self.assertRaises(ValueError_):
+            self.schema.encode({"user_id": "u1", "site": "s", "timestamp": -1})
+        with self.assertRaises(ValueError_):
+            self.schema.encode({"user_id": "u1", "site": "s"})
+
+    def test_bad_keys_get_the_rust_errors(self):
+        key = self.schema.encode({"user_id": "u1", "site": "s", "timestamp": 1700000000})
+        with self.assertRaises(DecodeError) as caught:
+            self.schema.decode(key[:-1])
+        self.assertEqual(str(caught.exception), "key ends inside component `timestamp` at byte 6: expected 8 bytes of u64")
+        self.assertTrue(self.schema.render(key + b"\x00").startswith("3|u1|s|~1700000000|!0x00 (1 unexpected bytes"))
+
+    def test_documents_it_cannot_use_are_refused(self):
+        doc = json.loads(event_schema_json())
+        doc["keyschema"] = 2
+        with self.assertRaises(SchemaError):
+            Schema.from_json(json.dumps(doc))
+        doc = json.loads(event_schema_json())
+        doc["components"][0]["encoding"] = None
+        with self.assertRaises(SchemaError) as caught:
+            Schema.from_json(json.dumps(doc))
+        self.assertIn("declares no encoding", str(caught.exception))
+
+
+class Options(unittest.TestCase):
+    def test_nested_options_and_open_ends(self):
+        doc = {
+            "keyschema": 1, "name": "Nested", "format": {"kind": "binary"}, "prefix": "", "salt": None, "partition": None,
+            "components": [
+                {"name": "maybe", "type": "Option<Option<u8>>", "order": "asc", "transform": "plain", "encoding": "Option<Option<u8>>", "fixed_width": None},
+            ],
+        }
+        schema = Schema.from_json(json.dumps(doc))
+        self.assertEqual(schema.encode([None]), b"\x00")
+        self.assertEqual(schema.encode([Some(None)]), b"\x01\x00")
+        self.assertEqual(schema.encode([5]), b"\x01\x01\x05")
+        self.assertEqual(schema.decode(b"\x01\x00"), {"maybe": Some(None)})
+        self.assertEqual(schema.render(b"\x01\x00"), "<some <none>>")
+        # None is a value of the field; OPEN is an open end.
+        [r] = schema.ranges([], lo=None, hi=OPEN)
+        self.assertEqual((r.start, r.end), (b"\x00", None))
+        [r] = schema.ranges([], lo=OPEN, hi=None, hi_inclusive=True)
+        self.assertEqual((r.start, r.end), (b"", b"\x01"))
+
+
+if __name__ == "__main__":
+    unittest.main()
