@@ -39,6 +39,15 @@ const ROOMS: u16 = 100;
 const DAYS: u32 = 730;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // `--schema-out FILE`: the month-bucketed layout as a JSON document, for
+    // the `keyschema` command line tool (`keyschema size`) and Python.
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match (arg.as_str(), args.next()) {
+            ("--schema-out", Some(path)) => std::fs::write(path, Availability::schema().to_json())?,
+            _ => return Err("usage: hotel_availability [--schema-out FILE]".into()),
+        }
+    }
     // The chapter's sizing, from the declarations: hotel_id text(5), the
     // day as a CQL date (4) and the room number as a smallint (2), one
     // regular column is_available boolean (1), 8 bytes of metadata per cell.

@@ -112,7 +112,8 @@ impl Visit for SameAsExamples {
         }
         for field in K::FIELDS {
             if !compact(&source).contains(&compact(&format!("pub {field},"))) {
-                self.0.push(format!("{}: {} field {field}", K::SOURCE, K::DECLARATION));
+                self.0
+                    .push(format!("{}: {} field {field}", K::SOURCE, K::DECLARATION));
             }
         }
     }

@@ -722,7 +722,25 @@ class Schema:
             self.hashed = [] if self.random else list(salt["hashed"])
             if any(not 0 <= h < len(self.components) for h in self.hashed):
                 raise SchemaError("schema `salt.hashed`: not a component index")
+        for i, c in enumerate(self.components):
+            if c.transform == "bucket":
+                nxt = self.components[i + 1] if i + 1 < len(self.components) else None
+                if nxt is None or nxt.transform != "plain" or nxt.name != c.name or str(nxt.encoding) != str(c.encoding) or nxt.descending != c.descending:
+                    raise SchemaError("schema `components[%d]`: a bucket of `%s` must be followed by `%s` itself" % (i, c.name, c.name))
+                if c.encoding.base in ("u128", "i128"):
+                    raise SchemaError("schema `components[%d].transform`: a bucket needs an integer of at most 64 bits" % i)
+            if c.transform == "reverse" and c.descending:
+                raise SchemaError("schema `components[%d].transform`: `reverse` is stored ascending" % i)
+            if self.sep is not None and c.descending and not c.encoding.is_integer():
+                raise SchemaError("schema `components[%d].order`: `rev` in a text key needs a number" % i)
+        if self.buckets is not None and not self.random and (not self.hashed or len(set(self.hashed)) != len(self.hashed)):
+            raise SchemaError("schema `salt.hashed`: each component at most once, and at least one")
         self.partition = doc.get("partition")
+        if self.partition is not None and not 1 <= self.partition <= len(self.components):
+            raise SchemaError("schema `partition`: expected null or 1..=%d components" % len(self.components))
+        names = [c.name for c in self.components if c.transform != "bucket"]
+        if len(set(names)) != len(names):
+            raise SchemaError("schema `components`: a field is in the key twice")
         self.fields = []
         for i, c in enumerate(self.components):
             if c.transform == "bucket":
