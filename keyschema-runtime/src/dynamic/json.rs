@@ -75,7 +75,7 @@ impl DynSchema {
     /// Reads a schema document written by
     /// [`Schema::to_json`](crate::Schema::to_json). Refuses, naming the
     /// place, a document of another version, a component whose type
-    /// declares no [`Encoding`](crate::Encoding), and any layout the derive
+    /// declares no [`Encoding`], and any layout the derive
     /// would not compile (a `reverse` on a string, a bucket without its
     /// field, N outside 1..=65,536, ...).
     ///
