@@ -289,3 +289,88 @@ impl Parse for SaltExpr {
         }
     }
 }
+
+/// `#[rowkey_was(...)]`: the layout the table's older rows use, and the
+/// cut-over between it and the declared one.
+///
+/// ```text
+/// was   := option ("," option)* ","?
+/// option:= "prefix" "=" string | "salt" "=" salt | "salt" "=" "none"
+///        | "until" "=" ident ">=" expr | "until" "=" "migration"
+/// ```
+pub struct WasAttr {
+    /// The span of the attribute, for errors about it as a whole.
+    pub span: Span,
+    /// `None`: the same prefix as the declared layout.
+    pub prefix: Option<(Span, Vec<u8>)>,
+    /// `None`: no salt (unsalted older rows); `Some(salt)`.
+    pub salt: Option<SaltExpr>,
+    pub until: Option<Until>,
+}
+
+/// When a row belongs to the declared (newer) layout.
+pub enum Until {
+    /// `until = field >= value`: rows whose `field` is at or past `value`.
+    Field { field: Ident, value: syn::Expr },
+    /// `until = migration`: the migration's phase decides (old, both, new).
+    Migration,
+}
+
+impl WasAttr {
+    pub fn parse(span: Span, input: ParseStream) -> syn::Result<Self> {
+        let mut was = WasAttr {
+            span,
+            prefix: None,
+            salt: None,
+            until: None,
+        };
+        let mut salt_seen = false;
+        while !input.is_empty() {
+            let key = input.call(Ident::parse_any)?;
+            let duplicate = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
+            input.parse::<Token![=]>()?;
+            match key.to_string().as_str() {
+                "prefix" if was.prefix.is_none() => {
+                    let lit: LitStr = input.parse()?;
+                    was.prefix = Some((lit.span(), lit.value().into_bytes()));
+                }
+                "salt" if !salt_seen => {
+                    salt_seen = true;
+                    if input.peek(Ident) && input.fork().parse::<Ident>().is_ok_and(|i| i == "none") {
+                        input.parse::<Ident>()?;
+                    } else {
+                        was.salt = Some(input.parse()?);
+                    }
+                }
+                "until" if was.until.is_none() => {
+                    let first = input.call(Ident::parse_any)?;
+                    if first == "migration" && !input.peek(Token![>=]) {
+                        was.until = Some(Until::Migration);
+                    } else {
+                        input.parse::<Token![>=]>()?;
+                        let value: syn::Expr = input.parse()?;
+                        was.until = Some(Until::Field { field: first, value });
+                    }
+                }
+                "prefix" | "salt" | "until" => return Err(duplicate()),
+                "then" | "format" => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("the older layout keeps the declared `{key}`: a layout history changes only `prefix` and `salt`, so rows of both layouts sort alike after the salt"),
+                    ))
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown rowkey_was option `{other}`; expected `prefix`, `salt` or `until`"),
+                    ))
+                }
+            }
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        Ok(was)
+    }
+}

@@ -2,9 +2,9 @@
 //! rule, each error at the offending token. All errors are collected and
 //! reported together; what passes becomes the [`KeySpec`] model.
 
-use crate::attr::{ComponentExpr, HashFields, KeyAttr, SaltExpr};
+use crate::attr::{ComponentExpr, HashFields, KeyAttr, SaltExpr, Until, WasAttr};
 use crate::limits::{MAX_BUCKETS, MAX_COMPONENTS, SCAN_METHODS};
-use crate::model::{Field, KeySpec, Layout, Order, Part, Role, SaltSpec};
+use crate::model::{Cut, Field, KeySpec, Layout, Order, Part, Role, SaltSpec, WasSpec};
 use darling::{util::Flag, FromField};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, FieldsNamed};
@@ -80,6 +80,8 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         .filter(|_| attr.then.is_some())
         .and_then(|salt| salt_spec(salt, &listed, &fields, &mut errors));
 
+    let was = was_spec(input, &attr, &listed, &fields, salt.as_ref(), &mut errors);
+
     errors.finish()?;
     Ok(KeySpec {
         ident: input.ident.clone(),
@@ -96,6 +98,128 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
             .filter(|(_, skip)| *skip)
             .map(|(f, _)| f)
             .collect(),
+        was,
+    })
+}
+
+/// Rules of `#[rowkey_was(...)]`: given once; it changes the prefix or the
+/// salt (else it is the same layout); its salt follows the salt rules and is
+/// not random (nor is the declared one: a row's key must be computable from
+/// its fields in both layouts, for the backfill and for reads); `until`
+/// names a key field stored plain or `rev` (its bytes then sort like it) or
+/// `migration`.
+fn was_spec(
+    input: &DeriveInput,
+    attr: &KeyAttr,
+    listed: &[Listed],
+    fields: &StructFields,
+    salt: Option<&SaltSpec>,
+    errors: &mut Errors,
+) -> Option<WasSpec> {
+    let mut found = input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("rowkey_was"));
+    let first = found.next()?;
+    if let Some(again) = found.next() {
+        errors.push(error(
+            again.span(),
+            "`#[rowkey_was(...)]` is given twice: a key type names one older layout (migrate in steps, one layout change at a time)",
+        ));
+    }
+    let was = match first
+        .parse_args_with(|stream: syn::parse::ParseStream| WasAttr::parse(first.span(), stream))
+    {
+        Ok(was) => was,
+        Err(e) => {
+            errors.push(e.into());
+            return None;
+        }
+    };
+    if attr.then.is_none() {
+        return None;
+    }
+    let old_salt = was
+        .salt
+        .as_ref()
+        .and_then(|s| salt_spec(s, listed, fields, errors));
+    let random = |s: Option<&SaltSpec>| matches!(s, Some(SaltSpec::Random { .. }));
+    if random(salt) || random(old_salt.as_ref()) {
+        errors.push(error(
+            was.span,
+            "a layout history needs keys computed from the fields in both layouts: `random % N` salts cannot be re-keyed row by row; use `hash(...) % N`",
+        ));
+    }
+    let prefix = was
+        .prefix
+        .as_ref()
+        .map(|(_, p)| p.clone())
+        .unwrap_or_else(|| {
+            attr.prefix
+                .as_ref()
+                .map(|(_, p)| p.clone())
+                .unwrap_or_default()
+        });
+    let same_prefix = prefix
+        == attr
+            .prefix
+            .as_ref()
+            .map(|(_, p)| p.clone())
+            .unwrap_or_default();
+    if same_prefix && was.salt.is_some() == salt.is_some() && old_salt.as_ref() == salt {
+        errors.push(error(
+            was.span,
+            "`#[rowkey_was(...)]` describes the declared layout itself: give the older layout's `salt` (or `salt = none`) or `prefix`",
+        ));
+    }
+    let cut = match was.until {
+        None => {
+            errors.push(error(
+                was.span,
+                "`#[rowkey_was(...)]` needs `until = field >= value` (rows at or past the value use the declared layout) or `until = migration`",
+            ));
+            return None;
+        }
+        Some(Until::Migration) => Cut::Migration,
+        Some(Until::Field { field, value }) => {
+            let at = listed
+                .iter()
+                .position(|l| l.field.ident == field && !matches!(l.role, Role::Bucket { .. }));
+            let Some(at) = at else {
+                errors.push(error(
+                    field.span(),
+                    format!(
+                        "the cut-over field `{field}` is not in the key{}",
+                        fields.suggest(&field)
+                    ),
+                ));
+                return None;
+            };
+            if matches!(listed[at].role, Role::Reversed(_)) {
+                errors.push(error(
+                    field.span(),
+                    format!("the cut-over field `{field}` is stored `reverse`d, so its bytes do not sort like it; cut over on a plain or `rev` field"),
+                ));
+                return None;
+            }
+            if at > 0 && matches!(listed[at - 1].role, Role::Bucket { .. }) {
+                errors.push(error(
+                    field.span(),
+                    format!("the cut-over field `{field}` is bucketed; cut over on a plain or `rev` field"),
+                ));
+                return None;
+            }
+            Cut::Field {
+                component: at,
+                field: listed[at].field.clone(),
+                value,
+            }
+        }
+    };
+    Some(WasSpec {
+        prefix,
+        salt: old_salt,
+        cut,
     })
 }
 

@@ -2,7 +2,7 @@
 //! straight-line and calls the runtime through `__private`.
 
 use crate::limits::MAX_BUCKET_EXPANSION;
-use crate::model::{Encoded, Field, KeySpec, Layout, Order, Part, Role, SaltSpec};
+use crate::model::{Cut, Encoded, Field, KeySpec, Layout, Order, Part, Role, SaltSpec};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -61,13 +61,7 @@ fn aliases(spec: &KeySpec) -> TokenStream {
 fn schema(spec: &KeySpec) -> TokenStream {
     let name = spec.ident.to_string();
     let prefix = Literal::byte_string(&spec.prefix);
-    let salt = match &spec.salt {
-        None => quote!(None),
-        Some(SaltSpec::Random { buckets }) => quote!(Some(__ks::random_salt(#buckets))),
-        Some(SaltSpec::Hash { buckets, hashed }) => {
-            quote!(Some(__ks::hash_salt(#buckets, &[#(#hashed),*])))
-        }
-    };
+    let salt = salt_tokens(spec.salt.as_ref());
     let components = spec.encoded().into_iter().map(|e| {
         let base = component(&e);
         if spec.text_sep.is_none() {
@@ -96,16 +90,75 @@ fn schema(spec: &KeySpec) -> TokenStream {
         Some(n) => quote!(Some(#n)),
         None => quote!(None),
     };
+    let components: Vec<TokenStream> = components.collect();
+    let was = was_schema(spec, &components, &format, &partition);
     quote! {
         static __KEYSCHEMA: __ks::Schema = __ks::schema(
             #name, #prefix, #salt, &[#(#components),*], #format, #partition, __keyschema_check,
         );
+
+        #was
 
         fn __keyschema_check(__key: &[u8]) -> __ks::Result<(), __ks::DecodeError> {
             <#ident as __ks::RowKey>::decode(__key).map(|_| ())
         }
 
         #sort_not_empty
+    }
+}
+
+fn salt_tokens(salt: Option<&SaltSpec>) -> TokenStream {
+    match salt {
+        None => quote!(None),
+        Some(SaltSpec::Random { buckets }) => quote!(Some(__ks::random_salt(#buckets))),
+        Some(SaltSpec::Hash { buckets, hashed }) => {
+            quote!(Some(__ks::hash_salt(#buckets, &[#(#hashed),*])))
+        }
+    }
+}
+
+/// `#[rowkey_was(...)]`: the older layout's static `Schema` (the same
+/// components under its prefix and salt) and the `History`.
+fn was_schema(
+    spec: &KeySpec,
+    components: &[TokenStream],
+    format: &TokenStream,
+    partition: &TokenStream,
+) -> TokenStream {
+    let Some(was) = &spec.was else {
+        return TokenStream::new();
+    };
+    let ident = &spec.ident;
+    let name = format!("{ident} (older layout)");
+    let prefix = Literal::byte_string(&was.prefix);
+    let salt = salt_tokens(was.salt.as_ref());
+    let cut = match &was.cut {
+        Cut::Migration => quote!(__ks::cut_by_migration()),
+        Cut::Field {
+            component,
+            field,
+            value,
+        } => {
+            let ty = checked(field);
+            quote! {{
+                fn __keyschema_cut() -> __ks::Vec<u8> {
+                    let __value: <#ty as __ks::KeyComponent>::Ref<'static> = #value;
+                    __ks::encode_value::<#ty>(__value)
+                }
+                __ks::cut_at_field(#component, __keyschema_cut)
+            }}
+        }
+    };
+    quote! {
+        static __KEYSCHEMA_WAS: __ks::Schema = __ks::schema(
+            #name, #prefix, #salt, &[#(#components),*], #format, #partition, __keyschema_check_was,
+        );
+
+        fn __keyschema_check_was(__key: &[u8]) -> __ks::Result<(), __ks::DecodeError> {
+            <#ident as __ks::RowKey>::decode_older(__key).map(|_| ())
+        }
+
+        static __KEYSCHEMA_HISTORY: __ks::History = __ks::history(&__KEYSCHEMA_WAS, #cut);
     }
 }
 
@@ -196,6 +249,11 @@ fn step(role: Role, span: Span, text: bool) -> syn::Ident {
 /// re-check the parameter types at the derive, so a field type that is not a
 /// key component would be reported twice.
 fn encode_steps(spec: &KeySpec, finish: TokenStream) -> TokenStream {
+    encode_steps_in(spec, &format_ident!("__KEYSCHEMA"), finish)
+}
+
+/// [`encode_steps`] under the schema static `schema` (the older layout's).
+fn encode_steps_in(spec: &KeySpec, schema: &syn::Ident, finish: TokenStream) -> TokenStream {
     let encoded = spec.encoded();
     let n = encoded.len();
     let writes = encoded.iter().map(|e| {
@@ -210,7 +268,7 @@ fn encode_steps(spec: &KeySpec, finish: TokenStream) -> TokenStream {
     });
     quote! {
         let mut __encoder = __ks::KeyEncoder::<#n>::new(
-            &__KEYSCHEMA, __out, <Self as __ks::RowKey>::SIZE_HINT,
+            &#schema, __out, <Self as __ks::RowKey>::SIZE_HINT,
         );
         #(#writes)*
         #finish
@@ -249,10 +307,61 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
         let bucket = format_ident!("__bucket_{}", i);
         Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &#ident, #width)?;))
     });
-    let fields = spec.parts.iter().map(|part| &part.field.ident);
-    let skipped = spec.skipped.iter().map(|f| {
-        let ident = &f.ident;
-        quote_spanned!(f.ty.span()=> #ident: __ks::Default::default())
+    let fields: Vec<&syn::Ident> = spec.parts.iter().map(|part| &part.field.ident).collect();
+    let skipped: Vec<TokenStream> = spec
+        .skipped
+        .iter()
+        .map(|f| {
+            let ident = &f.ident;
+            quote_spanned!(f.ty.span()=> #ident: __ks::Default::default())
+        })
+        .collect();
+    let reads: Vec<TokenStream> = reads.collect();
+    let checks: Vec<TokenStream> = checks.collect();
+    let history = spec.was.as_ref().map(|was| {
+        let refs = spec.parts.iter().map(|part| {
+            let (field, ty) = (&part.field.ident, &checked(&part.field));
+            quote_spanned!(ty.span()=> let #field = <#ty as __ks::KeyComponent>::as_key_ref(&self.#field);)
+        });
+        let encode_older = encode_steps_in(spec, &format_ident!("__KEYSCHEMA_WAS"), quote!(__encoder.finish();));
+        let past = match &was.cut {
+            Cut::Migration => quote!(true),
+            Cut::Field { field, .. } => {
+                let (f, ty) = (&field.ident, checked(field));
+                quote! {{
+                    let __at = match <Self as __ks::RowKey>::history().map(|h| h.cut()) {
+                        __ks::Option::Some(__ks::Cut::Field { at, .. }) => at(),
+                        _ => __ks::Vec::new(),
+                    };
+                    __ks::encode_value::<#ty>(<#ty as __ks::KeyComponent>::as_key_ref(&self.#f)) >= __at
+                }}
+            }
+        };
+        quote! {
+            fn history() -> __ks::Option<&'static __ks::History> {
+                __ks::Option::Some(&__KEYSCHEMA_HISTORY)
+            }
+
+            fn decode_older(__bytes: &[u8]) -> __ks::Result<Self, __ks::DecodeError> {
+                let mut __decoder = __ks::KeyDecoder::<#n>::new(&__KEYSCHEMA_WAS, __bytes)?;
+                #(#reads)*
+                #(#checks)*
+                __decoder.finish()?;
+                __ks::Result::Ok(#ident { #(#fields,)* #(#skipped,)* })
+            }
+
+            fn encode_older(&self) -> __ks::Option<__ks::Vec<u8>> {
+                let mut __key = __ks::Vec::new();
+                let __out = &mut __key;
+                #(#refs)*
+                #encode_older
+                __ks::Option::Some(__key)
+            }
+
+            fn past_cut_over(&self) -> bool {
+                #past
+            }
+        }
     });
     quote! {
         impl __ks::RowKey for #ident {
@@ -276,6 +385,8 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
                 __decoder.finish()?;
                 __ks::Result::Ok(#ident { #(#fields,)* #(#skipped,)* })
             }
+
+            #history
         }
     }
 }

@@ -15,7 +15,7 @@ use proc_macro::TokenStream;
 
 /// Derives `keyschema::RowKey`, `get_key`, `get_key_into` and `scan()` from a
 /// `#[rowkey(...)]` declaration. See the `keyschema` crate for the syntax.
-#[proc_macro_derive(RowKey, attributes(rowkey))]
+#[proc_macro_derive(RowKey, attributes(rowkey, rowkey_was))]
 pub fn derive_row_key(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     match check::check(&input) {

@@ -24,9 +24,33 @@ pub struct KeySpec {
     pub partition: Option<usize>,
     /// Fields outside the key, filled with `Default` on decode.
     pub skipped: Vec<Field>,
+    /// `#[rowkey_was(...)]`: the older layout and the cut-over.
+    pub was: Option<WasSpec>,
+}
+
+/// The layout of the table's older rows: the declared components under
+/// another prefix and salt.
+pub struct WasSpec {
+    pub prefix: Vec<u8>,
+    pub salt: Option<SaltSpec>,
+    pub cut: Cut,
+}
+
+/// What decides a row's layout.
+pub enum Cut {
+    /// Rows whose field (encoded component `component`) is at or past `value`
+    /// are in the declared layout.
+    Field {
+        component: usize,
+        field: Field,
+        value: syn::Expr,
+    },
+    /// The migration's phase.
+    Migration,
 }
 
 /// The salt.
+#[derive(PartialEq, Eq)]
 pub enum SaltSpec {
     /// `hash(...) % buckets`: indexes into [`KeySpec::encoded`], in hash order.
     Hash { buckets: u32, hashed: Vec<usize> },

@@ -106,6 +106,19 @@ pub enum DecodeError {
         /// The limit.
         max: usize,
     },
+    /// A key that reads as a row in both layouts of a key type's history,
+    /// and that the cut-over does not decide.
+    #[error("the key reads as a row of `{schema}` in both its declared and its older layout (`#[rowkey_was]`), and the cut-over does not decide which")]
+    AmbiguousLayout {
+        /// The key type.
+        schema: &'static str,
+    },
+    /// A key of an older layout, asked of a key type that declares none.
+    #[error("`{schema}` declares no older layout (`#[rowkey_was(...)]`)")]
+    NoHistory {
+        /// The key type.
+        schema: &'static str,
+    },
     /// Bytes left after the last component.
     #[error("{count} unexpected bytes after the last component, starting at byte {offset}")]
     TrailingBytes {

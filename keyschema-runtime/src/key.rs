@@ -1,6 +1,7 @@
 //! The [`RowKey`] trait: what `#[derive(RowKey)]` implements.
 
 use crate::error::DecodeError;
+use crate::history::History;
 use crate::schema::Schema;
 
 /// A struct that is a row key: derived with `#[derive(RowKey)]`.
@@ -59,5 +60,63 @@ pub trait RowKey: Sized {
     /// `6|u1|s|~1700000000`; see [`Schema::render`].
     fn render(key: &[u8]) -> String {
         Self::schema().render(key)
+    }
+
+    /// The layout of the table's older rows and the cut-over, when the type
+    /// declares one with `#[rowkey_was(...)]`.
+    fn history() -> Option<&'static History> {
+        None
+    }
+
+    /// Reads a key of the older layout (see [`history`](Self::history)),
+    /// with the checks of [`decode`](Self::decode).
+    fn decode_older(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let _ = bytes;
+        Err(DecodeError::NoHistory {
+            schema: Self::schema().name(),
+        })
+    }
+
+    /// The row's key in the older layout; `None` without a history.
+    fn encode_older(&self) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// Whether the row is at or past the cut-over (a cut-over by field):
+    /// in the declared layout. Always `true` without a history or for a
+    /// cut-over by migration.
+    fn past_cut_over(&self) -> bool {
+        true
+    }
+
+    /// Reads a stored key of either layout. A key that reads under one
+    /// layout only is that layout's; one that reads under both is decided
+    /// by the cut-over field (the declared layout holds the rows at or past
+    /// it); one still undecided is [`DecodeError::AmbiguousLayout`]. The
+    /// flag is `true` for the declared layout.
+    fn decode_stored(bytes: &[u8]) -> Result<(Self, bool), DecodeError> {
+        let Some(history) = Self::history() else {
+            return Self::decode(bytes).map(|row| (row, true));
+        };
+        let declared = Self::decode(bytes);
+        let older = Self::decode_older(bytes);
+        match (declared, older) {
+            (Ok(row), Err(_)) => Ok((row, true)),
+            (Err(_), Ok(row)) => Ok((row, false)),
+            (Err(e), Err(_)) => Err(e),
+            (Ok(new), Ok(old)) => {
+                let by_field = matches!(history.cut(), crate::history::Cut::Field { .. });
+                match (
+                    by_field && new.past_cut_over(),
+                    by_field && !old.past_cut_over(),
+                ) {
+                    (true, false) => Ok((new, true)),
+                    (false, true) => Ok((old, false)),
+                    _ => Err(DecodeError::AmbiguousLayout {
+                        schema: Self::schema().name(),
+                    }),
+                }
+            }
+        }
     }
 }

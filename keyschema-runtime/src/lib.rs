@@ -13,6 +13,7 @@ mod codec;
 pub mod dynamic;
 mod encoding;
 mod error;
+pub mod history;
 pub mod hotspot;
 mod key;
 mod limits;
@@ -42,13 +43,14 @@ pub mod __private {
 
     pub use crate::codec::{KeyDecoder, KeyEncoder};
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
+    pub use crate::history::{Cut, History};
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, TextScan};
     pub use crate::store::{AsyncStore, BoxFuture, RowError, RowStore, Store, TypedGet, TypedRow};
+    pub use crate::{encode_value, Component, DecodeError, Format, Order, RowKey, Salt, Schema};
     pub use crate::{
         AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanRangeSet, ScanRequest, TypedRows,
     };
-    pub use crate::{Component, DecodeError, Format, Order, RowKey, Salt, Schema};
     pub use std::{default::Default, option::Option, result::Result, vec::Vec};
 
     /// The key type's `Schema`, checked by its own `decode`.
@@ -111,6 +113,24 @@ pub mod __private {
     /// The component's text form, for `rev`, `reverse` and `bucket`: a number's digits.
     pub const fn with_text_digits<T: TextDigits>(component: Component) -> Component {
         component.with_text_digits::<T>()
+    }
+
+    /// `#[rowkey_was(...)]`: the older layout and the cut-over.
+    pub const fn history(
+        old: &'static Schema,
+        cut: crate::history::Cut,
+    ) -> crate::history::History {
+        crate::history::History::new(old, cut)
+    }
+
+    /// `until = field >= value`.
+    pub const fn cut_at_field(component: usize, at: fn() -> Vec<u8>) -> crate::history::Cut {
+        crate::history::Cut::Field { component, at }
+    }
+
+    /// `until = migration`.
+    pub const fn cut_by_migration() -> crate::history::Cut {
+        crate::history::Cut::Migration
     }
 
     /// The request a builder stage ends in.

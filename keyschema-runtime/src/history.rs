@@ -1,0 +1,142 @@
+//! Layout history: the layout a table's older rows use and the cut-over to
+//! the declared one, for a layout change on a live table
+//! (`#[rowkey_was(...)]`).
+//!
+//! The two layouts differ only in their prefix and salt: the components
+//! after the salt are the same bytes, so rows of both layouts merge in one
+//! order, a cursor means the same in both, and a row moves from one layout
+//! to the other by changing its header alone.
+
+use crate::schema::Schema;
+
+/// The older layout of a key type and what decides a row's layout. Made by
+/// `#[rowkey_was(...)]`; see [`RowKey::history`](crate::RowKey::history).
+#[derive(Debug)]
+pub struct History {
+    old: &'static Schema,
+    cut: Cut,
+}
+
+/// What decides a row's layout.
+#[derive(Debug, Clone, Copy)]
+pub enum Cut {
+    /// `until = field >= value`: rows whose component `component` is at or
+    /// past the value are in the declared layout. `at` gives the value's
+    /// ascending encoding.
+    Field {
+        /// The cut-over field's index in [`Schema::components`].
+        component: usize,
+        /// The ascending encoding of the cut-over value.
+        at: fn() -> Vec<u8>,
+    },
+    /// `until = migration`: the [`Phase`] alone decides.
+    Migration,
+}
+
+/// Where a layout change stands. Reads and writes of a key type with a
+/// history take the phase the application is in (from its configuration,
+/// so that every reader and writer agrees).
+///
+/// A cut-over by field goes `Split` → `New`; by migration, `Old` → `Dual` →
+/// `New`. The backfill copies the older rows during `Split` or `Dual`, and
+/// the older rows are deleted only in `New`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Only the older layout is read and written (migration, before it starts).
+    Old,
+    /// Writes go to both layouts; reads to the older one, which is complete
+    /// (migration, while the backfill runs).
+    Dual,
+    /// Rows before the cut-over are in the older layout, the others in the
+    /// declared one; reads split at the cut-over (a cut-over by field,
+    /// before and while the backfill runs).
+    Split,
+    /// Every row is in the declared layout (the backfill copied and
+    /// verified them): reads and writes use it alone.
+    New,
+}
+
+/// Which layouts an operation touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layouts {
+    /// The older layout.
+    pub older: bool,
+    /// The declared layout.
+    pub declared: bool,
+}
+
+impl History {
+    #[doc(hidden)]
+    pub const fn new(old: &'static Schema, cut: Cut) -> Self {
+        History { old, cut }
+    }
+
+    /// The older layout.
+    pub fn older(&self) -> &'static Schema {
+        self.old
+    }
+
+    /// What decides a row's layout.
+    pub fn cut(&self) -> Cut {
+        self.cut
+    }
+
+    /// The phase a key type starts in: `Split` for a cut-over by field
+    /// (new rows past the value, old rows where they are), `Old` for a
+    /// migration.
+    pub fn first_phase(&self) -> Phase {
+        match self.cut {
+            Cut::Field { .. } => Phase::Split,
+            Cut::Migration => Phase::Old,
+        }
+    }
+
+    /// Whether `phase` belongs to this kind of cut-over.
+    pub fn allows(&self, phase: Phase) -> bool {
+        match self.cut {
+            Cut::Field { .. } => matches!(phase, Phase::Split | Phase::New),
+            Cut::Migration => matches!(phase, Phase::Old | Phase::Dual | Phase::New),
+        }
+    }
+
+    /// The layouts a read looks in during `phase`.
+    pub fn reads(&self, phase: Phase) -> Layouts {
+        match phase {
+            Phase::Old | Phase::Dual => Layouts {
+                older: true,
+                declared: false,
+            },
+            Phase::Split => Layouts {
+                older: true,
+                declared: true,
+            },
+            Phase::New => Layouts {
+                older: false,
+                declared: true,
+            },
+        }
+    }
+
+    /// The layouts a write of a row goes to during `phase`; `declared` says
+    /// whether the row is at or past the cut-over (by field).
+    pub fn writes(&self, phase: Phase, declared: bool) -> Layouts {
+        match phase {
+            Phase::Old => Layouts {
+                older: true,
+                declared: false,
+            },
+            Phase::Dual => Layouts {
+                older: true,
+                declared: true,
+            },
+            Phase::Split => Layouts {
+                older: !declared,
+                declared,
+            },
+            Phase::New => Layouts {
+                older: false,
+                declared: true,
+            },
+        }
+    }
+}
