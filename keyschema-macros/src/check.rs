@@ -136,9 +136,7 @@ fn was_spec(
             return None;
         }
     };
-    if attr.then.is_none() {
-        return None;
-    }
+    attr.then.as_ref()?;
     let old_salt = was
         .salt
         .as_ref()
@@ -212,7 +210,7 @@ fn was_spec(
             Cut::Field {
                 component: at,
                 field: listed[at].field.clone(),
-                value,
+                value: Box::new(value),
             }
         }
     };

@@ -43,7 +43,7 @@ pub enum Cut {
     Field {
         component: usize,
         field: Field,
-        value: syn::Expr,
+        value: Box<syn::Expr>,
     },
     /// The migration's phase.
     Migration,
