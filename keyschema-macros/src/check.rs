@@ -209,7 +209,7 @@ fn was_spec(
             }
             Cut::Field {
                 component: at,
-                field: listed[at].field.clone(),
+                field: Box::new(listed[at].field.clone()),
                 value: Box::new(value),
             }
         }

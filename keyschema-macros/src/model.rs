@@ -42,7 +42,7 @@ pub enum Cut {
     /// are in the declared layout.
     Field {
         component: usize,
-        field: Field,
+        field: Box<Field>,
         value: Box<syn::Expr>,
     },
     /// The migration's phase.
