@@ -102,6 +102,14 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
     })
 }
 
+/// `Some(())` for a text key.
+fn text_separator_of(attr: &KeyAttr) -> Option<()> {
+    attr.format
+        .as_ref()
+        .filter(|(f, _)| f == "text")
+        .map(|_| ())
+}
+
 /// Rules of `#[rowkey_was(...)]`: given once; it changes the prefix or the
 /// salt (else it is the same layout); its salt follows the salt rules and is
 /// not random (nor is the declared one: a row's key must be computable from
@@ -168,6 +176,30 @@ fn was_spec(
         errors.push(error(
             was.span,
             "`#[rowkey_was(...)]` describes the declared layout itself: give the older layout's `salt` (or `salt = none`) or `prefix`",
+        ));
+    }
+    // With `until = migration` no field tells a key's layout: the two
+    // layouts' keys must never read as two different rows.
+    let header = |prefix: &[u8], salt: Option<&SaltSpec>| {
+        let salt = salt.map_or(0, |s| match text_separator_of(attr) {
+            Some(()) => (s.buckets().saturating_sub(1).max(1)).ilog10() as usize + 2,
+            None if s.buckets() > 256 => 2,
+            None => 1,
+        });
+        let sep = usize::from(text_separator_of(attr).is_some() && !prefix.is_empty());
+        prefix.len() + sep + salt
+    };
+    let declared_prefix = attr
+        .prefix
+        .as_ref()
+        .map(|(_, p)| p.clone())
+        .unwrap_or_default();
+    let disjoint = !prefix.starts_with(&declared_prefix) && !declared_prefix.starts_with(&prefix);
+    let same_length = header(&prefix, old_salt.as_ref()) == header(&declared_prefix, salt);
+    if matches!(was.until, Some(Until::Migration)) && !disjoint && !same_length {
+        errors.push(error(
+            was.span,
+            "with `until = migration` nothing tells which layout a key is in, so the two layouts must not read one key as two rows: keep the salt's width (N up to 256, or both above) and the prefix, or give the older layout a prefix of its own; or cut over on a field (`until = field >= value`)",
         ));
     }
     let cut = match was.until {

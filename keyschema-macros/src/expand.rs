@@ -592,6 +592,19 @@ fn thousands(n: usize) -> String {
 
 /// `scan()`, the methods every stage has, and one method per stage.
 fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
+    let phase = match &spec.was {
+        None => TokenStream::new(),
+        Some(_) => {
+            let vis = &spec.vis;
+            let ident = &spec.ident;
+            quote! {
+                /// Reads as in a phase of the layout change; see [`ScanRequest::phase`](::keyschema::ScanRequest::phase).
+                #vis fn phase(self, phase: __ks::Phase) -> __ks::ScanRequest<#ident> {
+                    self.request().phase(phase)
+                }
+            }
+        }
+    };
     let KeySpec { ident, vis, .. } = spec;
     let stages = spec
         .stages()
@@ -615,10 +628,14 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
         }
 
         impl<const STAGE: usize> #scan_ident<STAGE> {
-            /// The key ranges holding exactly the keys that match the components bound so far.
+            /// The key ranges holding exactly the keys that match the components bound so far
+            /// (with a layout history, in the layouts its first phase reads; see
+            /// [`ScanRequest::ranges`](::keyschema::ScanRequest::ranges)).
             #vis fn ranges(&self) -> __ks::ScanRangeSet {
-                self.state.ranges()
+                __ks::request::<#ident>(self.state.clone()).ranges()
             }
+
+            #phase
 
             /// Ends the scan here: the rows matching the components bound so far.
             #vis fn request(self) -> __ks::ScanRequest<#ident> {

@@ -7,6 +7,8 @@
 //! order, a cursor means the same in both, and a row moves from one layout
 //! to the other by changing its header alone.
 
+use crate::error::DecodeError;
+use crate::key::RowKey;
 use crate::schema::Schema;
 
 /// The older layout of a key type and what decides a row's layout. Made by
@@ -81,6 +83,13 @@ impl History {
         self.cut
     }
 
+    /// Whether a key reads as the same components in both layouts (their
+    /// headers have one length): then a key that reads in both is one row,
+    /// and a row's two keys may be the same bytes.
+    pub fn same_components(&self, declared: &Schema) -> bool {
+        self.old.header_len() == declared.header_len()
+    }
+
     /// The phase a key type starts in: `Split` for a cut-over by field
     /// (new rows past the value, old rows where they are), `Old` for a
     /// migration.
@@ -139,4 +148,70 @@ impl History {
             },
         }
     }
+}
+
+/// The key of `row` in one layout: the declared one, or the older.
+pub(crate) fn key_in<K: RowKey>(row: &K, older: bool) -> Vec<u8> {
+    match (older, row.encode_older()) {
+        (true, Some(key)) => key,
+        _ => row.encode(),
+    }
+}
+
+/// Refuses a key that would also read as another row of the other layout:
+/// a table holding it would be ambiguous. Keys of two layouts whose headers
+/// have one length always read as the same row, so they pass.
+pub(crate) fn unambiguous<K: RowKey>(key: &[u8], older: bool) -> Result<(), DecodeError> {
+    let Some(history) = K::history() else {
+        return Ok(());
+    };
+    if history.same_components(K::schema()) {
+        return Ok(());
+    }
+    let other = if older {
+        K::decode(key).is_ok()
+    } else {
+        K::decode_older(key).is_ok()
+    };
+    if other {
+        return Err(DecodeError::AmbiguousLayout {
+            schema: K::schema().name(),
+        });
+    }
+    Ok(())
+}
+
+/// The keys a write of `row` goes to in `phase`, each with whether it is
+/// the older layout's; refused when a key would be ambiguous.
+pub(crate) fn write_keys<K: RowKey>(
+    phase: Phase,
+    row: &K,
+) -> Result<Vec<(Vec<u8>, bool)>, DecodeError> {
+    let Some(history) = K::history() else {
+        return Ok(vec![(row.encode(), false)]);
+    };
+    let layouts = history.writes(phase, row.past_cut_over());
+    let mut keys = Vec::with_capacity(2);
+    for (wanted, older) in [(layouts.older, true), (layouts.declared, false)] {
+        if wanted {
+            let key = key_in(row, older);
+            unambiguous::<K>(&key, older)?;
+            if !keys.iter().any(|(k, _)| *k == key) {
+                keys.push((key, older));
+            }
+        }
+    }
+    Ok(keys)
+}
+
+/// The key a get of `row` reads in `phase`, and whether it is the older
+/// layout's: in `Split`, the layout of the row's side of the cut-over; in
+/// `Old` and `Dual`, the older layout (complete); in `New`, the declared.
+pub(crate) fn read_key<K: RowKey>(phase: Phase, row: &K) -> (Vec<u8>, bool) {
+    let older = match (K::history(), phase) {
+        (None, _) | (_, Phase::New) => false,
+        (Some(_), Phase::Old | Phase::Dual) => true,
+        (Some(_), Phase::Split) => !row.past_cut_over(),
+    };
+    (key_in(row, older), older)
 }

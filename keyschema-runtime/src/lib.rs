@@ -31,7 +31,7 @@ pub use encoding::{TextComponent, TextDigits, TextOrdered};
 pub use error::{CursorError, DecodeError};
 pub use key::RowKey;
 pub use limits::{MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
-pub use range::{prefix_successor, KeyRange, ScanRangeSet};
+pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
@@ -43,7 +43,7 @@ pub mod __private {
 
     pub use crate::codec::{KeyDecoder, KeyEncoder};
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
-    pub use crate::history::{Cut, History};
+    pub use crate::history::{Cut, History, Phase};
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, TextScan};
     pub use crate::store::{AsyncStore, BoxFuture, RowError, RowStore, Store, TypedGet, TypedRow};

@@ -4,6 +4,11 @@
 
 use std::ops::Bound;
 
+/// The bit set in [`KeyRange::bucket`] of the ranges a scan reads in a key
+/// type's older layout (`#[rowkey_was]`): buckets of the two layouts stay
+/// apart in scan plans and cursors.
+pub const OLDER_LAYOUT: u32 = 1 << 31;
+
 /// The order a scan yields rows in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -38,9 +43,17 @@ impl KeyRange {
         self.end.as_deref()
     }
 
-    /// The salt bucket every key of the range is in (0 when unsalted).
+    /// The salt bucket every key of the range is in (0 when unsalted). A
+    /// range in a key type's older layout (`#[rowkey_was]`) has the bit
+    /// [`OLDER_LAYOUT`] set as well.
     pub fn bucket(&self) -> u32 {
         self.bucket
+    }
+
+    /// The range with another bucket tag.
+    pub(crate) fn with_bucket(mut self, bucket: u32) -> Self {
+        self.bucket = bucket;
+        self
     }
 
     /// Whether `key` lies in the range.
@@ -151,7 +164,8 @@ impl ScanRangeSet {
         ScanRangeSet { ranges }
     }
 
-    /// A set from ranges the caller built sorted and disjoint.
+    /// A set from ranges the caller built sorted by start: disjoint, except
+    /// that the ranges of a layout history's two layouts may overlap.
     pub(crate) fn from_sorted_unchecked(ranges: Vec<KeyRange>) -> Self {
         ScanRangeSet { ranges }
     }
@@ -174,7 +188,9 @@ impl ScanRangeSet {
     /// Whether `key` lies in one of the ranges.
     pub fn contains(&self, key: &[u8]) -> bool {
         let after = self.ranges.partition_point(|r| r.start() <= key);
-        after > 0 && self.ranges[after - 1].contains(key)
+        // Disjoint ranges: only the last one starting at or before `key`
+        // can hold it; a layout history's two layouts may overlap.
+        self.ranges[..after].iter().rev().any(|r| r.contains(key))
     }
 }
 

@@ -217,13 +217,21 @@ impl ScanState {
 
     /// The key ranges holding exactly the matching keys.
     pub fn ranges(&self) -> ScanRangeSet {
+        self.ranges_in(self.schema)
+    }
+
+    /// The ranges of the same request under another layout with the same
+    /// components (a key type's older layout: another prefix or salt).
+    pub(crate) fn ranges_in(&self, schema: &'static Schema) -> ScanRangeSet {
         if self.expanded {
-            let mut ranges: Vec<KeyRange> =
-                self.alternatives.iter().flat_map(|a| a.ranges()).collect();
+            let mut ranges: Vec<KeyRange> = self
+                .alternatives
+                .iter()
+                .flat_map(|a| a.ranges_in(schema))
+                .collect();
             ranges.sort_by(|a, b| a.start().cmp(b.start()));
             return ScanRangeSet::from_sorted_unchecked(ranges);
         }
-        let schema = self.schema;
         let bound = self.ends.len();
         let mut ranges = Vec::new();
         let mut push = |bucket: Option<u32>| {
@@ -258,6 +266,76 @@ impl ScanState {
         };
         let descending = self.next_order() == Order::Descending;
         bounds_under(prefix, lo.as_ref(), hi.as_ref(), descending)
+    }
+}
+
+/// Where a scan stands relative to a cut-over at one component.
+pub(crate) enum Split {
+    /// Every matching row is before the cut-over.
+    Older,
+    /// Every matching row is at or past it.
+    Declared,
+    /// The rows before it (the first request) and those at or past it (the
+    /// second).
+    Both {
+        older: Box<ScanState>,
+        declared: Box<ScanState>,
+    },
+}
+
+impl ScanState {
+    /// Splits the request at the cut-over `at` (an ascending encoding) on
+    /// component `component`: by the bound value when the component is
+    /// bound, by narrowing the range when the range is on it, else into
+    /// two copies of the whole request (the rows then tell).
+    pub(crate) fn split_at(&self, component: usize, at: &[u8]) -> Split {
+        let bound = self.ends.len();
+        if !self.expanded && component < bound {
+            let start = if component == 0 {
+                0
+            } else {
+                self.shadow_ends[component - 1]
+            };
+            let value = &self.shadow[start..self.shadow_ends[component]];
+            return if value >= at {
+                Split::Declared
+            } else {
+                Split::Older
+            };
+        }
+        let both = || Split::Both {
+            older: Box::new(self.clone()),
+            declared: Box::new(self.clone()),
+        };
+        let (Some((lo, hi)), false, true) = (&self.range, self.expanded, component == bound) else {
+            return both();
+        };
+        let c = &self.schema.components()[component];
+        let mut cut = Vec::with_capacity(at.len() + 1);
+        if c.key_form(at, self.schema.sep(), &mut cut).is_err() {
+            return both();
+        }
+        let descending = c.order() == Order::Descending;
+        // Compare key bytes in the component's value order.
+        let less = |a: &[u8], b: &[u8]| if descending { a > b } else { a < b };
+        let upper = match hi {
+            Bound::Included(v) if less(v, &cut) => Bound::Included(v.clone()),
+            Bound::Excluded(v) if !less(&cut, v) => Bound::Excluded(v.clone()),
+            _ => Bound::Excluded(cut.clone()),
+        };
+        let lower = match lo {
+            Bound::Included(v) if !less(v, &cut) => Bound::Included(v.clone()),
+            Bound::Excluded(v) if !less(v, &cut) => Bound::Excluded(v.clone()),
+            _ => Bound::Included(cut),
+        };
+        let mut older = self.clone();
+        older.range = Some((lo.clone(), upper));
+        let mut declared = self.clone();
+        declared.range = Some((lower, hi.clone()));
+        Split::Both {
+            older: Box::new(older),
+            declared: Box::new(declared),
+        }
     }
 }
 

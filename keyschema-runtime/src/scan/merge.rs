@@ -6,8 +6,9 @@
 
 use super::cursor::{fingerprint, Cursor, Position};
 use crate::error::CursorError;
+use crate::history::{Cut, History, Phase};
 use crate::key::RowKey;
-use crate::range::{Direction, KeyRange};
+use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::schema::Schema;
 use crate::store::{typed_row, Row, RowError, TypedRow};
 use std::cmp::Ordering;
@@ -48,7 +49,7 @@ impl Pending {
             key,
             value,
             source,
-            header: core.header,
+            header: core.header_of(core.ranges.get(source).map_or(0, KeyRange::bucket)),
             reverse: core.options.direction == Direction::Reverse,
         }
     }
@@ -105,6 +106,9 @@ pub(super) struct ScanCore {
     /// The cursor given to `after` belongs to another request: returned
     /// as the first item, and nothing is read.
     pub(super) refused: Option<CursorError>,
+    /// A key type with a layout history: the phase read in, and the older
+    /// layout's header length.
+    pub(super) history: Option<(Phase, usize)>,
 }
 
 impl ScanCore {
@@ -112,6 +116,7 @@ impl ScanCore {
         schema: &'static Schema,
         ranges: Vec<KeyRange>,
         mut options: ScanOptions,
+        history: Option<(&'static History, Phase)>,
     ) -> Self {
         let foreign = options.after.as_ref().is_some_and(|cursor| {
             cursor.fingerprint != fingerprint(schema, &ranges, options.direction, options.ordered)
@@ -133,6 +138,7 @@ impl ScanCore {
             failed: false,
             schema,
             refused,
+            history: history.map(|(h, phase)| (phase, h.older().header_len())),
         };
         if core.refused.is_some() {
             // Nothing is read; the cursor stays at the start.
@@ -153,6 +159,14 @@ impl ScanCore {
             .after
             .as_ref()
             .map_or(Position::Start, |c| c.position(bucket).clone())
+    }
+
+    /// Where the components start in the keys of a range tagged `bucket`.
+    pub(super) fn header_of(&self, bucket: u32) -> usize {
+        match self.history {
+            Some((_, older)) if bucket & OLDER_LAYOUT != 0 => older,
+            _ => self.header,
+        }
     }
 
     /// The ranges to open, one per source, each narrowed past the cursor;
@@ -185,7 +199,8 @@ impl ScanCore {
             Position::Done => return None,
             Position::After(body) => body,
         };
-        let head = range.start().get(..self.header).unwrap_or(range.start());
+        let header = self.header_of(range.bucket());
+        let head = range.start().get(..header).unwrap_or(range.start());
         let mut at = Vec::with_capacity(head.len() + body.len() + 1);
         at.extend_from_slice(head);
         at.extend_from_slice(body);
@@ -206,14 +221,27 @@ impl ScanCore {
     }
 
     /// Bookkeeping for a returned row, then its decoding. Reuses buffers:
-    /// no allocation per row.
+    /// no allocation per row. `None`: the row belongs to the other layout
+    /// of a history (or to the other side of the cut-over) and is skipped.
     pub(super) fn emit<K: RowKey, E>(
         &mut self,
         source: usize,
         (key, value): Row,
-    ) -> Result<TypedRow<K>, RowError<E>> {
+    ) -> Option<Result<TypedRow<K>, RowError<E>>> {
+        let bucket = self.ranges.get(source).map_or(0, KeyRange::bucket);
+        let row = match self.history {
+            None => None,
+            Some((phase, _)) => match classify::<K>(&key, bucket & OLDER_LAYOUT != 0, phase) {
+                Ok(Some(row)) => Some(row),
+                Ok(None) => return None,
+                Err(source) => {
+                    self.returned += 1;
+                    return Some(Err(RowError::Decode { key, source }));
+                }
+            },
+        };
         self.returned += 1;
-        let body = key.get(self.header..).unwrap_or_default();
+        let body = key.get(self.header_of(bucket)..).unwrap_or_default();
         if self.options.ordered {
             set_after(self.last.get_or_insert_with(Vec::new), body);
         } else {
@@ -225,7 +253,10 @@ impl ScanCore {
                 Position::Start => *position = Position::After(body.to_vec()),
             }
         }
-        typed_row(&key, value)
+        Some(match row {
+            Some(row) => Ok((row, value)),
+            None => typed_row(&key, value),
+        })
     }
 
     pub(super) fn cursor(&self) -> Cursor {
@@ -260,6 +291,44 @@ impl ScanCore {
             ),
             positions,
         }
+    }
+}
+
+/// The row a key read from a range of one layout stands for, in `phase`:
+/// `None` when it is not that layout's row (a key of the other layout that
+/// the range covers, or a backfilled copy on the other side of the
+/// cut-over); an error when it reads in neither layout, or when it reads
+/// as a row of both and the cut-over does not decide.
+fn classify<K: RowKey>(
+    key: &[u8],
+    older: bool,
+    phase: Phase,
+) -> Result<Option<K>, crate::error::DecodeError> {
+    let Some(history) = K::history() else {
+        return K::decode(key).map(Some);
+    };
+    let (this, other) = if older {
+        (K::decode_older(key), K::decode(key))
+    } else {
+        (K::decode(key), K::decode_older(key))
+    };
+    // Whether a row belongs to a layout in this phase: while a cut-over by
+    // field is split, the rows before it are read from the older layout and
+    // the others from the declared one (backfilled copies are skipped).
+    let split = matches!(history.cut(), Cut::Field { .. }) && phase == Phase::Split;
+    let belongs = |row: &K| !split || row.past_cut_over() != older;
+    match (this, other) {
+        (Err(e), Err(_)) => Err(e),
+        (Err(_), Ok(_)) => Ok(None),
+        (Ok(row), Err(_)) => Ok(belongs(&row).then_some(row)),
+        (Ok(row), Ok(_)) if history.same_components(K::schema()) => {
+            Ok(belongs(&row).then_some(row))
+        }
+        // Two different rows: writes refuse such keys, so the table was
+        // written around the library.
+        (Ok(_), Ok(_)) => Err(crate::error::DecodeError::AmbiguousLayout {
+            schema: K::schema().name(),
+        }),
     }
 }
 

@@ -1,14 +1,15 @@
 //! A scan request and the arguments of the builder's methods: equality or
 //! a range on a component, and how to run the request.
 
-use super::builder::{ScanError, ScanStage, ScanState};
+use super::builder::{ScanError, ScanStage, ScanState, Split};
 use super::cursor::Cursor;
 use super::merge::ScanOptions;
 use super::rows::TypedRows;
 use super::stream::AsyncTypedRows;
 use crate::encoding::{BucketKey, KeyArg, KeyComponent, TextOrdered};
+use crate::history::{Cut, Phase};
 use crate::key::RowKey;
-use crate::range::{Direction, ScanRangeSet};
+use crate::range::{Direction, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 use crate::store::{AsyncStore, Store};
 use std::marker::PhantomData;
 use std::ops::{Bound, Range, RangeFrom, RangeInclusive, RangeTo, RangeToInclusive};
@@ -154,6 +155,8 @@ bucket_range_arg! {
 pub struct ScanRequest<K> {
     state: ScanState,
     options: ScanOptions,
+    /// For a key type with a layout history: the migration's phase.
+    phase: Option<Phase>,
     key: PhantomData<fn() -> K>,
 }
 
@@ -162,13 +165,70 @@ impl<K: RowKey> ScanRequest<K> {
         ScanRequest {
             state,
             options: ScanOptions::default(),
+            phase: None,
             key: PhantomData,
         }
     }
 
-    /// The key ranges holding exactly the matching keys (whatever the cursor).
+    /// For a key type with a layout history (`#[rowkey_was]`): reads as in
+    /// `phase` (by default the history's first phase: `Split` for a
+    /// cut-over by field, `Old` for a migration). See [`Phase`].
+    pub fn phase(mut self, phase: Phase) -> Self {
+        self.phase = Some(phase);
+        self
+    }
+
+    /// The phase the request reads in, when the key type has a history.
+    pub(crate) fn read_phase(&self) -> Option<Phase> {
+        let history = K::history()?;
+        Some(self.phase.unwrap_or_else(|| history.first_phase()))
+    }
+
+    /// The key ranges holding exactly the matching keys (whatever the
+    /// cursor). For a key type with a layout history, the ranges of the
+    /// layouts the phase reads: in `Split`, the older layout's ranges
+    /// before the cut-over (their buckets tagged with
+    /// [`OLDER_LAYOUT`](crate::OLDER_LAYOUT)) and the declared layout's from
+    /// it, the range on the cut-over field cut in two.
     pub fn ranges(&self) -> ScanRangeSet {
-        self.state.ranges()
+        let (Some(history), Some(phase)) = (K::history(), self.read_phase()) else {
+            return self.state.ranges();
+        };
+        let older = |state: &ScanState| {
+            state
+                .ranges_in(history.older())
+                .into_iter()
+                .map(|r| {
+                    let bucket = r.bucket() | OLDER_LAYOUT;
+                    r.with_bucket(bucket)
+                })
+                .collect::<Vec<_>>()
+        };
+        let reads = history.reads(phase);
+        let mut ranges: Vec<KeyRange> = match (reads.older, reads.declared, history.cut()) {
+            (false, _, _) => return self.state.ranges(),
+            (true, false, _) => older(&self.state),
+            (true, true, Cut::Field { component, at }) => {
+                match self.state.split_at(component, &at()) {
+                    Split::Older => older(&self.state),
+                    Split::Declared => return self.state.ranges(),
+                    Split::Both {
+                        older: o, declared, ..
+                    } => {
+                        let mut all = older(&o);
+                        all.extend(declared.ranges());
+                        all
+                    }
+                }
+            }
+            (true, true, Cut::Migration) => {
+                let mut all = older(&self.state);
+                all.extend(self.state.ranges());
+                all
+            }
+        };
+        ranges.sort_by(|a, b| a.start().cmp(b.start()).then(a.bucket().cmp(&b.bucket())));
+        ScanRangeSet::from_sorted_unchecked(ranges)
     }
 
     /// Returns at most `n` rows; each bucket is asked for at most `n`.
@@ -204,6 +264,7 @@ impl<K: RowKey> ScanRequest<K> {
             store,
             self.ranges().into_iter().collect(),
             self.options.clone(),
+            self.read_phase(),
         )
     }
 
@@ -213,6 +274,7 @@ impl<K: RowKey> ScanRequest<K> {
             store,
             self.ranges().into_iter().collect(),
             self.options.clone(),
+            self.read_phase(),
         )
     }
 }

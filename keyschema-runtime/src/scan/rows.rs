@@ -3,6 +3,7 @@
 
 use super::cursor::Cursor;
 use super::merge::{Pending, ScanCore, ScanOptions};
+use crate::history::Phase;
 use crate::key::RowKey;
 use crate::range::KeyRange;
 use crate::store::{Row, RowError, Store, TypedRow};
@@ -82,10 +83,16 @@ pub struct TypedRows<'s, K, S: Store + 's> {
 }
 
 impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
-    pub(crate) fn new(store: &'s S, ranges: Vec<KeyRange>, options: ScanOptions) -> Self {
+    pub(crate) fn new(
+        store: &'s S,
+        ranges: Vec<KeyRange>,
+        options: ScanOptions,
+        phase: Option<Phase>,
+    ) -> Self {
+        let history = K::history().zip(phase);
         TypedRows {
             store,
-            core: ScanCore::new(K::schema(), ranges, options),
+            core: ScanCore::new(K::schema(), ranges, options, history),
             sources: Vec::new(),
             heap: BinaryHeap::new(),
             current: 0,
@@ -172,19 +179,25 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
         if let Some(refused) = self.core.take_refusal() {
             return Some(Err(refused));
         }
-        if self.core.limit_reached() {
-            return None;
-        }
-        let next = match self.deferred.take() {
-            Some(e) => Err(e),
-            None => self.next_row(),
-        };
-        match next {
-            Ok(Some((source, row))) => Some(self.core.emit(source, row)),
-            Ok(None) => None,
-            Err(e) => {
-                self.core.failed = true;
-                Some(Err(RowError::Store(e)))
+        loop {
+            if self.core.limit_reached() {
+                return None;
+            }
+            let next = match self.deferred.take() {
+                Some(e) => Err(e),
+                None => self.next_row(),
+            };
+            match next {
+                Ok(Some((source, row))) => match self.core.emit(source, row) {
+                    Some(item) => return Some(item),
+                    // A row of the other layout: on to the next.
+                    None => continue,
+                },
+                Ok(None) => return None,
+                Err(e) => {
+                    self.core.failed = true;
+                    return Some(Err(RowError::Store(e)));
+                }
             }
         }
     }

@@ -3,6 +3,7 @@
 
 use super::cursor::Cursor;
 use super::merge::{Pending, ScanCore, ScanOptions};
+use crate::history::Phase;
 use crate::key::RowKey;
 use crate::range::KeyRange;
 use crate::store::{AsyncStore, BoxRowStream, RowError, TypedRow};
@@ -34,8 +35,9 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
         store: &S,
         ranges: Vec<KeyRange>,
         options: ScanOptions,
+        phase: Option<Phase>,
     ) -> Self {
-        let mut core = ScanCore::new(K::schema(), ranges, options);
+        let mut core = ScanCore::new(K::schema(), ranges, options, K::history().zip(phase));
         let limit = core.per_source_limit();
         let direction = core.options.direction;
         let sources = core
@@ -83,7 +85,11 @@ impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
                 };
                 match rows.as_mut().poll_next(cx) {
                     Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Some(Ok(row))) => return Poll::Ready(Some(this.core.emit(i, row))),
+                    Poll::Ready(Some(Ok(row))) => match this.core.emit(i, row) {
+                        Some(item) => return Poll::Ready(Some(item)),
+                        // A row of the other layout: read on.
+                        None => continue,
+                    },
                     Poll::Ready(Some(Err(e))) => {
                         this.core.failed = true;
                         return Poll::Ready(Some(Err(RowError::Store(e))));
@@ -134,6 +140,13 @@ impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
             return Poll::Ready(None);
         };
         this.sources[p.source].wanted = true;
-        Poll::Ready(Some(this.core.emit(p.source, (p.key, p.value))))
+        match this.core.emit(p.source, (p.key, p.value)) {
+            Some(item) => Poll::Ready(Some(item)),
+            None => {
+                // A row of the other layout: poll again for the next one.
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        }
     }
 }

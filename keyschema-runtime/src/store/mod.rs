@@ -38,6 +38,7 @@ pub use memory::MemoryStore;
 pub use crate::range::Direction;
 
 use crate::error::{CursorError, DecodeError};
+use crate::history::{read_key, write_keys, Phase};
 use crate::key::RowKey;
 use crate::range::KeyRange;
 use futures_core::Stream;
@@ -270,6 +271,66 @@ pub trait RowStore: Store {
     /// Removes `row`: with a `random % N` salt, from every bucket, in one batch.
     fn delete_row<K: RowKey>(&self, row: &K) -> Result<(), Self::Error> {
         self.write_batch(&delete_batch::<K>(&row.encode()))
+    }
+
+    /// Stores `row` where `phase` of its key type's layout change writes it
+    /// (`#[rowkey_was]`; see [`Phase`]): in `Split`, the layout of its side
+    /// of the cut-over; in `Dual`, both layouts, in one batch. Refuses a
+    /// key that would also read as another row of the other layout
+    /// ([`DecodeError::AmbiguousLayout`]). Without a history, as
+    /// [`put_row`](Self::put_row).
+    fn put_row_in<K: RowKey>(
+        &self,
+        phase: Phase,
+        row: &K,
+        value: &[u8],
+    ) -> Result<(), RowError<Self::Error>> {
+        let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
+            key: row.encode(),
+            source,
+        })?;
+        let batch: Vec<Mutation> = keys
+            .into_iter()
+            .map(|(key, _)| Mutation::Put {
+                key,
+                value: value.to_vec(),
+            })
+            .collect();
+        self.write_batch(&batch).map_err(RowError::Store)
+    }
+
+    /// Deletes `row` from every layout `phase` writes it to.
+    fn delete_row_in<K: RowKey>(&self, phase: Phase, row: &K) -> Result<(), RowError<Self::Error>> {
+        let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
+            key: row.encode(),
+            source,
+        })?;
+        let batch: Vec<Mutation> = keys
+            .into_iter()
+            .map(|(key, _)| Mutation::Delete { key })
+            .collect();
+        self.write_batch(&batch).map_err(RowError::Store)
+    }
+
+    /// The row with `row`'s key fields, read where `phase` keeps it (see
+    /// [`Phase`]), decoded in that layout.
+    fn get_row_in<K: RowKey>(
+        &self,
+        phase: Phase,
+        row: &K,
+    ) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
+        let (key, older) = read_key(phase, row);
+        let Some(value) = self.get(&key).map_err(RowError::Store)? else {
+            return Ok(None);
+        };
+        let decoded = if older {
+            K::decode_older(&key)
+        } else {
+            K::decode(&key)
+        };
+        decoded
+            .map(|row| Some((row, value)))
+            .map_err(|source| RowError::Decode { key, source })
     }
 
     /// The row stored under `key`, decoded, with its value. With a
