@@ -90,10 +90,13 @@ pub trait RowKey: Sized {
     }
 
     /// Reads a stored key of either layout. A key that reads under one
-    /// layout only is that layout's; one that reads under both is decided
-    /// by the cut-over field (the declared layout holds the rows at or past
-    /// it); one still undecided is [`DecodeError::AmbiguousLayout`]. The
-    /// flag is `true` for the declared layout.
+    /// layout only is that layout's; one that reads under both as the same
+    /// components is the same row in both (declared); one that reads as two
+    /// different rows is decided by the cut-over field (the declared layout
+    /// holds the rows at or past it); one still undecided (a backfilled copy
+    /// of a row before the cut-over reads as an older row of another id) is
+    /// [`DecodeError::AmbiguousLayout`]. The flag is `true` for the declared
+    /// layout.
     fn decode_stored(bytes: &[u8]) -> Result<(Self, bool), DecodeError> {
         let Some(history) = Self::history() else {
             return Self::decode(bytes).map(|row| (row, true));
@@ -104,17 +107,18 @@ pub trait RowKey: Sized {
             (Ok(row), Err(_)) => Ok((row, true)),
             (Err(_), Ok(row)) => Ok((row, false)),
             (Err(e), Err(_)) => Err(e),
+            (Ok(new), Ok(_)) if history.same_components(Self::schema()) => Ok((new, true)),
+            // Two different rows: a row past the cut-over cannot be an
+            // older row (nor, then, can the other reading, whose field has
+            // the same bytes); two rows before it are undecided (a
+            // backfilled copy reads as an older row of another id).
             (Ok(new), Ok(old)) => {
-                let by_field = matches!(history.cut(), crate::history::Cut::Field { .. });
-                match (
-                    by_field && new.past_cut_over(),
-                    by_field && !old.past_cut_over(),
-                ) {
-                    (true, false) => Ok((new, true)),
-                    (false, true) => Ok((old, false)),
-                    _ => Err(DecodeError::AmbiguousLayout {
+                if new.past_cut_over() || old.past_cut_over() {
+                    Ok((new, true))
+                } else {
+                    Err(DecodeError::AmbiguousLayout {
                         schema: Self::schema().name(),
-                    }),
+                    })
                 }
             }
         }

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod backfill;
 pub mod cassandra;
 mod codec;
 pub mod dynamic;

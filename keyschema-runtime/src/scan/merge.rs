@@ -213,7 +213,9 @@ impl ScanCore {
 
     /// The per-bucket limit pushed down to each source.
     pub(super) fn per_source_limit(&self) -> Option<usize> {
-        self.options.limit
+        // Across a layout history some rows of a source are skipped (keys
+        // of the other layout): a source may need more than the limit.
+        self.options.limit.filter(|_| self.history.is_none())
     }
 
     pub(super) fn mark_done(&mut self, source: usize) {
@@ -324,11 +326,10 @@ fn classify<K: RowKey>(
         (Ok(row), Ok(_)) if history.same_components(K::schema()) => {
             Ok(belongs(&row).then_some(row))
         }
-        // Two different rows: writes refuse such keys, so the table was
-        // written around the library.
-        (Ok(_), Ok(_)) => Err(crate::error::DecodeError::AmbiguousLayout {
-            schema: K::schema().name(),
-        }),
+        // Two different rows: the declared layout's (older writes refuse
+        // such keys; a backfilled copy is one).
+        (Ok(_), Ok(_)) if older => Ok(None),
+        (Ok(row), Ok(_)) => Ok(belongs(&row).then_some(row)),
     }
 }
 

@@ -145,6 +145,10 @@ pub trait AsyncStore {
     /// in one round trip where the store allows.
     fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, Self::Error>>;
 
+    /// Applies a batch of puts and deletes, cut into requests under the
+    /// service's limits (the stores' own `write_batch`).
+    fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), Self::Error>>;
+
     /// The row stored under `key`, decoded, with its value: the async
     /// [`RowStore::get_row`], with the
     /// same rules for `random % N` salts (every candidate bucket read in

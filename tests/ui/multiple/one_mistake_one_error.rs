@@ -46,4 +46,10 @@ impl reexport::ks::store::AsyncStore for FakeAsync {
     ) -> reexport::ks::store::BoxFuture<'_, Result<Vec<(Vec<u8>, Vec<u8>)>, Self::Error>> {
         unimplemented!()
     }
+    fn write(
+        &self,
+        _: Vec<reexport::ks::store::Mutation>,
+    ) -> reexport::ks::store::BoxFuture<'_, Result<(), Self::Error>> {
+        unimplemented!()
+    }
 }

@@ -16,7 +16,7 @@ mod write;
 pub use write::{BatchLimits, MAX_MUTATIONS_PER_REQUEST, MAX_ROW_KEY, MAX_VALUE};
 
 use crate::range::{Direction, KeyRange};
-use crate::store::{AsyncStore, BoxFuture, Row};
+use crate::store::{AsyncStore, BoxFuture, Mutation, Row};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_api;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
 use readrows::ChunkError;
@@ -378,6 +378,10 @@ impl AsyncStore for BigtableStore {
 
     fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, BigtableError>> {
         Box::pin(BigtableStore::get_many(self, keys))
+    }
+
+    fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), BigtableError>> {
+        Box::pin(async move { self.write_batch(&batch).await })
     }
 
     fn scan_stream(

@@ -5,7 +5,7 @@
 use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, SORT_KEY};
 use crate::key::RowKey;
 use crate::range::{prefix_successor, Direction, KeyRange};
-use crate::store::{AsyncStore, BoxFuture, BoxRowStream, Row, RowError, TypedRow};
+use crate::store::{AsyncStore, BoxFuture, BoxRowStream, Mutation, Row, RowError, TypedRow};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use futures_util::stream::{self, StreamExt};
 use std::collections::{HashMap, VecDeque};
@@ -166,6 +166,10 @@ impl AsyncStore for DynamoStore {
         limit: Option<usize>,
     ) -> BoxRowStream<DynamoError> {
         self.scan(range, direction, limit)
+    }
+
+    fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), DynamoError>> {
+        Box::pin(async move { self.write_batch(&batch).await })
     }
 
     fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, DynamoError>> {
