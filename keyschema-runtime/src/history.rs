@@ -12,7 +12,7 @@ use crate::key::RowKey;
 use crate::schema::Schema;
 
 /// The older layout of a key type and what decides a row's layout. Made by
-/// `#[rowkey_was(...)]`; see [`RowKey::history`](crate::RowKey::history).
+/// `#[rowkey_was(...)]`; see [`RowKey::history`].
 #[derive(Debug)]
 pub struct History {
     old: &'static Schema,
