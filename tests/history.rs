@@ -348,3 +348,288 @@ mod scan_law {
         }
     }
 }
+
+mod backfill {
+    //! The backfill on redb: copy, verify, delete; killed mid-way (the
+    //! store dropped, or its writes failing) and resumed from the
+    //! checkpoint, losing and duplicating nothing.
+
+    use super::{Event, Thing, T};
+    use keyschema::backfill::{Backfill, BackfillError, Step};
+    use keyschema::history::Phase;
+    use keyschema::store::{Direction, Mutation, RedbStore, RowStore, Store};
+    use keyschema::{KeyRange, RowKey};
+    use std::cell::Cell;
+
+    /// 4,000 events around T: half before it, in the older layout.
+    pub fn events() -> Vec<Event> {
+        (0..4_000u64)
+            .map(|i| Event {
+                user_id: format!("user{:03}", i % 97),
+                site: ["a", "b", "c"][(i % 3) as usize].into(),
+                timestamp: T - 2_000 + i,
+            })
+            .collect()
+    }
+
+    pub fn load<S: Store>(store: &S, events: &[Event])
+    where
+        S::Error: std::fmt::Debug,
+    {
+        for e in events {
+            store
+                .put_row_in(Phase::Split, e, &e.timestamp.to_be_bytes())
+                .expect("put");
+        }
+    }
+
+    /// Every row the table holds in the declared layout, and every older row.
+    pub fn layouts<S: Store>(store: &S) -> (Vec<Vec<u8>>, Vec<Vec<u8>>)
+    where
+        S::Error: std::fmt::Debug,
+    {
+        let mut declared = Vec::new();
+        let mut older = Vec::new();
+        let all = KeyRange::new(Vec::new(), None, 0);
+        for row in store.scan(&all, Direction::Forward).expect("scan") {
+            let (key, _) = row.expect("row");
+            match Event::decode_stored(&key) {
+                Ok((_, true)) => declared.push(key),
+                Ok((_, false)) => older.push(key),
+                // A backfilled copy: the declared layout's.
+                Err(_) => declared.push(key),
+            }
+        }
+        (declared, older)
+    }
+
+    fn all_rows<S: Store>(store: &S, phase: Phase) -> Vec<(Event, Vec<u8>)>
+    where
+        S::Error: std::fmt::Debug,
+    {
+        let mut rows: Vec<(Event, Vec<u8>)> = Event::scan()
+            .phase(phase)
+            .run(store)
+            .collect::<Result<_, _>>()
+            .expect("scan");
+        rows.sort_by(|a, b| {
+            (&a.0.user_id, &a.0.site, a.0.timestamp).cmp(&(&b.0.user_id, &b.0.site, b.0.timestamp))
+        });
+        rows
+    }
+
+    fn expected(events: &[Event]) -> Vec<(Event, Vec<u8>)> {
+        let mut rows: Vec<(Event, Vec<u8>)> = events
+            .iter()
+            .map(|e| (e.clone(), e.timestamp.to_be_bytes().to_vec()))
+            .collect();
+        rows.sort_by(|a, b| {
+            (&a.0.user_id, &a.0.site, a.0.timestamp).cmp(&(&b.0.user_id, &b.0.site, b.0.timestamp))
+        });
+        rows
+    }
+
+    #[test]
+    fn a_backfill_dropped_mid_copy_resumes_from_its_checkpoint_and_loses_nothing() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("events.redb");
+        let checkpoint = dir.path().join("backfill.checkpoint");
+        let events = events();
+        {
+            let store = RedbStore::open(&db).expect("open");
+            load(&store, &events);
+            assert_eq!(all_rows(&store, Phase::Split), expected(&events));
+            let mut backfill = Backfill::<Event>::new()
+                .expect("history")
+                .batch(300)
+                .checkpoint(&checkpoint);
+            for _ in 0..3 {
+                let p = backfill.copy_batch(&store).expect("batch");
+                assert!(!p.finished);
+            }
+            // The process dies here: store and backfill dropped.
+        }
+        let store = RedbStore::open(&db).expect("reopen");
+        let (declared, _) = layouts(&store);
+        assert_eq!(
+            declared.len(),
+            2_000 + 900,
+            "3 batches of 300 copied before the crash"
+        );
+        // Reads in Split ignore the copies.
+        assert_eq!(all_rows(&store, Phase::Split), expected(&events));
+        let mut backfill = Backfill::<Event>::new()
+            .expect("history")
+            .batch(300)
+            .checkpoint(&checkpoint);
+        let done = backfill.copy(&store).expect("copy");
+        assert!(done.finished);
+        assert_eq!(
+            done.rows_done, 2_000,
+            "every older row once, over both runs"
+        );
+        assert!(
+            done.remaining.iter().all(|(_, n)| *n == 0),
+            "{:?}",
+            done.remaining
+        );
+        // Re-running the copy is a no-op.
+        let again = Backfill::<Event>::new()
+            .expect("history")
+            .batch(300)
+            .copy(&store)
+            .expect("again");
+        assert_eq!(again.rows_done, 2_000);
+        let (declared, older) = layouts(&store);
+        assert_eq!((declared.len(), older.len()), (4_000, 2_000));
+        let verified = backfill.verify(&store).expect("verify");
+        assert!(verified.matches(), "{verified:?}");
+        assert_eq!(
+            verified.buckets.iter().map(|b| b.older_rows).sum::<u64>(),
+            2_000
+        );
+        // Phase New reads the declared layout alone: the same rows.
+        assert_eq!(all_rows(&store, Phase::New), expected(&events));
+        let deleted = backfill.delete_older(&store, &verified).expect("delete");
+        assert_eq!((deleted.step, deleted.rows_done), (Step::Delete, 2_000));
+        let (declared, older) = layouts(&store);
+        assert_eq!((declared.len(), older.len()), (4_000, 0));
+        assert_eq!(all_rows(&store, Phase::New), expected(&events));
+    }
+
+    /// A store whose writes fail after a number of batches.
+    struct Failing<'s> {
+        inner: &'s RedbStore,
+        writes_left: Cell<usize>,
+    }
+
+    fn io(e: impl std::fmt::Display) -> std::io::Error {
+        std::io::Error::other(e.to_string())
+    }
+
+    impl Store for Failing<'_> {
+        type Error = std::io::Error;
+        type Rows<'a>
+            = Box<dyn Iterator<Item = Result<keyschema::store::Row, std::io::Error>> + 'a>
+        where
+            Self: 'a;
+        fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
+            self.inner.get(key).map_err(io)
+        }
+        fn write_batch(&self, batch: &[Mutation]) -> Result<(), Self::Error> {
+            if self.writes_left.get() == 0 {
+                // Half of the batch lands, then the write fails.
+                self.inner
+                    .write_batch(&batch[..batch.len() / 2])
+                    .map_err(io)?;
+                return Err(io("injected: the process died mid-batch"));
+            }
+            self.writes_left.set(self.writes_left.get() - 1);
+            self.inner.write_batch(batch).map_err(io)
+        }
+        fn scan(
+            &self,
+            range: &KeyRange,
+            direction: Direction,
+        ) -> Result<Self::Rows<'_>, Self::Error> {
+            let rows = self.inner.scan(range, direction).map_err(io)?;
+            Ok(Box::new(rows.map(|r| r.map_err(io))))
+        }
+    }
+
+    #[test]
+    fn a_delete_that_fails_mid_batch_resumes_and_deletes_each_older_row_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = RedbStore::open(dir.path().join("t.redb")).expect("open");
+        let checkpoint = dir.path().join("cp");
+        let events = events();
+        load(&store, &events);
+        let mut backfill = Backfill::<Event>::new()
+            .expect("history")
+            .batch(500)
+            .checkpoint(&checkpoint);
+        backfill.copy(&store).expect("copy");
+        let verified = backfill.verify(&store).expect("verify");
+        let failing = Failing {
+            inner: &store,
+            writes_left: Cell::new(2),
+        };
+        let err = backfill
+            .delete_older(&failing, &verified)
+            .expect_err("the third batch fails");
+        assert!(matches!(err, BackfillError::Store(_)), "{err}");
+        let resumed = Backfill::<Event>::new()
+            .expect("history")
+            .batch(500)
+            .checkpoint(&checkpoint)
+            .delete_older(&store, &verified)
+            .expect("resume");
+        assert!(resumed.finished);
+        let (declared, older) = layouts(&store);
+        assert_eq!((declared.len(), older.len()), (4_000, 0));
+        assert_eq!(all_rows(&store, Phase::New), expected(&events));
+    }
+
+    #[test]
+    fn delete_refuses_a_verification_that_does_not_match() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = RedbStore::open(dir.path().join("t.redb")).expect("open");
+        load(&store, &events());
+        let mut backfill = Backfill::<Event>::new().expect("history").batch(700);
+        backfill.copy_batch(&store).expect("one batch only");
+        let verified = backfill.verify(&store).expect("verify");
+        assert!(!verified.matches());
+        let err = backfill
+            .delete_older(&store, &verified)
+            .expect_err("refused");
+        assert!(err.to_string().contains("the older rows are kept"), "{err}");
+        let (_, older) = layouts(&store);
+        assert_eq!(older.len(), 2_000);
+    }
+
+    #[test]
+    fn a_migration_moves_every_row_through_old_dual_and_new() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = RedbStore::open(dir.path().join("t.redb")).expect("open");
+        let things: Vec<Thing> = (0..1_000u64)
+            .map(|id| Thing {
+                id,
+                seq: (id % 7) as u32,
+            })
+            .collect();
+        for t in &things[..600] {
+            store.put_row_in(Phase::Old, t, b"v").expect("put");
+        }
+        // Dual: new writes go to both layouts while the backfill runs.
+        for t in &things[600..] {
+            store.put_row_in(Phase::Dual, t, b"v").expect("put");
+        }
+        let read = |phase| -> Vec<u64> {
+            let mut ids: Vec<u64> = Thing::scan()
+                .phase(phase)
+                .run(&store)
+                .map(|r| r.map(|(t, _)| t.id))
+                .collect::<Result<_, _>>()
+                .expect("scan");
+            ids.sort();
+            ids
+        };
+        let all: Vec<u64> = (0..1_000).collect();
+        assert_eq!(read(Phase::Dual), all);
+        let mut backfill = Backfill::<Thing>::new().expect("history").batch(128);
+        let copied = backfill.copy(&store).expect("copy");
+        assert_eq!(copied.rows_done, 1_000);
+        let verified = backfill.verify(&store).expect("verify");
+        assert!(verified.matches(), "{verified:?}");
+        assert_eq!(read(Phase::New), all);
+        backfill.delete_older(&store, &verified).expect("delete");
+        assert_eq!(read(Phase::New), all);
+        // Every row is where a get in New finds it.
+        for t in &things {
+            assert!(
+                store.get_row_in(Phase::New, t).expect("get").is_some(),
+                "{t:?}"
+            );
+        }
+    }
+}

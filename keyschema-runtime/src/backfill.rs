@@ -176,6 +176,11 @@ pub struct Backfill<K> {
 /// The default rows per batch: one write request each.
 const BATCH: usize = 1_000;
 
+/// A batch reads at most this many times its size of the older ranges (keys
+/// of the declared layout inside them are read and left), so that a batch
+/// stays bounded and the cursor moves.
+const SCAN_FACTOR: usize = 8;
+
 impl<K: RowKey> Backfill<K> {
     /// A backfill of `K`, from the start (or from its checkpoint, once
     /// [`checkpoint`](Self::checkpoint) names one).
@@ -404,7 +409,10 @@ impl<K: RowKey> Backfill<K> {
         let mut mark = self.start_sync(store, step)?;
         let mut batch = Vec::new();
         let mut seen = 0;
-        while mark.range < self.ranges.len() && seen < self.batch {
+        while mark.range < self.ranges.len()
+            && batch.len() < self.batch
+            && seen < self.batch * SCAN_FACTOR
+        {
             let range = match &mark.after {
                 None => Some(self.ranges[mark.range].clone()),
                 Some(after) => self.ranges[mark.range].after(after, Direction::Forward),
@@ -416,7 +424,7 @@ impl<K: RowKey> Backfill<K> {
                     .map_err(BackfillError::Store)?
                 {
                     let row = row.map_err(BackfillError::Store)?;
-                    if seen == self.batch {
+                    if batch.len() == self.batch || seen == self.batch * SCAN_FACTOR {
                         exhausted = false;
                         break;
                     }
@@ -633,19 +641,22 @@ impl<K: RowKey> Backfill<K> {
         let mut mark = self.start_async(store, step).await?;
         let mut batch = Vec::new();
         let mut seen = 0;
-        while mark.range < self.ranges.len() && seen < self.batch {
+        while mark.range < self.ranges.len()
+            && batch.len() < self.batch
+            && seen < self.batch * SCAN_FACTOR
+        {
             let range = match &mark.after {
                 None => Some(self.ranges[mark.range].clone()),
                 Some(after) => self.ranges[mark.range].after(after, Direction::Forward),
             };
             let mut exhausted = true;
             if let Some(range) = range {
-                // One more than wanted tells whether the range goes on.
-                let want = self.batch - seen + 1;
+                // One more than can be taken tells whether the range goes on.
+                let want = self.batch * SCAN_FACTOR - seen + 1;
                 let mut rows = store.scan_stream(&range, Direction::Forward, Some(want));
                 while let Some(row) = next(&mut rows).await {
                     let row = row.map_err(BackfillError::Store)?;
-                    if seen == self.batch {
+                    if batch.len() == self.batch || seen == self.batch * SCAN_FACTOR {
                         exhausted = false;
                         break;
                     }
