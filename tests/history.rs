@@ -1,29 +1,11 @@
 //! A layout change on a live table (`#[rowkey_was(...)]`): both layouts'
 //! keys, reads that see one table across the cut-over, and the backfill.
 
+mod common;
+
+use common::history::{Event, Thing, T};
 use keyschema::history::Phase;
 use keyschema::{DecodeError, RowKey};
-
-const T: u64 = 1_700_000_000;
-
-/// The Bigtable article's migration: unsalted before T, salted from T.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-#[rowkey_was(salt = none, until = timestamp >= 1_700_000_000)]
-pub struct Event {
-    pub user_id: String,
-    pub site: String,
-    pub timestamp: u64,
-}
-
-/// A bucket-count change by migration: `% 8` to `% 32`, no field decides.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(id) % 32, then = id, seq)]
-#[rowkey_was(salt = hash(id) % 8, until = migration)]
-pub struct Thing {
-    pub id: u64,
-    pub seq: u32,
-}
 
 fn event(user: &str, ts: u64) -> Event {
     Event {
@@ -98,74 +80,12 @@ mod scan_law {
     //! migration state returns exactly the brute-force answer, in order,
     //! through limits, reverse and cursors, on memory and redb.
 
-    use super::{Event, T};
+    use crate::common::history::{expected, request, requests, tables, Event, Request, Table, T};
     use keyschema::history::Phase;
     use keyschema::store::{MemoryStore, RedbStore, RowError, RowStore, Store};
+    use keyschema::Cursor;
     use keyschema::DecodeError;
-    use keyschema::{Cursor, ScanRequest};
     use proptest::prelude::*;
-    use std::ops::Bound;
-
-    #[derive(Debug, Clone)]
-    pub struct Table {
-        rows: Vec<Event>,
-        /// Of the rows before T, those already copied into the new layout.
-        copied: Vec<bool>,
-        phase: Phase,
-    }
-
-    fn rows() -> impl Strategy<Value = Vec<Event>> {
-        prop::collection::vec(
-            (
-                prop::sample::select(vec!["u1", "u2", "\u{3}u"]),
-                prop::sample::select(vec!["a", "b"]),
-                T - 5..T + 5,
-            ),
-            0..40,
-        )
-        .prop_map(|v| {
-            let mut rows: Vec<Event> = v
-                .into_iter()
-                .map(|(u, s, t)| Event {
-                    user_id: u.into(),
-                    site: s.into(),
-                    timestamp: t,
-                })
-                .collect();
-            rows.sort_by_key(logical);
-            rows.dedup();
-            rows
-        })
-    }
-
-    pub fn tables() -> impl Strategy<Value = Table> {
-        (
-            rows(),
-            prop::collection::vec(any::<bool>(), 40),
-            any::<bool>(),
-        )
-            .prop_map(|(rows, copied, done)| {
-                let copied = rows
-                    .iter()
-                    .zip(copied)
-                    .map(|(r, c)| r.timestamp < T && (c || done))
-                    .collect();
-                Table {
-                    rows,
-                    copied,
-                    phase: if done { Phase::New } else { Phase::Split },
-                }
-            })
-    }
-
-    /// The declared order: user, site, newest first.
-    fn logical(e: &Event) -> (String, String, std::cmp::Reverse<u64>) {
-        (
-            e.user_id.clone(),
-            e.site.clone(),
-            std::cmp::Reverse(e.timestamp),
-        )
-    }
 
     /// The table as it is stored in its phase: written through `put_row_in`
     /// in `Split` (rows before T in the older layout, which stay there in
@@ -208,85 +128,6 @@ mod scan_law {
         t.rows = kept;
     }
 
-    #[derive(Debug, Clone)]
-    pub struct Request {
-        bind: u8,
-        user: &'static str,
-        site: &'static str,
-        lo: (u64, u8),
-        hi: (u64, u8),
-        limit: Option<usize>,
-        reverse: bool,
-    }
-
-    pub fn requests() -> impl Strategy<Value = Request> {
-        (
-            0u8..4,
-            prop::sample::select(vec!["u1", "u2", "\u{3}u"]),
-            prop::sample::select(vec!["a", "b"]),
-            (T - 6..T + 6, 0u8..3),
-            (T - 6..T + 6, 0u8..3),
-            prop::option::of(1usize..5),
-            any::<bool>(),
-        )
-            .prop_map(|(bind, user, site, lo, hi, limit, reverse)| Request {
-                bind,
-                user,
-                site,
-                lo,
-                hi,
-                limit,
-                reverse,
-            })
-    }
-
-    fn bound(v: u64, kind: u8) -> Bound<u64> {
-        match kind {
-            0 => Bound::Included(v),
-            1 => Bound::Excluded(v),
-            _ => Bound::Unbounded,
-        }
-    }
-
-    fn request(r: &Request, phase: Phase) -> ScanRequest<Event> {
-        let scan = match r.bind {
-            0 => Event::scan().request(),
-            1 => Event::scan().user_id(r.user).request(),
-            2 => Event::scan().user_id(r.user).site(r.site).request(),
-            _ => Event::scan()
-                .user_id(r.user)
-                .site(r.site)
-                .timestamp((bound(r.lo.0, r.lo.1), bound(r.hi.0, r.hi.1))),
-        };
-        let mut scan = scan.phase(phase);
-        if let Some(n) = r.limit {
-            scan = scan.limit(n);
-        }
-        if r.reverse {
-            scan = scan.reverse();
-        }
-        scan
-    }
-
-    fn expected(t: &Table, r: &Request) -> Vec<Event> {
-        let mut out: Vec<Event> = t
-            .rows
-            .iter()
-            .filter(|e| {
-                (r.bind < 1 || e.user_id == r.user)
-                    && (r.bind < 2 || e.site == r.site)
-                    && (r.bind < 3
-                        || (bound(r.lo.0, r.lo.1), bound(r.hi.0, r.hi.1)).contains(&e.timestamp))
-            })
-            .cloned()
-            .collect();
-        out.sort_by_key(logical);
-        if r.reverse {
-            out.reverse();
-        }
-        out
-    }
-
     /// Every page of the request, resumed by cursor.
     pub fn pages<S: Store>(
         store: &S,
@@ -313,8 +154,6 @@ mod scan_law {
             assert!(all.len() <= 200, "the scan does not end");
         }
     }
-
-    use std::ops::RangeBounds;
 
     pub fn check<S: Store>(store: &S, t: &Table, r: &Request) -> Result<(), TestCaseError>
     where
@@ -354,7 +193,7 @@ mod backfill {
     //! store dropped, or its writes failing) and resumed from the
     //! checkpoint, losing and duplicating nothing.
 
-    use super::{Event, Thing, T};
+    use crate::common::history::{Event, Thing, T};
     use keyschema::backfill::{Backfill, BackfillError, Step};
     use keyschema::history::Phase;
     use keyschema::store::{Direction, Mutation, RedbStore, RowStore, Store};

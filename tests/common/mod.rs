@@ -5,6 +5,7 @@
 
 pub mod dynalite;
 pub mod emulator;
+pub mod history;
 pub mod http_faults;
 pub mod model;
 pub mod proxy;

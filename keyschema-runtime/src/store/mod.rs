@@ -149,6 +149,60 @@ pub trait AsyncStore {
     /// service's limits (the stores' own `write_batch`).
     fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), Self::Error>>;
 
+    /// The async [`RowStore::put_row_in`]: stores `row` where `phase` of
+    /// its key type's layout change writes it, refusing ambiguous keys.
+    fn put_row_in<K: RowKey>(
+        &self,
+        phase: Phase,
+        row: &K,
+        value: &[u8],
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        let batch = write_keys(phase, row)
+            .map_err(|source| RowError::Decode {
+                key: row.encode(),
+                source,
+            })
+            .map(|keys| {
+                keys.into_iter()
+                    .map(|(key, _)| Mutation::Put {
+                        key,
+                        value: value.to_vec(),
+                    })
+                    .collect::<Vec<_>>()
+            });
+        let write = batch.map(|batch| self.write(batch));
+        Box::pin(async move {
+            match write {
+                Ok(write) => write.await.map_err(RowError::Store),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    /// The async [`RowStore::get_row_in`].
+    fn get_row_in<K: RowKey>(
+        &self,
+        phase: Phase,
+        row: &K,
+    ) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
+        let (key, older) = read_key(phase, row);
+        let get = self.get_many(vec![key]);
+        Box::pin(async move {
+            let found = get.await.map_err(RowError::Store)?;
+            let Some((key, value)) = found.into_iter().next() else {
+                return Ok(None);
+            };
+            let decoded = if older {
+                K::decode_older(&key)
+            } else {
+                K::decode(&key)
+            };
+            decoded
+                .map(|row| Some((row, value)))
+                .map_err(|source| RowError::Decode { key, source })
+        })
+    }
+
     /// The row stored under `key`, decoded, with its value: the async
     /// [`RowStore::get_row`], with the
     /// same rules for `random % N` salts (every candidate bucket read in
