@@ -39,8 +39,8 @@ pub struct EventSpread {
     pub timestamp: u64,
 }
 
-const USERS: usize = 100_000;
-const SITES: [&str; 5] = [
+pub const USERS: usize = 100_000;
+pub const SITES: [&str; 5] = [
     "shop.example",
     "news.example",
     "blog.example",
@@ -50,28 +50,28 @@ const SITES: [&str; 5] = [
 const ACTIONS: [&str; 4] = ["view", "click", "purchase", "scroll"];
 
 /// splitmix64: small, fast and deterministic, so every run shows the same numbers.
-struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
 /// Samples user ranks with probability proportional to 1 / rank^s.
-struct Zipf {
+pub struct Zipf {
     cdf: Vec<f64>,
 }
 
 impl Zipf {
-    fn new(n: usize, s: f64) -> Self {
+    pub fn new(n: usize, s: f64) -> Self {
         let mut acc = 0.0;
         let mut cdf: Vec<f64> = (1..=n)
             .map(|rank| {
@@ -84,7 +84,7 @@ impl Zipf {
         }
         Zipf { cdf }
     }
-    fn sample(&self, rng: &mut Rng) -> usize {
+    pub fn sample(&self, rng: &mut Rng) -> usize {
         let u = rng.unit();
         self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1)
     }
@@ -130,9 +130,9 @@ fn main() {
         per_user[rank] += 1;
         events.push(Event {
             user_id: format!("user{rank:05}"),
-            site: SITES[(rng.next() % SITES.len() as u64) as usize].to_string(),
+            site: SITES[(rng.next_u64() % SITES.len() as u64) as usize].to_string(),
             timestamp: base + i as u64,
-            action: ACTIONS[(rng.next() % ACTIONS.len() as u64) as usize].to_string(),
+            action: ACTIONS[(rng.next_u64() % ACTIONS.len() as u64) as usize].to_string(),
         });
     }
     let heavy = per_user

@@ -202,8 +202,9 @@ async fn a_backfill_cut_off_mid_copy_resumes_from_its_checkpoint_and_loses_nothi
         "every older row once, over the three runs"
     );
     println!(
-        "declared keys after run 1: {after_run1}, after the cut run: {after_run2} ({err}), after the resume: {}",
-        layouts(&direct).await.0
+        "declared keys after run 1: {after_run1}, after the cut run: {after_run2} ({err}), after the resume: {}; the resumed copy ran at {:.0} rows/s",
+        layouts(&direct).await.0,
+        done.rows_per_second
     );
     assert_eq!(layouts(&direct).await, (3_000, 1_500));
     let verified = backfill.verify_async(&direct).await.expect("verify");

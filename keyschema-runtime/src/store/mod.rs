@@ -357,6 +357,26 @@ pub trait RowStore: Store {
         self.write_batch(&batch).map_err(RowError::Store)
     }
 
+    /// [`put_row_in`](Self::put_row_in) for many rows, in one batch.
+    fn put_rows_in<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
+        &self,
+        phase: Phase,
+        rows: impl IntoIterator<Item = (&'r K, V)>,
+    ) -> Result<(), RowError<Self::Error>> {
+        let mut batch = Vec::new();
+        for (row, value) in rows {
+            let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
+                key: row.encode(),
+                source,
+            })?;
+            batch.extend(keys.into_iter().map(|(key, _)| Mutation::Put {
+                key,
+                value: value.as_ref().to_vec(),
+            }));
+        }
+        self.write_batch(&batch).map_err(RowError::Store)
+    }
+
     /// Deletes `row` from every layout `phase` writes it to.
     fn delete_row_in<K: RowKey>(&self, phase: Phase, row: &K) -> Result<(), RowError<Self::Error>> {
         let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
