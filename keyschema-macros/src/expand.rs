@@ -391,6 +391,68 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     }
 }
 
+/// With a layout history: `get_in` and `get_in_async`, reading the layout
+/// the phase keeps the row in.
+fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> TokenStream {
+    let Some(was) = &spec.was else {
+        return TokenStream::new();
+    };
+    let vis = &spec.vis;
+    let ident = &spec.ident;
+    let older = encode_steps_in(
+        spec,
+        &format_ident!("__KEYSCHEMA_WAS"),
+        quote!(__encoder.finish();),
+    );
+    let past = match &was.cut {
+        Cut::Migration => quote!(true),
+        Cut::Field { field, .. } => {
+            let (f, ty) = (&field.ident, checked(field));
+            quote! {{
+                let __at = match <Self as __ks::RowKey>::history().map(|h| h.cut()) {
+                    __ks::Option::Some(__ks::Cut::Field { at, .. }) => at(),
+                    _ => __ks::Vec::new(),
+                };
+                __ks::encode_value::<#ty>(#f) >= __at
+            }}
+        }
+    };
+    let keys = quote! {
+        let __past = #past;
+        let __declared = #key;
+        let __older = {
+            let mut __key = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
+            let __out = &mut __key;
+            #older
+            __key
+        };
+    };
+    let doc = format!(
+        "Reads the row with these key fields where `phase` of the layout change keeps it (see [`Phase`](::keyschema::history::Phase)): the declared layout's key or the older one's, decoded in its layout. [`{ident}::get`] reads the declared layout alone (`Phase::New`)."
+    );
+    quote! {
+        #[doc = #doc]
+        #vis fn get_in<__S: __ks::Store>(
+            __store: &__S,
+            __phase: __ks::Phase,
+            #(#params),*
+        ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
+            #keys
+            __ks::get_in::<Self, __S>(__store, __phase, __declared, __older, __past)
+        }
+
+        /// The async [`get_in`](Self::get_in), on an async store (Cloud Bigtable).
+        #vis fn get_in_async<'__s, __S: __ks::AsyncStore>(
+            __store: &'__s __S,
+            __phase: __ks::Phase,
+            #(#params),*
+        ) -> __ks::BoxFuture<'__s, __ks::TypedGet<Self, __S::Error>> {
+            #keys
+            __ks::get_in_async::<Self, __S>(__store, __phase, __declared, __older, __past)
+        }
+    }
+}
+
 /// `get_key`, `get_key_into`, `get`, `get_async` and (random salts)
 /// `get_keys`, taking borrowed field values in key order.
 fn get_key_fns(spec: &KeySpec) -> TokenStream {
@@ -445,6 +507,7 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
         }}
     };
     let encode = encode_steps(spec, quote!(__encoder.finish();));
+    let get_in = get_in_fns(spec, &params, &key);
     let get_keys = if random {
         let encode_in_bucket = encode_steps(spec, quote!(__encoder.finish_in(__bucket);));
         let doc = "The key in every bucket (`random % N` salt), bucket 0 first: a get or a delete must cover them all (`get`, `get_row` and `delete_row` do). `get_key` picks one bucket at random, for inserts.";
@@ -501,6 +564,8 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
             }
 
             #get_keys
+
+            #get_in
         }
     }
 }

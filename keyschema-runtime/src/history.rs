@@ -206,10 +206,16 @@ pub(crate) fn write_keys<K: RowKey>(
 /// layout's: in `Split`, the layout of the row's side of the cut-over; in
 /// `Old` and `Dual`, the older layout (complete); in `New`, the declared.
 pub(crate) fn read_key<K: RowKey>(phase: Phase, row: &K) -> (Vec<u8>, bool) {
-    let older = match (K::history(), phase) {
+    let older = reads_older::<K>(phase, row.past_cut_over());
+    (key_in(row, older), older)
+}
+
+/// Whether a get in `phase` reads the older layout, for a row on the
+/// `past` side of the cut-over.
+pub(crate) fn reads_older<K: RowKey>(phase: Phase, past: bool) -> bool {
+    match (K::history(), phase) {
         (None, _) | (_, Phase::New) => false,
         (Some(_), Phase::Old | Phase::Dual) => true,
-        (Some(_), Phase::Split) => !row.past_cut_over(),
-    };
-    (key_in(row, older), older)
+        (Some(_), Phase::Split) => !past,
+    }
 }

@@ -134,6 +134,55 @@ pub mod __private {
         crate::history::Cut::Migration
     }
 
+    /// The generated `get_in`: reads the key of the layout `phase` keeps the
+    /// row in, and decodes it in that layout.
+    pub fn get_in<K: RowKey, S: crate::store::Store>(
+        store: &S,
+        phase: Phase,
+        declared: Vec<u8>,
+        older: Vec<u8>,
+        past: bool,
+    ) -> Result<Option<crate::store::TypedRow<K>>, RowError<S::Error>> {
+        let is_older = crate::history::reads_older::<K>(phase, past);
+        let key = if is_older { older } else { declared };
+        let Some(value) = store.get(&key).map_err(RowError::Store)? else {
+            return Ok(None);
+        };
+        let row = if is_older {
+            K::decode_older(&key)
+        } else {
+            K::decode(&key)
+        };
+        row.map(|row| Some((row, value)))
+            .map_err(|source| RowError::Decode { key, source })
+    }
+
+    /// The generated `get_in_async`.
+    pub fn get_in_async<K: RowKey, S: AsyncStore>(
+        store: &S,
+        phase: Phase,
+        declared: Vec<u8>,
+        older: Vec<u8>,
+        past: bool,
+    ) -> BoxFuture<'_, crate::store::TypedGet<K, S::Error>> {
+        let is_older = crate::history::reads_older::<K>(phase, past);
+        let key = if is_older { older } else { declared };
+        let get = store.get_many(vec![key]);
+        Box::pin(async move {
+            let found = get.await.map_err(RowError::Store)?;
+            let Some((key, value)) = found.into_iter().next() else {
+                return Ok(None);
+            };
+            let row = if is_older {
+                K::decode_older(&key)
+            } else {
+                K::decode(&key)
+            };
+            row.map(|row| Some((row, value)))
+                .map_err(|source| RowError::Decode { key, source })
+        })
+    }
+
     /// The request a builder stage ends in.
     pub fn request<K: RowKey>(state: ScanState) -> ScanRequest<K> {
         ScanRequest::from_state(state)

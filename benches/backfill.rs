@@ -1,0 +1,149 @@
+//! The backfill of a layout change (unsalted to `hash(user_id, site) % 8`),
+//! copying 50,000 older rows, against the obvious hand-written re-key loop
+//! (scan the older rows, decode, encode in the new layout, write in
+//! batches) with no checkpoint, no ambiguity checks and no progress. On
+//! memory (the library's own cost) and redb (a real store).
+//!
+//! Run: `cargo bench --bench backfill` (about a minute).
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use keyschema::backfill::Backfill;
+use keyschema::history::Phase;
+use keyschema::store::{Direction, MemoryStore, Mutation, RedbStore, RowStore, Store};
+use keyschema::{KeyRange, RowKey};
+use std::time::Duration;
+
+const T: u64 = 1_700_000_000;
+const ROWS: u64 = 50_000;
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+#[rowkey_was(salt = none, until = timestamp >= 1_700_000_000)]
+struct Event {
+    user_id: String,
+    site: String,
+    timestamp: u64,
+}
+
+fn rows() -> Vec<Event> {
+    (0..ROWS)
+        .map(|i| Event {
+            user_id: format!("user{:05}", i % 5_000),
+            site: ["a", "b", "c"][(i % 3) as usize].to_string(),
+            timestamp: T - ROWS + i,
+        })
+        .collect()
+}
+
+fn load<S: RowStore>(store: &S, rows: &[Event])
+where
+    S::Error: std::fmt::Debug,
+{
+    for chunk in rows.chunks(10_000) {
+        store
+            .put_rows_in(Phase::Split, chunk.iter().map(|e| (e, b"value")))
+            .expect("load");
+    }
+}
+
+/// What a team writes by hand: every older row, re-keyed, in batches.
+fn hand_written<S: Store>(store: &S) -> usize
+where
+    S::Error: std::fmt::Debug,
+{
+    let all = KeyRange::new(Vec::new(), None, 0);
+    let mut batch = Vec::with_capacity(1_000);
+    let mut n = 0;
+    let rows: Vec<_> = store
+        .scan(&all, Direction::Forward)
+        .expect("scan")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    for (key, value) in rows {
+        let Ok(row) = Event::decode_older(&key) else {
+            continue;
+        };
+        batch.push(Mutation::Put {
+            key: row.encode(),
+            value,
+        });
+        n += 1;
+        if batch.len() == 1_000 {
+            store.write_batch(&batch).expect("write");
+            batch.clear();
+        }
+    }
+    store.write_batch(&batch).expect("write");
+    n
+}
+
+fn backfill(c: &mut Criterion) {
+    let rows = rows();
+    let mut group = c.benchmark_group("backfill copy, 50,000 rows");
+    group
+        .throughput(Throughput::Elements(ROWS))
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function("memory: Backfill::copy", |b| {
+        b.iter_batched(
+            || {
+                let store = MemoryStore::new();
+                load(&store, &rows);
+                store
+            },
+            |store| {
+                Backfill::<Event>::new()
+                    .expect("history")
+                    .copy(&store)
+                    .expect("copy")
+                    .rows_done
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("memory: hand-written re-key loop", |b| {
+        b.iter_batched(
+            || {
+                let store = MemoryStore::new();
+                load(&store, &rows);
+                store
+            },
+            |store| hand_written(&store),
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("redb: Backfill::copy", |b| {
+        b.iter_batched(
+            || {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let store = RedbStore::open(dir.path().join("b.redb")).expect("open");
+                load(&store, &rows);
+                (dir, store)
+            },
+            |(_dir, store)| {
+                Backfill::<Event>::new()
+                    .expect("history")
+                    .copy(&store)
+                    .expect("copy")
+                    .rows_done
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.bench_function("redb: hand-written re-key loop", |b| {
+        b.iter_batched(
+            || {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let store = RedbStore::open(dir.path().join("b.redb")).expect("open");
+                load(&store, &rows);
+                (dir, store)
+            },
+            |(_dir, store)| hand_written(&store),
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, backfill);
+criterion_main!(benches);
