@@ -324,19 +324,9 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
             quote_spanned!(ty.span()=> let #field = <#ty as __ks::KeyComponent>::as_key_ref(&self.#field);)
         });
         let encode_older = encode_steps_in(spec, &format_ident!("__KEYSCHEMA_WAS"), quote!(__encoder.finish();));
-        let past = match &was.cut {
-            Cut::Migration => quote!(true),
-            Cut::Field { field, .. } => {
-                let (f, ty) = (&field.ident, checked(field));
-                quote! {{
-                    let __at = match <Self as __ks::RowKey>::history().map(|h| h.cut()) {
-                        __ks::Option::Some(__ks::Cut::Field { at, .. }) => at(),
-                        _ => __ks::Vec::new(),
-                    };
-                    __ks::encode_value::<#ty>(<#ty as __ks::KeyComponent>::as_key_ref(&self.#f)) >= __at
-                }}
-            }
-        };
+        let past = past_cut_over(&was.cut, |f, ty| {
+            quote!(<#ty as __ks::KeyComponent>::as_key_ref(&self.#f))
+        });
         quote! {
             fn history() -> __ks::Option<&'static __ks::History> {
                 __ks::Option::Some(&__KEYSCHEMA_HISTORY)
@@ -391,6 +381,27 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
     }
 }
 
+/// Whether a row is at or past the cut-over, from the cut-over field's
+/// borrowed value (`value(field, type alias)`): its encoding compared with
+/// the cut-over value's. Always true for a migration.
+fn past_cut_over(
+    cut: &Cut,
+    value: impl Fn(&syn::Ident, &syn::Ident) -> TokenStream,
+) -> TokenStream {
+    let Cut::Field { field, .. } = cut else {
+        return quote!(true);
+    };
+    let ty = checked(field);
+    let value = value(&field.ident, &ty);
+    quote! {{
+        let __at = match <Self as __ks::RowKey>::history().map(|h| h.cut()) {
+            __ks::Option::Some(__ks::Cut::Field { at, .. }) => at(),
+            _ => __ks::Vec::new(),
+        };
+        __ks::encode_value::<#ty>(#value) >= __at
+    }}
+}
+
 /// With a layout history: `get_in` and `get_in_async`, reading the layout
 /// the phase keeps the row in.
 fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> TokenStream {
@@ -404,19 +415,7 @@ fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> Toke
         &format_ident!("__KEYSCHEMA_WAS"),
         quote!(__encoder.finish();),
     );
-    let past = match &was.cut {
-        Cut::Migration => quote!(true),
-        Cut::Field { field, .. } => {
-            let (f, ty) = (&field.ident, checked(field));
-            quote! {{
-                let __at = match <Self as __ks::RowKey>::history().map(|h| h.cut()) {
-                    __ks::Option::Some(__ks::Cut::Field { at, .. }) => at(),
-                    _ => __ks::Vec::new(),
-                };
-                __ks::encode_value::<#ty>(#f) >= __at
-            }}
-        }
-    };
+    let past = past_cut_over(&was.cut, |f, _| quote!(#f));
     let keys = quote! {
         let __past = #past;
         let __declared = #key;

@@ -161,6 +161,20 @@ struct Mark {
     counts: Vec<u64>,
 }
 
+impl Mark {
+    /// The start of `step`, with the rows counted per range.
+    fn fresh(step: Step, totals: Vec<u64>) -> Self {
+        Mark {
+            step,
+            range: 0,
+            after: None,
+            done: 0,
+            counts: vec![0; totals.len()],
+            totals,
+        }
+    }
+}
+
 /// The backfill of key type `K`'s layout change; see the [module docs](self).
 #[derive(Debug)]
 pub struct Backfill<K> {
@@ -389,14 +403,7 @@ impl<K: RowKey> Backfill<K> {
             }
             totals.push(n);
         }
-        Ok(Mark {
-            step,
-            range: 0,
-            after: None,
-            done: 0,
-            counts: vec![0; totals.len()],
-            totals,
-        })
+        Ok(Mark::fresh(step, totals))
     }
 
     fn batch_sync<S: Store>(
@@ -406,45 +413,67 @@ impl<K: RowKey> Backfill<K> {
         started: Instant,
         this_run: u64,
     ) -> Result<(Progress, u64), BackfillError<S::Error>> {
-        let mut mark = self.start_sync(store, step)?;
-        let mut batch = Vec::new();
-        let mut seen = 0;
-        while mark.range < self.ranges.len()
-            && batch.len() < self.batch
-            && seen < self.batch * SCAN_FACTOR
-        {
-            let range = match &mark.after {
-                None => Some(self.ranges[mark.range].clone()),
-                Some(after) => self.ranges[mark.range].after(after, Direction::Forward),
-            };
+        let mut g = Gather::new(self.start_sync(store, step)?);
+        while self.gathering(&g) {
             let mut exhausted = true;
-            if let Some(range) = range {
+            if let Some(range) = self.next_range(&g) {
                 for row in store
                     .scan(&range, Direction::Forward)
                     .map_err(BackfillError::Store)?
                 {
-                    let row = row.map_err(BackfillError::Store)?;
-                    if batch.len() == self.batch || seen == self.batch * SCAN_FACTOR {
+                    if !self.take(&mut g, step, row.map_err(BackfillError::Store)?)? {
                         exhausted = false;
                         break;
                     }
-                    if let Some(m) = self.mutation::<S::Error>(step, &row)? {
-                        batch.push(m);
-                        mark.counts[mark.range] += 1;
-                    }
-                    mark.after = Some(row.0);
-                    seen += 1;
                 }
             }
-            if exhausted {
-                mark.range += 1;
-                mark.after = None;
-            }
+            g.end_range(exhausted);
         }
-        let n = batch.len() as u64;
+        let batch = std::mem::take(&mut g.batch);
         if !batch.is_empty() {
             store.write_batch(&batch).map_err(BackfillError::Store)?;
         }
+        self.finish(g.mark, batch.len() as u64, started, this_run)
+    }
+
+    /// Whether the batch in hand takes more rows.
+    fn gathering(&self, g: &Gather) -> bool {
+        g.mark.range < self.ranges.len()
+            && g.batch.len() < self.batch
+            && g.seen < self.batch * SCAN_FACTOR
+    }
+
+    /// The rest of the range the mark stands in; `None` when it is empty.
+    fn next_range(&self, g: &Gather) -> Option<KeyRange> {
+        match &g.mark.after {
+            None => Some(self.ranges[g.mark.range].clone()),
+            Some(after) => self.ranges[g.mark.range].after(after, Direction::Forward),
+        }
+    }
+
+    /// Takes one row read into the batch; `false` (the row left for the
+    /// next batch) when the batch is full.
+    fn take<E>(&self, g: &mut Gather, step: Step, row: Row) -> Result<bool, BackfillError<E>> {
+        if g.batch.len() == self.batch || g.seen == self.batch * SCAN_FACTOR {
+            return Ok(false);
+        }
+        if let Some(m) = self.mutation::<E>(step, &row)? {
+            g.batch.push(m);
+            g.mark.counts[g.mark.range] += 1;
+        }
+        g.mark.after = Some(row.0);
+        g.seen += 1;
+        Ok(true)
+    }
+
+    /// Saves the mark after a batch of `n` rows was written.
+    fn finish<E>(
+        &mut self,
+        mut mark: Mark,
+        n: u64,
+        started: Instant,
+        this_run: u64,
+    ) -> Result<(Progress, u64), BackfillError<E>> {
         mark.done += n;
         let progress = self.progress(&mark, started, this_run + n);
         self.save(mark)?;
@@ -621,14 +650,7 @@ impl<K: RowKey> Backfill<K> {
             }
             totals.push(n);
         }
-        Ok(Mark {
-            step,
-            range: 0,
-            after: None,
-            done: 0,
-            counts: vec![0; totals.len()],
-            totals,
-        })
+        Ok(Mark::fresh(step, totals))
     }
 
     async fn batch_async<S: AsyncStore>(
@@ -638,49 +660,53 @@ impl<K: RowKey> Backfill<K> {
         started: Instant,
         this_run: u64,
     ) -> Result<(Progress, u64), BackfillError<S::Error>> {
-        let mut mark = self.start_async(store, step).await?;
-        let mut batch = Vec::new();
-        let mut seen = 0;
-        while mark.range < self.ranges.len()
-            && batch.len() < self.batch
-            && seen < self.batch * SCAN_FACTOR
-        {
-            let range = match &mark.after {
-                None => Some(self.ranges[mark.range].clone()),
-                Some(after) => self.ranges[mark.range].after(after, Direction::Forward),
-            };
+        let mut g = Gather::new(self.start_async(store, step).await?);
+        while self.gathering(&g) {
             let mut exhausted = true;
-            if let Some(range) = range {
+            if let Some(range) = self.next_range(&g) {
                 // One more than can be taken tells whether the range goes on.
-                let want = self.batch * SCAN_FACTOR - seen + 1;
+                let want = self.batch * SCAN_FACTOR - g.seen + 1;
                 let mut rows = store.scan_stream(&range, Direction::Forward, Some(want));
                 while let Some(row) = next(&mut rows).await {
-                    let row = row.map_err(BackfillError::Store)?;
-                    if batch.len() == self.batch || seen == self.batch * SCAN_FACTOR {
+                    if !self.take(&mut g, step, row.map_err(BackfillError::Store)?)? {
                         exhausted = false;
                         break;
                     }
-                    if let Some(m) = self.mutation::<S::Error>(step, &row)? {
-                        batch.push(m);
-                        mark.counts[mark.range] += 1;
-                    }
-                    mark.after = Some(row.0);
-                    seen += 1;
                 }
             }
-            if exhausted {
-                mark.range += 1;
-                mark.after = None;
-            }
+            g.end_range(exhausted);
         }
+        let batch = std::mem::take(&mut g.batch);
         let n = batch.len() as u64;
         if !batch.is_empty() {
             store.write(batch).await.map_err(BackfillError::Store)?;
         }
-        mark.done += n;
-        let progress = self.progress(&mark, started, this_run + n);
-        self.save(mark)?;
-        Ok((progress, n))
+        self.finish(g.mark, n, started, this_run)
+    }
+}
+
+/// A batch being gathered: the mark, the mutations, the rows read.
+struct Gather {
+    mark: Mark,
+    batch: Vec<Mutation>,
+    seen: usize,
+}
+
+impl Gather {
+    fn new(mark: Mark) -> Self {
+        Gather {
+            mark,
+            batch: Vec::new(),
+            seen: 0,
+        }
+    }
+
+    /// After reading a range: on to the next when it is exhausted.
+    fn end_range(&mut self, exhausted: bool) {
+        if exhausted {
+            self.mark.range += 1;
+            self.mark.after = None;
+        }
     }
 }
 

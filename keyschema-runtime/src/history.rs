@@ -219,3 +219,18 @@ pub(crate) fn reads_older<K: RowKey>(phase: Phase, past: bool) -> bool {
         (Some(_), Phase::Split) => !past,
     }
 }
+
+/// A key read from one layout of `K`, decoded in it, with its value.
+pub(crate) fn decode_in<K: RowKey, E>(
+    key: Vec<u8>,
+    value: Vec<u8>,
+    older: bool,
+) -> Result<Option<(K, Vec<u8>)>, crate::store::RowError<E>> {
+    let row = if older {
+        K::decode_older(&key)
+    } else {
+        K::decode(&key)
+    };
+    row.map(|row| Some((row, value)))
+        .map_err(|source| crate::store::RowError::Decode { key, source })
+}

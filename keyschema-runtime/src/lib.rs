@@ -145,16 +145,10 @@ pub mod __private {
     ) -> Result<Option<crate::store::TypedRow<K>>, RowError<S::Error>> {
         let is_older = crate::history::reads_older::<K>(phase, past);
         let key = if is_older { older } else { declared };
-        let Some(value) = store.get(&key).map_err(RowError::Store)? else {
-            return Ok(None);
-        };
-        let row = if is_older {
-            K::decode_older(&key)
-        } else {
-            K::decode(&key)
-        };
-        row.map(|row| Some((row, value)))
-            .map_err(|source| RowError::Decode { key, source })
+        match store.get(&key).map_err(RowError::Store)? {
+            Some(value) => crate::history::decode_in(key, value, is_older),
+            None => Ok(None),
+        }
     }
 
     /// The generated `get_in_async`.
@@ -170,16 +164,10 @@ pub mod __private {
         let get = store.get_many(vec![key]);
         Box::pin(async move {
             let found = get.await.map_err(RowError::Store)?;
-            let Some((key, value)) = found.into_iter().next() else {
-                return Ok(None);
-            };
-            let row = if is_older {
-                K::decode_older(&key)
-            } else {
-                K::decode(&key)
-            };
-            row.map(|row| Some((row, value)))
-                .map_err(|source| RowError::Decode { key, source })
+            match found.into_iter().next() {
+                Some((key, value)) => crate::history::decode_in(key, value, is_older),
+                None => Ok(None),
+            }
         })
     }
 

@@ -527,25 +527,7 @@ impl DynSchema {
     /// Renders a key as `Schema::render` does: the same text for the same
     /// bytes, including for keys that do not decode.
     pub fn render(&self, key: &[u8]) -> String {
-        match self.try_render(key) {
-            Ok(mut text) => {
-                if let Err(err) = self.decode(key) {
-                    text.push_str(&format!(" !({err})"));
-                }
-                text
-            }
-            Err((mut text, offset, err)) => {
-                if !text.is_empty() {
-                    text.push('|');
-                }
-                text.push_str("!0x");
-                for &b in key.get(offset..).unwrap_or_default() {
-                    crate::encoding::push_hex(&mut text, b);
-                }
-                text.push_str(&format!(" ({err})"));
-                text
-            }
-        }
+        crate::schema::rendered(key, self.try_render(key), || self.decode(key).map(|_| ()))
     }
 
     /// Renders like [`render`](Self::render), but fails exactly when

@@ -6,6 +6,7 @@ mod json;
 mod render;
 
 pub(crate) use header::Header;
+pub(crate) use render::rendered;
 
 use crate::encoding::{
     BucketKey, Encoding, KeyComponent, Reader, ReversibleKey, TextComponent, TextDigits,

@@ -15,27 +15,7 @@ impl Schema {
     /// Never fails: bytes that do not decode are shown as hex after a
     /// `|!` marker with the reason, so a corrupt key is still visible in a log.
     pub fn render(&self, key: &[u8]) -> String {
-        match self.try_render(key) {
-            // Readable, but `decode` refuses it (a salt that does not match
-            // the fields, a bucket that does not match its field): say so.
-            Ok(mut text) => {
-                if let Err(err) = self.full_check(key) {
-                    text.push_str(&format!(" !({err})"));
-                }
-                text
-            }
-            Err((mut text, offset, err)) => {
-                if !text.is_empty() {
-                    text.push('|');
-                }
-                text.push_str("!0x");
-                for &b in key.get(offset..).unwrap_or_default() {
-                    crate::encoding::push_hex(&mut text, b);
-                }
-                text.push_str(&format!(" ({err})"));
-                text
-            }
-        }
+        rendered(key, self.try_render(key), || self.full_check(key))
     }
 
     /// Renders a key prefix (a split point, a scan bound): the complete
@@ -155,6 +135,36 @@ impl Schema {
             return Err((out, pos, err));
         }
         Ok(out)
+    }
+}
+
+/// What `render` prints for `key`, from a rendering attempt and the full
+/// check: readable keys that `decode` refuses (a salt that does not match
+/// the fields, a bucket that does not match its field) say so after the
+/// text; unreadable ones show the rest as hex, with the reason.
+pub(crate) fn rendered(
+    key: &[u8],
+    attempt: Result<String, (String, usize, DecodeError)>,
+    check: impl FnOnce() -> Result<(), DecodeError>,
+) -> String {
+    match attempt {
+        Ok(mut text) => {
+            if let Err(err) = check() {
+                text.push_str(&format!(" !({err})"));
+            }
+            text
+        }
+        Err((mut text, offset, err)) => {
+            if !text.is_empty() {
+                text.push('|');
+            }
+            text.push_str("!0x");
+            for &b in key.get(offset..).unwrap_or_default() {
+                crate::encoding::push_hex(&mut text, b);
+            }
+            text.push_str(&format!(" ({err})"));
+            text
+        }
     }
 }
 

@@ -189,17 +189,10 @@ pub trait AsyncStore {
         let get = self.get_many(vec![key]);
         Box::pin(async move {
             let found = get.await.map_err(RowError::Store)?;
-            let Some((key, value)) = found.into_iter().next() else {
-                return Ok(None);
-            };
-            let decoded = if older {
-                K::decode_older(&key)
-            } else {
-                K::decode(&key)
-            };
-            decoded
-                .map(|row| Some((row, value)))
-                .map_err(|source| RowError::Decode { key, source })
+            match found.into_iter().next() {
+                Some((key, value)) => crate::history::decode_in(key, value, older),
+                None => Ok(None),
+            }
         })
     }
 
@@ -398,17 +391,10 @@ pub trait RowStore: Store {
         row: &K,
     ) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
         let (key, older) = read_key(phase, row);
-        let Some(value) = self.get(&key).map_err(RowError::Store)? else {
-            return Ok(None);
-        };
-        let decoded = if older {
-            K::decode_older(&key)
-        } else {
-            K::decode(&key)
-        };
-        decoded
-            .map(|row| Some((row, value)))
-            .map_err(|source| RowError::Decode { key, source })
+        match self.get(&key).map_err(RowError::Store)? {
+            Some(value) => crate::history::decode_in(key, value, older),
+            None => Ok(None),
+        }
     }
 
     /// The row stored under `key`, decoded, with its value. With a
