@@ -40,10 +40,11 @@
 //! ```
 
 use crate::error::DecodeError;
-use crate::history::{unambiguous, Cut, History};
+use crate::history::{Cut, History};
 use crate::key::RowKey;
 use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::scan::builder::ScanState;
+use crate::store::layout::unambiguous;
 use crate::store::{AsyncStore, Mutation, Row, Store};
 use futures_core::Stream;
 use std::marker::PhantomData;

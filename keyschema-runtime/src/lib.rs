@@ -143,10 +143,10 @@ pub mod __private {
         older: Vec<u8>,
         past: bool,
     ) -> Result<Option<crate::store::TypedRow<K>>, RowError<S::Error>> {
-        let is_older = crate::history::reads_older::<K>(phase, past);
+        let is_older = crate::store::layout::reads_older::<K>(phase, past);
         let key = if is_older { older } else { declared };
         match store.get(&key).map_err(RowError::Store)? {
-            Some(value) => crate::history::decode_in(key, value, is_older),
+            Some(value) => crate::store::layout::decode_in(key, value, is_older),
             None => Ok(None),
         }
     }
@@ -159,13 +159,13 @@ pub mod __private {
         older: Vec<u8>,
         past: bool,
     ) -> BoxFuture<'_, crate::store::TypedGet<K, S::Error>> {
-        let is_older = crate::history::reads_older::<K>(phase, past);
+        let is_older = crate::store::layout::reads_older::<K>(phase, past);
         let key = if is_older { older } else { declared };
         let get = store.get_many(vec![key]);
         Box::pin(async move {
             let found = get.await.map_err(RowError::Store)?;
             match found.into_iter().next() {
-                Some((key, value)) => crate::history::decode_in(key, value, is_older),
+                Some((key, value)) => crate::store::layout::decode_in(key, value, is_older),
                 None => Ok(None),
             }
         })

@@ -27,6 +27,7 @@
 pub mod bigtable;
 #[cfg(feature = "dynamodb")]
 pub mod dynamodb;
+pub(crate) mod layout;
 mod memory;
 #[cfg(feature = "redb")]
 mod redb;
@@ -38,10 +39,11 @@ pub use memory::MemoryStore;
 pub use crate::range::Direction;
 
 use crate::error::{CursorError, DecodeError};
-use crate::history::{read_key, write_keys, Phase};
+use crate::history::Phase;
 use crate::key::RowKey;
 use crate::range::KeyRange;
 use futures_core::Stream;
+use layout::{read_key, write_keys};
 use std::pin::Pin;
 
 /// One write of a batch.
@@ -190,7 +192,7 @@ pub trait AsyncStore {
         Box::pin(async move {
             let found = get.await.map_err(RowError::Store)?;
             match found.into_iter().next() {
-                Some((key, value)) => crate::history::decode_in(key, value, older),
+                Some((key, value)) => layout::decode_in(key, value, older),
                 None => Ok(None),
             }
         })
@@ -392,7 +394,7 @@ pub trait RowStore: Store {
     ) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
         let (key, older) = read_key(phase, row);
         match self.get(&key).map_err(RowError::Store)? {
-            Some(value) => crate::history::decode_in(key, value, older),
+            Some(value) => layout::decode_in(key, value, older),
             None => Ok(None),
         }
     }

@@ -1,0 +1,93 @@
+//! Where a key type with a layout history (`#[rowkey_was]`) keeps a row in
+//! each [`Phase`]: the keys a write goes to, the key a get reads, and the
+//! refusal of older keys that would read as another row.
+
+use crate::error::DecodeError;
+use crate::history::Phase;
+use crate::key::RowKey;
+use crate::store::RowError;
+
+/// The key of `row` in one layout: the declared one, or the older.
+pub(crate) fn key_in<K: RowKey>(row: &K, older: bool) -> Vec<u8> {
+    match (older, row.encode_older()) {
+        (true, Some(key)) => key,
+        _ => row.encode(),
+    }
+}
+
+/// Refuses an older-layout key that also reads as a row of the declared
+/// layout (another row: the headers differ in length). Such a key is left
+/// to the declared layout: every read takes a key that reads in both as
+/// the declared layout's (a backfilled copy of a row before the cut-over
+/// reads as an older row of another id), so an older row must never have
+/// one. Keys of the declared layout are never refused.
+pub(crate) fn unambiguous<K: RowKey>(key: &[u8], older: bool) -> Result<(), DecodeError> {
+    let Some(history) = K::history() else {
+        return Ok(());
+    };
+    if !older || history.same_components(K::schema()) {
+        return Ok(());
+    }
+    if K::decode(key).is_ok() {
+        return Err(DecodeError::AmbiguousLayout {
+            schema: K::schema().name(),
+        });
+    }
+    Ok(())
+}
+
+/// The keys a write of `row` goes to in `phase`, each with whether it is
+/// the older layout's; refused when a key would be ambiguous.
+pub(crate) fn write_keys<K: RowKey>(
+    phase: Phase,
+    row: &K,
+) -> Result<Vec<(Vec<u8>, bool)>, DecodeError> {
+    let Some(history) = K::history() else {
+        return Ok(vec![(row.encode(), false)]);
+    };
+    let layouts = history.writes(phase, row.past_cut_over());
+    let mut keys = Vec::with_capacity(2);
+    for (wanted, older) in [(layouts.older, true), (layouts.declared, false)] {
+        if wanted {
+            let key = key_in(row, older);
+            unambiguous::<K>(&key, older)?;
+            if !keys.iter().any(|(k, _)| *k == key) {
+                keys.push((key, older));
+            }
+        }
+    }
+    Ok(keys)
+}
+
+/// The key a get of `row` reads in `phase`, and whether it is the older
+/// layout's: in `Split`, the layout of the row's side of the cut-over; in
+/// `Old` and `Dual`, the older layout (complete); in `New`, the declared.
+pub(crate) fn read_key<K: RowKey>(phase: Phase, row: &K) -> (Vec<u8>, bool) {
+    let older = reads_older::<K>(phase, row.past_cut_over());
+    (key_in(row, older), older)
+}
+
+/// Whether a get in `phase` reads the older layout, for a row on the
+/// `past` side of the cut-over.
+pub(crate) fn reads_older<K: RowKey>(phase: Phase, past: bool) -> bool {
+    match (K::history(), phase) {
+        (None, _) | (_, Phase::New) => false,
+        (Some(_), Phase::Old | Phase::Dual) => true,
+        (Some(_), Phase::Split) => !past,
+    }
+}
+
+/// A key read from one layout of `K`, decoded in it, with its value.
+pub(crate) fn decode_in<K: RowKey, E>(
+    key: Vec<u8>,
+    value: Vec<u8>,
+    older: bool,
+) -> Result<Option<(K, Vec<u8>)>, RowError<E>> {
+    let row = if older {
+        K::decode_older(&key)
+    } else {
+        K::decode(&key)
+    };
+    row.map(|row| Some((row, value)))
+        .map_err(|source| RowError::Decode { key, source })
+}
