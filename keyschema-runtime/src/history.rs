@@ -10,7 +10,7 @@
 use crate::schema::Schema;
 
 /// The older layout of a key type and what decides a row's layout. Made by
-/// `#[rowkey_was(...)]`; see [`RowKey::history`].
+/// `#[rowkey_was(...)]`; see [`RowKey::history`](crate::RowKey::history).
 #[derive(Debug)]
 pub struct History {
     old: &'static Schema,
