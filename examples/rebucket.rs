@@ -158,7 +158,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let heavy = per_user
         .iter()
-        .max_by_key(|(_, (before, after))| (*before).min(*after))
+        // Ties go to the lowest id, so every run shows the same user.
+        .max_by_key(|(user, (before, after))| ((*before).min(*after), std::cmp::Reverse(**user)))
         .map(|(u, _)| u.to_string())
         .unwrap_or_default();
     let scans = |phase: Phase| -> Result<Vec<Vec<Event>>, Box<dyn std::error::Error>> {
