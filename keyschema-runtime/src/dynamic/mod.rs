@@ -36,7 +36,7 @@ pub use value::Value;
 
 use crate::encoding::{invert, Encoding, Reader};
 use crate::error::DecodeError;
-use crate::schema::{Format, Header, Order};
+use crate::schema::{try_render, Attempt, Format, Header, Order, RenderPart};
 use crate::{limits, salt};
 
 /// A key layout read at run time (see the [module docs](self)).
@@ -553,84 +553,8 @@ impl DynSchema {
         }
     }
 
-    fn try_render(&self, key: &[u8]) -> Result<String, (String, usize, DecodeError)> {
-        if self.sep().is_some() {
-            return match std::str::from_utf8(key) {
-                Ok(text) => Ok(text.to_string()),
-                Err(e) => Err((
-                    String::from_utf8_lossy(&key[..e.valid_up_to()]).into_owned(),
-                    e.valid_up_to(),
-                    DecodeError::InvalidUtf8 {
-                        component: "key",
-                        offset: e.valid_up_to(),
-                    },
-                )),
-            };
-        }
-        let head = self.head();
-        let mut out = String::with_capacity(key.len() * 2);
-        if !self.prefix.is_empty() {
-            out.push_str(&self.prefix.escape_ascii().to_string().replace('|', "\\|"));
-        }
-        let bucket = head.bucket_of(key).map_err(|e| (out.clone(), 0, e))?;
-        if let Some(s) = &self.salt {
-            if !out.is_empty() {
-                out.push('|');
-            }
-            let digits = (s.buckets - 1).max(1).ilog10() as usize + 1;
-            out.push_str(&format!("{bucket:0digits$}"));
-        }
-        let mut pos = head.len();
-        for (i, c) in self.components.iter().enumerate() {
-            if i > 0 || !out.is_empty() {
-                out.push('|');
-            }
-            if c.order == Order::Descending {
-                out.push('~');
-            }
-            let mark = out.len();
-            let rendered = if c.transform == Transform::Reverse {
-                out.push('^');
-                let width = c.encoding.fixed_width().unwrap_or(0);
-                match pos.checked_add(width).and_then(|end| key.get(pos..end)) {
-                    Some(bytes) => {
-                        let ordered: Vec<u8> = bytes.iter().rev().copied().collect();
-                        let mut reader = Reader::at(&ordered, 0, false, c.name);
-                        component::render_plain(c.encoding, &mut reader, &mut out)
-                            .map(|()| pos + width)
-                    }
-                    None => Err(DecodeError::Truncated {
-                        component: c.name,
-                        offset: pos,
-                        expected: "a reversed fixed-width integer",
-                    }),
-                }
-            } else {
-                let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
-                component::render_plain(c.encoding, &mut reader, &mut out).map(|()| reader.offset())
-            };
-            match rendered {
-                Ok(next) => pos = next,
-                Err(err) => {
-                    out.truncate(mark);
-                    if out.ends_with('~') {
-                        out.pop();
-                    }
-                    if out.ends_with('|') {
-                        out.pop();
-                    }
-                    return Err((out, pos, err));
-                }
-            }
-        }
-        if pos < key.len() {
-            let err = DecodeError::TrailingBytes {
-                offset: pos,
-                count: key.len() - pos,
-            };
-            return Err((out, pos, err));
-        }
-        Ok(out)
+    fn try_render(&self, key: &[u8]) -> Attempt {
+        try_render(self.head(), &self.components, key)
     }
 }
 
@@ -683,6 +607,21 @@ impl DynSalt {
             .flat_map(|&h| plains[h].iter().copied())
             .collect();
         salt::bucket(&input, self.buckets)
+    }
+}
+
+impl RenderPart for DynComponent {
+    fn part_name(&self) -> &'static str {
+        self.name
+    }
+    fn descending(&self) -> bool {
+        self.order == Order::Descending
+    }
+    fn reversed_width(&self) -> Option<usize> {
+        (self.transform == Transform::Reverse).then(|| self.encoding.fixed_width().unwrap_or(0))
+    }
+    fn render_part(&self, input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+        component::render_plain(self.encoding, input, out)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Keys for human readers: [`Schema::render`] and its strict and prefix
 //! forms, and the declaration's `Display`.
 
-use super::{Component, Format, Order, Schema};
+use super::{Component, Format, Header, Order, Schema};
 use crate::encoding::Reader;
 use crate::error::DecodeError;
 use std::fmt;
@@ -69,73 +69,114 @@ impl Schema {
         self.try_render(key).map_err(|(_, _, err)| err)
     }
 
-    fn try_render(&self, key: &[u8]) -> Result<String, (String, usize, DecodeError)> {
-        if self.sep().is_some() {
-            // Text keys are their own rendering.
-            return match std::str::from_utf8(key) {
-                Ok(text) => Ok(text.to_string()),
-                Err(e) => Err((
-                    String::from_utf8_lossy(&key[..e.valid_up_to()]).into_owned(),
-                    e.valid_up_to(),
-                    DecodeError::InvalidUtf8 {
-                        component: "key",
-                        offset: e.valid_up_to(),
-                    },
-                )),
-            };
-        }
-        let mut out = String::with_capacity(key.len() * 2);
-        if !self.prefix.is_empty() {
-            out.push_str(&self.prefix.escape_ascii().to_string().replace('|', "\\|"));
-        }
-        let bucket = self.bucket_of(key).map_err(|e| (out.clone(), 0, e))?;
-        if let Some(s) = self.salt {
-            if !out.is_empty() {
-                out.push('|');
-            }
-            let digits = (s.buckets - 1).max(1).ilog10() as usize + 1;
-            out.push_str(&format!("{bucket:0digits$}"));
-        }
-        let mut pos = self.header_len();
-        for (i, c) in self.components.iter().enumerate() {
-            if i > 0 || !out.is_empty() {
-                out.push('|');
-            }
-            if c.order == Order::Descending {
-                out.push('~');
-            }
-            let mark = out.len();
-            let rendered = if c.reversed {
-                out.push('^');
-                render_reversed(c, key, pos, &mut out)
-            } else {
-                let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
-                (c.render)(&mut reader, &mut out).map(|()| reader.offset())
-            };
-            let next = match rendered {
-                Ok(next) => next,
-                Err(err) => {
-                    out.truncate(mark);
-                    if out.ends_with('~') {
-                        out.pop();
-                    }
-                    if out.ends_with('|') {
-                        out.pop();
-                    }
-                    return Err((out, pos, err));
-                }
-            };
-            pos = next;
-        }
-        if pos < key.len() {
-            let err = DecodeError::TrailingBytes {
-                offset: pos,
-                count: key.len() - pos,
-            };
-            return Err((out, pos, err));
-        }
-        Ok(out)
+    fn try_render(&self, key: &[u8]) -> Attempt {
+        try_render(self.head(), self.components, key)
     }
+}
+
+/// A rendering, or what rendered before the bytes that do not decode, where
+/// they start, and why.
+pub(crate) type Attempt = Result<String, (String, usize, DecodeError)>;
+
+/// One component as the renderer sees it: derived and dynamic schemas
+/// render through the same loop.
+pub(crate) trait RenderPart {
+    /// The field name, for errors.
+    fn part_name(&self) -> &'static str;
+    /// `rev`: the bytes are inverted (shown with `~`).
+    fn descending(&self) -> bool;
+    /// `reverse`: the width of the byte-reversed integer (shown with `^`).
+    fn reversed_width(&self) -> Option<usize>;
+    /// Renders one ascending encoding from `input`.
+    fn render_part(&self, input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError>;
+}
+
+impl RenderPart for Component {
+    fn part_name(&self) -> &'static str {
+        self.name
+    }
+    fn descending(&self) -> bool {
+        self.order == Order::Descending
+    }
+    fn reversed_width(&self) -> Option<usize> {
+        self.reversed.then(|| self.fixed_width.unwrap_or(0))
+    }
+    fn render_part(&self, input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
+        (self.render)(input, out)
+    }
+}
+
+/// The rendering of `key` under `head` and `parts` (see [`Schema::render`]).
+pub(crate) fn try_render<P: RenderPart>(head: Header<'_>, parts: &[P], key: &[u8]) -> Attempt {
+    if head.sep.is_some() {
+        // Text keys are their own rendering.
+        return match std::str::from_utf8(key) {
+            Ok(text) => Ok(text.to_string()),
+            Err(e) => Err((
+                String::from_utf8_lossy(&key[..e.valid_up_to()]).into_owned(),
+                e.valid_up_to(),
+                DecodeError::InvalidUtf8 {
+                    component: "key",
+                    offset: e.valid_up_to(),
+                },
+            )),
+        };
+    }
+    let mut out = String::with_capacity(key.len() * 2);
+    if !head.prefix.is_empty() {
+        out.push_str(&head.prefix.escape_ascii().to_string().replace('|', "\\|"));
+    }
+    let bucket = head.bucket_of(key).map_err(|e| (out.clone(), 0, e))?;
+    if let Some((buckets, _)) = head.salt {
+        if !out.is_empty() {
+            out.push('|');
+        }
+        let digits = (buckets - 1).max(1).ilog10() as usize + 1;
+        out.push_str(&format!("{bucket:0digits$}"));
+    }
+    let mut pos = head.len();
+    for (i, c) in parts.iter().enumerate() {
+        if i > 0 || !out.is_empty() {
+            out.push('|');
+        }
+        if c.descending() {
+            out.push('~');
+        }
+        let mark = out.len();
+        let rendered = match c.reversed_width() {
+            Some(width) => {
+                out.push('^');
+                render_reversed(c, width, key, pos, &mut out)
+            }
+            None => {
+                let mut reader = Reader::at(key, pos, c.descending(), c.part_name());
+                c.render_part(&mut reader, &mut out)
+                    .map(|()| reader.offset())
+            }
+        };
+        let next = match rendered {
+            Ok(next) => next,
+            Err(err) => {
+                out.truncate(mark);
+                if out.ends_with('~') {
+                    out.pop();
+                }
+                if out.ends_with('|') {
+                    out.pop();
+                }
+                return Err((out, pos, err));
+            }
+        };
+        pos = next;
+    }
+    if pos < key.len() {
+        let err = DecodeError::TrailingBytes {
+            offset: pos,
+            count: key.len() - pos,
+        };
+        return Err((out, pos, err));
+    }
+    Ok(out)
 }
 
 /// What `render` prints for `key`, from a rendering attempt and the full
@@ -169,23 +210,23 @@ pub(crate) fn rendered(
 }
 
 /// Renders a `reverse(...)` component: its bytes put back in order first.
-fn render_reversed(
-    c: &Component,
+fn render_reversed<P: RenderPart>(
+    c: &P,
+    width: usize,
     key: &[u8],
     pos: usize,
     out: &mut String,
 ) -> Result<usize, DecodeError> {
-    let width = c.fixed_width.unwrap_or(0);
-    let Some(bytes) = key.get(pos..pos + width) else {
+    let Some(bytes) = pos.checked_add(width).and_then(|end| key.get(pos..end)) else {
         return Err(DecodeError::Truncated {
-            component: c.name,
+            component: c.part_name(),
             offset: pos,
             expected: "a reversed fixed-width integer",
         });
     };
     let ordered: Vec<u8> = bytes.iter().rev().copied().collect();
-    let mut reader = Reader::at(&ordered, 0, false, c.name);
-    (c.render)(&mut reader, out)?;
+    let mut reader = Reader::at(&ordered, 0, false, c.part_name());
+    c.render_part(&mut reader, out)?;
     Ok(pos + width)
 }
 
