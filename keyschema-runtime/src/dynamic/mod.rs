@@ -540,17 +540,7 @@ impl DynSchema {
     /// Renders a key prefix (a split point, a scan bound) as
     /// `Schema::render_prefix` does: `…` where it ends inside a component.
     pub fn render_prefix(&self, key: &[u8]) -> String {
-        match self.try_render(key) {
-            Ok(text) => text,
-            Err((mut text, _, DecodeError::Truncated { .. })) => {
-                if !text.is_empty() {
-                    text.push('|');
-                }
-                text.push('…');
-                text
-            }
-            Err(_) => self.render(key),
-        }
+        crate::schema::rendered_prefix(self.try_render(key), || self.render(key))
     }
 
     fn try_render(&self, key: &[u8]) -> Attempt {

@@ -6,7 +6,7 @@ mod json;
 mod render;
 
 pub(crate) use header::Header;
-pub(crate) use render::{rendered, try_render, Attempt, RenderPart};
+pub(crate) use render::{rendered, rendered_prefix, try_render, Attempt, RenderPart};
 
 use crate::encoding::{
     BucketKey, Encoding, KeyComponent, Reader, ReversibleKey, TextComponent, TextDigits,

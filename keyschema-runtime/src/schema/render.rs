@@ -33,17 +33,7 @@ impl Schema {
     /// assert_eq!(Point::schema().render_prefix(&key), "cpu|7");
     /// ```
     pub fn render_prefix(&self, key: &[u8]) -> String {
-        match self.try_render(key) {
-            Ok(text) => text,
-            Err((mut text, _, DecodeError::Truncated { .. })) => {
-                if !text.is_empty() {
-                    text.push('|');
-                }
-                text.push('…');
-                text
-            }
-            Err(_) => self.render(key),
-        }
+        rendered_prefix(self.try_render(key), || self.render(key))
     }
 
     /// Renders like [`render`](Self::render), but returns an error exactly
@@ -206,6 +196,22 @@ pub(crate) fn rendered(
             text.push_str(&format!(" ({err})"));
             text
         }
+    }
+}
+
+/// What `render_prefix` prints: the rendering, or what rendered and `…`
+/// where the key ends inside a component; other damage as `render` shows it.
+pub(crate) fn rendered_prefix(attempt: Attempt, render: impl FnOnce() -> String) -> String {
+    match attempt {
+        Ok(text) => text,
+        Err((mut text, _, DecodeError::Truncated { .. })) => {
+            if !text.is_empty() {
+                text.push('|');
+            }
+            text.push('…');
+            text
+        }
+        Err(_) => render(),
     }
 }
 
