@@ -77,6 +77,18 @@ where
     n
 }
 
+/// The library's copy; the rows it copied.
+fn library<S: Store>(store: &S) -> u64
+where
+    S::Error: std::fmt::Debug,
+{
+    Backfill::<Event>::new()
+        .expect("history")
+        .copy(store)
+        .expect("copy")
+        .rows_done
+}
+
 fn backfill(c: &mut Criterion) {
     let rows = rows();
     let mut group = c.benchmark_group("backfill copy, 50,000 rows");
@@ -84,60 +96,33 @@ fn backfill(c: &mut Criterion) {
         .throughput(Throughput::Elements(ROWS))
         .sample_size(10)
         .measurement_time(Duration::from_secs(10));
+    let memory = || {
+        let store = MemoryStore::new();
+        load(&store, &rows);
+        store
+    };
+    let redb = || {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = RedbStore::open(dir.path().join("b.redb")).expect("open");
+        load(&store, &rows);
+        (dir, store)
+    };
     group.bench_function("memory: Backfill::copy", |b| {
-        b.iter_batched(
-            || {
-                let store = MemoryStore::new();
-                load(&store, &rows);
-                store
-            },
-            |store| {
-                Backfill::<Event>::new()
-                    .expect("history")
-                    .copy(&store)
-                    .expect("copy")
-                    .rows_done
-            },
-            BatchSize::LargeInput,
-        )
+        b.iter_batched(memory, |store| library(&store), BatchSize::LargeInput)
     });
     group.bench_function("memory: hand-written re-key loop", |b| {
-        b.iter_batched(
-            || {
-                let store = MemoryStore::new();
-                load(&store, &rows);
-                store
-            },
-            |store| hand_written(&store),
-            BatchSize::LargeInput,
-        )
+        b.iter_batched(memory, |store| hand_written(&store), BatchSize::LargeInput)
     });
     group.bench_function("redb: Backfill::copy", |b| {
         b.iter_batched(
-            || {
-                let dir = tempfile::tempdir().expect("temp dir");
-                let store = RedbStore::open(dir.path().join("b.redb")).expect("open");
-                load(&store, &rows);
-                (dir, store)
-            },
-            |(_dir, store)| {
-                Backfill::<Event>::new()
-                    .expect("history")
-                    .copy(&store)
-                    .expect("copy")
-                    .rows_done
-            },
+            redb,
+            |(_dir, store)| library(&store),
             BatchSize::PerIteration,
         )
     });
     group.bench_function("redb: hand-written re-key loop", |b| {
         b.iter_batched(
-            || {
-                let dir = tempfile::tempdir().expect("temp dir");
-                let store = RedbStore::open(dir.path().join("b.redb")).expect("open");
-                load(&store, &rows);
-                (dir, store)
-            },
+            redb,
             |(_dir, store)| hand_written(&store),
             BatchSize::PerIteration,
         )

@@ -141,9 +141,12 @@ fn was_schema(
         } => {
             let ty = checked(field);
             quote! {{
-                fn __keyschema_cut() -> __ks::Vec<u8> {
-                    let __value: <#ty as __ks::KeyComponent>::Ref<'static> = #value;
-                    __ks::encode_value::<#ty>(__value)
+                fn __keyschema_cut() -> &'static [u8] {
+                    static __AT: ::std::sync::OnceLock<__ks::Vec<u8>> = ::std::sync::OnceLock::new();
+                    __AT.get_or_init(|| {
+                        let __value: <#ty as __ks::KeyComponent>::Ref<'static> = #value;
+                        __ks::encode_value::<#ty>(__value)
+                    })
                 }
                 __ks::cut_at_field(#component, __keyschema_cut)
             }}
@@ -393,13 +396,7 @@ fn past_cut_over(
     };
     let ty = checked(field);
     let value = value(&field.ident, &ty);
-    quote! {{
-        let __at = match <Self as __ks::RowKey>::history().map(|h| h.cut()) {
-            __ks::Option::Some(__ks::Cut::Field { at, .. }) => at(),
-            _ => __ks::Vec::new(),
-        };
-        __ks::encode_value::<#ty>(#value) >= __at
-    }}
+    quote!(__ks::past_cut_over::<#ty>(#value, <Self as __ks::RowKey>::history()))
 }
 
 /// With a layout history: `get_in` and `get_in_async`, reading the layout
@@ -416,14 +413,16 @@ fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> Toke
         quote!(__encoder.finish();),
     );
     let past = past_cut_over(&was.cut, |f, _| quote!(#f));
+    // Only the key of the layout the phase reads is encoded.
     let keys = quote! {
-        let __past = #past;
-        let __declared = #key;
-        let __older = {
+        let __older = __ks::reads_older::<Self>(__phase, #past);
+        let __key = if __older {
             let mut __key = __ks::Vec::with_capacity(<Self as __ks::RowKey>::SIZE_HINT);
             let __out = &mut __key;
             #older
             __key
+        } else {
+            #key
         };
     };
     let doc = format!(
@@ -437,7 +436,7 @@ fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> Toke
             #(#params),*
         ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
             #keys
-            __ks::get_in::<Self, __S>(__store, __phase, __declared, __older, __past)
+            __ks::get_in::<Self, __S>(__store, __key, __older)
         }
 
         /// The async [`get_in`](Self::get_in), on an async store (Cloud Bigtable).
@@ -447,7 +446,7 @@ fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> Toke
             #(#params),*
         ) -> __ks::BoxFuture<'__s, __ks::TypedGet<Self, __S::Error>> {
             #keys
-            __ks::get_in_async::<Self, __S>(__store, __phase, __declared, __older, __past)
+            __ks::get_in_async::<Self, __S>(__store, __key, __older)
         }
     }
 }

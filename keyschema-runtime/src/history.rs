@@ -26,8 +26,8 @@ pub enum Cut {
     Field {
         /// The cut-over field's index in [`Schema::components`].
         component: usize,
-        /// The ascending encoding of the cut-over value.
-        at: fn() -> Vec<u8>,
+        /// The ascending encoding of the cut-over value (computed once).
+        at: fn() -> &'static [u8],
     },
     /// `until = migration`: the [`Phase`] alone decides.
     Migration,

@@ -125,8 +125,28 @@ pub mod __private {
     }
 
     /// `until = field >= value`.
-    pub const fn cut_at_field(component: usize, at: fn() -> Vec<u8>) -> crate::history::Cut {
+    pub const fn cut_at_field(component: usize, at: fn() -> &'static [u8]) -> crate::history::Cut {
         crate::history::Cut::Field { component, at }
+    }
+
+    /// Whether a row whose cut-over field is `value` is at or past the
+    /// cut-over: the encodings compared, without allocating.
+    pub fn past_cut_over<T: KeyComponent>(
+        value: T::Ref<'_>,
+        history: Option<&'static History>,
+    ) -> bool {
+        let Some(crate::history::Cut::Field { at, .. }) = history.map(History::cut) else {
+            return true;
+        };
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            scratch.clear();
+            T::encode_key(value, &mut scratch);
+            scratch.as_slice() >= at()
+        })
     }
 
     /// `until = migration`.
@@ -134,17 +154,19 @@ pub mod __private {
         crate::history::Cut::Migration
     }
 
-    /// The generated `get_in`: reads the key of the layout `phase` keeps the
-    /// row in, and decodes it in that layout.
+    /// Whether a get in `phase` reads the older layout, for a row on the
+    /// `past` side of the cut-over.
+    pub fn reads_older<K: RowKey>(phase: Phase, past: bool) -> bool {
+        crate::store::layout::reads_older::<K>(phase, past)
+    }
+
+    /// The generated `get_in`: reads `key` (of the older layout when
+    /// `is_older`) and decodes it in that layout.
     pub fn get_in<K: RowKey, S: crate::store::Store>(
         store: &S,
-        phase: Phase,
-        declared: Vec<u8>,
-        older: Vec<u8>,
-        past: bool,
+        key: Vec<u8>,
+        is_older: bool,
     ) -> Result<Option<crate::store::TypedRow<K>>, RowError<S::Error>> {
-        let is_older = crate::store::layout::reads_older::<K>(phase, past);
-        let key = if is_older { older } else { declared };
         match store.get(&key).map_err(RowError::Store)? {
             Some(value) => crate::store::layout::decode_in(key, value, is_older),
             None => Ok(None),
@@ -154,13 +176,9 @@ pub mod __private {
     /// The generated `get_in_async`.
     pub fn get_in_async<K: RowKey, S: AsyncStore>(
         store: &S,
-        phase: Phase,
-        declared: Vec<u8>,
-        older: Vec<u8>,
-        past: bool,
+        key: Vec<u8>,
+        is_older: bool,
     ) -> BoxFuture<'_, crate::store::TypedGet<K, S::Error>> {
-        let is_older = crate::store::layout::reads_older::<K>(phase, past);
-        let key = if is_older { older } else { declared };
         let get = store.get_many(vec![key]);
         Box::pin(async move {
             let found = get.await.map_err(RowError::Store)?;

@@ -188,9 +188,13 @@ impl ScanRangeSet {
     /// Whether `key` lies in one of the ranges.
     pub fn contains(&self, key: &[u8]) -> bool {
         let after = self.ranges.partition_point(|r| r.start() <= key);
+        let Some((last, before)) = self.ranges[..after].split_last() else {
+            return false;
+        };
         // Disjoint ranges: only the last one starting at or before `key`
-        // can hold it; a layout history's two layouts may overlap.
-        self.ranges[..after].iter().rev().any(|r| r.contains(key))
+        // can hold it; a layout history's two layouts may overlap, so a
+        // miss looks at the earlier ones too.
+        last.contains(key) || before.iter().any(|r| r.contains(key))
     }
 }
 

@@ -380,15 +380,14 @@ impl DynSchema {
         let head = self.head();
         let mut out = Vec::with_capacity(head.len() + 16 * values.len());
         head.push(None, &mut out);
-        let mut plains: Vec<Vec<u8>> = Vec::with_capacity(values.len());
+        let mut plains = Plains::default();
         let last = values.len().saturating_sub(1);
         for (i, (c, v)) in self.components.iter().zip(values).enumerate() {
-            let mut plain = Vec::new();
-            component::encode_plain(c.encoding, v, &mut plain);
+            plains.push(c.encoding, v);
             match self.sep() {
                 None => {
                     let start = out.len();
-                    out.extend_from_slice(&plain);
+                    out.extend_from_slice(plains.get(i));
                     c.transform_binary(&mut out[start..]);
                 }
                 Some(sep) => {
@@ -403,7 +402,6 @@ impl DynSchema {
                     }
                 }
             }
-            plains.push(plain);
         }
         if let Some(s) = &self.salt {
             let bucket = match bucket {
@@ -442,7 +440,9 @@ impl DynSchema {
         let body = head.len();
         let mut pos = body;
         let mut values = Vec::with_capacity(self.components.len());
-        let mut plains = Vec::with_capacity(self.components.len());
+        // The salt's input, when it hashes fields.
+        let hashed = self.salt.as_ref().is_some_and(|s| !s.random);
+        let mut plains = Plains::default();
         let mut ends = Vec::with_capacity(self.components.len());
         let last = self.components.len().saturating_sub(1);
         for (i, c) in self.components.iter().enumerate() {
@@ -483,9 +483,9 @@ impl DynSchema {
                     value
                 }
             };
-            let mut plain = Vec::new();
-            component::encode_plain(c.encoding, &value, &mut plain);
-            plains.push(plain);
+            if hashed {
+                plains.push(c.encoding, &value);
+            }
             ends.push(pos - body);
             values.push(value);
         }
@@ -589,14 +589,40 @@ impl DynSalt {
         self.random
     }
 
-    /// The bucket from every component's plain encoding.
-    fn bucket_of(&self, plains: &[Vec<u8>]) -> u32 {
-        let input: Vec<u8> = self
+    /// The bucket from the components' plain encodings.
+    fn bucket_of(&self, plains: &Plains) -> u32 {
+        let parts = self
             .hashed
             .iter()
-            .flat_map(|&h| plains[h].iter().copied())
-            .collect();
-        salt::bucket(&input, self.buckets)
+            .map(|&h| salt::Part::Plain(plains.get(h)));
+        salt::bucket_of_parts(parts, self.buckets)
+    }
+}
+
+/// The plain (ascending) encodings of a key's components, one after the
+/// other in one buffer: what a hash salt hashes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Plains {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Plains {
+    /// Appends the next component's encoding (of a value already checked).
+    fn push(&mut self, encoding: Encoding, value: &Value) {
+        component::encode_plain(encoding, value, &mut self.bytes);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Component `i`'s encoding.
+    fn get(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// How many components it holds.
+    fn len(&self) -> usize {
+        self.ends.len()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Scan ranges of a [`DynSchema`]: what a typed scan with the same binding
 //! would read, range for range.
 
-use super::{DynField, DynSchema, Transform, ValueError};
+use super::{DynField, DynSchema, Plains, Transform, ValueError};
 use crate::limits::MAX_BUCKET_EXPANSION;
 use crate::range::{bounds_under, prefix_successor, KeyRange, ScanRangeSet};
 use crate::schema::Order;
@@ -21,7 +21,7 @@ type KeyBounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 struct Binding {
     body: Vec<u8>,
     /// Plain encodings of the bound components, for the salt.
-    plains: Vec<Vec<u8>>,
+    plains: Plains,
     range: Option<KeyBounds>,
     /// The component the range is on.
     ranged: Option<usize>,
@@ -112,9 +112,7 @@ impl DynSchema {
     fn push(&self, state: &mut Binding, index: usize, value: &Value) {
         let c = &self.components[index];
         let sep = self.sep();
-        let mut plain = Vec::new();
-        super::component::encode_plain(c.encoding, value, &mut plain);
-        state.plains.push(plain);
+        state.plains.push(c.encoding, value);
         c.key_form(value, sep, &mut state.body);
         if let Some(sep) = sep {
             if c.encoding.text_width().is_some() && index + 1 < self.components.len() {

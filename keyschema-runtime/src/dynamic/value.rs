@@ -1,6 +1,7 @@
 //! [`Value`]: a key field's value when the Rust type is not at hand.
 
 use crate::encoding::{Base, Encoding};
+use crate::schema::json_string;
 use std::fmt::Write as _;
 
 /// The value of one key field, typed by its [`Encoding`]: what a
@@ -367,22 +368,6 @@ fn json_float(out: &mut String, v: f64, finite: bool, shortest: impl Fn() -> Str
     } else {
         out.push_str("\"-inf\"");
     }
-}
-
-/// A JSON string literal.
-pub(crate) fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// Hex digits, either case, with an optional `0x`.

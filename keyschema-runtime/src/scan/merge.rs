@@ -309,27 +309,32 @@ fn classify<K: RowKey>(
     let Some(history) = K::history() else {
         return K::decode(key).map(Some);
     };
-    let (this, other) = if older {
-        (K::decode_older(key), K::decode(key))
-    } else {
-        (K::decode(key), K::decode_older(key))
+    let decode = |older: bool| {
+        if older {
+            K::decode_older(key)
+        } else {
+            K::decode(key)
+        }
     };
     // Whether a row belongs to a layout in this phase: while a cut-over by
     // field is split, the rows before it are read from the older layout and
     // the others from the declared one (backfilled copies are skipped).
     let split = matches!(history.cut(), Cut::Field { .. }) && phase == Phase::Split;
     let belongs = |row: &K| !split || row.past_cut_over() != older;
-    match (this, other) {
-        (Err(e), Err(_)) => Err(e),
-        (Err(_), Ok(_)) => Ok(None),
-        (Ok(row), Err(_)) => Ok(belongs(&row).then_some(row)),
-        (Ok(row), Ok(_)) if history.same_components(K::schema()) => {
-            Ok(belongs(&row).then_some(row))
+    // The other layout is decoded only when it can change the answer.
+    match decode(older) {
+        // A key of the other layout inside this range, or damage.
+        Err(e) => match decode(!older) {
+            Ok(_) => Ok(None),
+            Err(_) => Err(e),
+        },
+        // A key that also reads as another row of the declared layout is
+        // that layout's (older writes refuse such keys; a backfilled copy
+        // is one).
+        Ok(_) if older && !history.same_components(K::schema()) && K::decode(key).is_ok() => {
+            Ok(None)
         }
-        // Two different rows: the declared layout's (older writes refuse
-        // such keys; a backfilled copy is one).
-        (Ok(_), Ok(_)) if older => Ok(None),
-        (Ok(row), Ok(_)) => Ok(belongs(&row).then_some(row)),
+        Ok(row) => Ok(belongs(&row).then_some(row)),
     }
 }
 

@@ -209,7 +209,7 @@ impl<K: RowKey> ScanRequest<K> {
             (false, _, _) => return self.state.ranges(),
             (true, false, _) => older(&self.state),
             (true, true, Cut::Field { component, at }) => {
-                match self.state.split_at(component, &at()) {
+                match self.state.split_at(component, at()) {
                     Split::Older => older(&self.state),
                     Split::Declared => return self.state.ranges(),
                     Split::Both {

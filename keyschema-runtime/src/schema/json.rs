@@ -105,8 +105,8 @@ impl Schema {
     }
 }
 
-/// A JSON string literal.
-fn string(out: &mut String, s: &str) {
+/// Appends `s` as a JSON string literal.
+pub(crate) fn string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {

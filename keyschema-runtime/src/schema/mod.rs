@@ -6,6 +6,7 @@ mod json;
 mod render;
 
 pub(crate) use header::Header;
+pub(crate) use json::string as json_string;
 pub(crate) use render::{rendered, rendered_prefix, try_render, Attempt, RenderPart};
 
 use crate::encoding::{
