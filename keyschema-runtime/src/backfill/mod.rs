@@ -39,6 +39,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod checkpoint;
+mod error;
+mod progress;
+mod verify;
+
+pub use error::BackfillError;
+pub use progress::{Progress, Step};
+pub use verify::{BucketCheck, Verification};
+
 use crate::error::DecodeError;
 use crate::history::{Cut, History};
 use crate::key::RowKey;
@@ -46,135 +55,13 @@ use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::scan::builder::ScanState;
 use crate::store::layout::unambiguous;
 use crate::store::{AsyncStore, Mutation, Row, Store};
+use checkpoint::{read_checkpoint, write_checkpoint};
 use futures_core::Stream;
+use progress::Mark;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::time::Instant;
-
-/// What went wrong in a backfill.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum BackfillError<E> {
-    /// The store failed; the checkpoint stands at the last batch written,
-    /// so running again resumes there.
-    #[error("store error: {0}")]
-    Store(#[source] E),
-    /// The key type declares no older layout.
-    #[error("`{0}` declares no older layout (`#[rowkey_was(...)]`): there is nothing to backfill")]
-    NoHistory(&'static str),
-    /// A row of the older layout whose key does not read, or whose new key
-    /// would be ambiguous: the backfill stops before it.
-    #[error("row {} of the older layout cannot be re-keyed: {source}", key.escape_ascii())]
-    Row {
-        /// The older key.
-        key: Vec<u8>,
-        /// Why.
-        #[source]
-        source: DecodeError,
-    },
-    /// The checkpoint file cannot be read or written.
-    #[error("checkpoint {path}: {reason}")]
-    Checkpoint {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
-    /// `delete_older` without a verification that matched.
-    #[error("the verification does not match ({0} buckets differ): the older rows are kept; run the copy again, then verify")]
-    NotVerified(usize),
-}
-
-/// Which step a backfill is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// Copying the older rows into the declared layout.
-    Copy,
-    /// Deleting the older rows.
-    Delete,
-}
-
-/// How far a step is.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
-    /// The step.
-    pub step: Step,
-    /// Older rows copied (or deleted) so far, over every run.
-    pub rows_done: u64,
-    /// Rows per second over this run.
-    pub rows_per_second: f64,
-    /// Per salt bucket of the older layout: the rows still to do (counted
-    /// when the step started).
-    pub remaining: Vec<(u32, u64)>,
-    /// Whether the step is complete.
-    pub finished: bool,
-}
-
-/// Rows and a checksum per salt bucket of the declared layout: the older
-/// rows (re-keyed) and the declared layout's rows of the same span.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BucketCheck {
-    /// The declared layout's bucket.
-    pub bucket: u32,
-    /// Older rows whose declared key is in the bucket.
-    pub older_rows: u64,
-    /// Declared rows of the backfilled span in the bucket.
-    pub declared_rows: u64,
-    /// Sum of a hash of (declared key, value) over the older rows.
-    pub older_checksum: u64,
-    /// The same over the declared rows.
-    pub declared_checksum: u64,
-}
-
-/// The result of [`Backfill::verify`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verification {
-    /// One entry per bucket of the declared layout.
-    pub buckets: Vec<BucketCheck>,
-}
-
-impl Verification {
-    /// Whether every bucket has the same rows and checksum in both layouts.
-    pub fn matches(&self) -> bool {
-        self.mismatched() == 0
-    }
-
-    /// How many buckets differ.
-    pub fn mismatched(&self) -> usize {
-        self.buckets
-            .iter()
-            .filter(|b| b.older_rows != b.declared_rows || b.older_checksum != b.declared_checksum)
-            .count()
-    }
-}
-
-/// Where a step stands: the range being read and the last key done in it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Mark {
-    step: Step,
-    range: usize,
-    after: Option<Vec<u8>>,
-    done: u64,
-    /// Rows per older range when the step started.
-    totals: Vec<u64>,
-    /// Rows done per older range.
-    counts: Vec<u64>,
-}
-
-impl Mark {
-    /// The start of `step`, with the rows counted per range.
-    fn fresh(step: Step, totals: Vec<u64>) -> Self {
-        Mark {
-            step,
-            range: 0,
-            after: None,
-            done: 0,
-            counts: vec![0; totals.len()],
-            totals,
-        }
-    }
-}
 
 /// The backfill of key type `K`'s layout change; see the [module docs](self).
 #[derive(Debug)]
@@ -481,86 +368,6 @@ impl<K: RowKey> Backfill<K> {
         Ok((progress, n))
     }
 
-    /// Counts and checksums, per bucket of the declared layout, the older
-    /// rows (re-keyed) and the declared rows of the same span (for a
-    /// cut-over by field, those before it; for a migration, all).
-    pub fn verify<S: Store>(&self, store: &S) -> Result<Verification, BackfillError<S::Error>> {
-        let mut checks = self.empty_checks();
-        for range in &self.ranges {
-            for row in store
-                .scan(range, Direction::Forward)
-                .map_err(BackfillError::Store)?
-            {
-                let row = row.map_err(BackfillError::Store)?;
-                self.tally_older::<S::Error>(&mut checks, &row)?;
-            }
-        }
-        for range in ScanState::new(K::schema()).ranges().iter() {
-            for row in store
-                .scan(range, Direction::Forward)
-                .map_err(BackfillError::Store)?
-            {
-                let row = row.map_err(BackfillError::Store)?;
-                self.tally_declared(&mut checks, &row);
-            }
-        }
-        Ok(Verification { buckets: checks })
-    }
-
-    fn empty_checks(&self) -> Vec<BucketCheck> {
-        (0..K::schema().buckets())
-            .map(|bucket| BucketCheck {
-                bucket,
-                older_rows: 0,
-                declared_rows: 0,
-                older_checksum: 0,
-                declared_checksum: 0,
-            })
-            .collect()
-    }
-
-    fn tally_older<E>(
-        &self,
-        checks: &mut [BucketCheck],
-        row: &Row,
-    ) -> Result<(), BackfillError<E>> {
-        let older = self
-            .older_row(&row.0)
-            .map_err(|source| BackfillError::Row {
-                key: row.0.clone(),
-                source,
-            })?;
-        if let Some(r) = older {
-            let key = r.encode();
-            if let Some(c) = K::schema()
-                .bucket_of(&key)
-                .ok()
-                .and_then(|b| checks.get_mut(b as usize))
-            {
-                c.older_rows += 1;
-                c.older_checksum = c.older_checksum.wrapping_add(checksum(&key, &row.1));
-            }
-        }
-        Ok(())
-    }
-
-    fn tally_declared(&self, checks: &mut [BucketCheck], (key, value): &Row) {
-        // The declared layout's rows of the backfilled span (a key that
-        // reads in both layouts is the declared layout's).
-        let Ok(row) = K::decode(key) else { return };
-        if matches!(self.history.cut(), Cut::Field { .. }) && row.past_cut_over() {
-            return;
-        }
-        if let Some(c) = K::schema()
-            .bucket_of(key)
-            .ok()
-            .and_then(|b| checks.get_mut(b as usize))
-        {
-            c.declared_rows += 1;
-            c.declared_checksum = c.declared_checksum.wrapping_add(checksum(key, value));
-        }
-    }
-
     /// [`copy`](Self::copy) on an async store (Cloud Bigtable).
     pub async fn copy_async<S: AsyncStore>(
         &mut self,
@@ -590,29 +397,6 @@ impl<K: RowKey> Backfill<K> {
             return Err(BackfillError::NotVerified(verified.mismatched()));
         }
         self.run_async(store, Step::Delete).await
-    }
-
-    /// [`verify`](Self::verify) on an async store.
-    pub async fn verify_async<S: AsyncStore>(
-        &self,
-        store: &S,
-    ) -> Result<Verification, BackfillError<S::Error>> {
-        let mut checks = self.empty_checks();
-        for range in &self.ranges {
-            let mut rows = store.scan_stream(range, Direction::Forward, None);
-            while let Some(row) = next(&mut rows).await {
-                let row = row.map_err(BackfillError::Store)?;
-                self.tally_older::<S::Error>(&mut checks, &row)?;
-            }
-        }
-        for range in ScanState::new(K::schema()).ranges().iter() {
-            let mut rows = store.scan_stream(range, Direction::Forward, None);
-            while let Some(row) = next(&mut rows).await {
-                let row = row.map_err(BackfillError::Store)?;
-                self.tally_declared(&mut checks, &row);
-            }
-        }
-        Ok(Verification { buckets: checks })
     }
 
     async fn run_async<S: AsyncStore>(
@@ -712,117 +496,6 @@ impl Gather {
 }
 
 /// The next item of a boxed stream.
-async fn next<S: Stream + Unpin + ?Sized>(stream: &mut S) -> Option<S::Item> {
+pub(crate) async fn next<S: Stream + Unpin + ?Sized>(stream: &mut S) -> Option<S::Item> {
     std::future::poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
-}
-
-/// A 64-bit hash of a row (the first 8 bytes of SHA-256 over the key's
-/// length, the key and the value): summed per bucket, order-independent.
-fn checksum(key: &[u8], value: &[u8]) -> u64 {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update((key.len() as u64).to_be_bytes());
-    h.update(key);
-    h.update(value);
-    let digest = h.finalize();
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&digest[..8]);
-    u64::from_be_bytes(first)
-}
-
-const CHECKPOINT_FORMAT: &str = "keyschema-backfill 1";
-
-fn write_checkpoint<E>(path: &Path, schema: &str, mark: &Mark) -> Result<(), BackfillError<E>> {
-    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
-    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-    let text = format!(
-        "{CHECKPOINT_FORMAT}\nschema {schema}\nstep {}\nrange {}\nafter {}\ndone {}\ntotals {}\ncounts {}\n",
-        match mark.step {
-            Step::Copy => "copy",
-            Step::Delete => "delete",
-        },
-        mark.range,
-        mark.after.as_deref().map_or("-".to_string(), hex),
-        mark.done,
-        list(&mark.totals),
-        list(&mark.counts),
-    );
-    let fail = |e: std::io::Error| BackfillError::Checkpoint {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    };
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)
-}
-
-fn read_checkpoint<E>(path: &Path, schema: &str) -> Result<Option<Mark>, BackfillError<E>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(BackfillError::Checkpoint {
-                path: path.to_path_buf(),
-                reason: e.to_string(),
-            })
-        }
-    };
-    let bad = |reason: &str| BackfillError::Checkpoint {
-        path: path.to_path_buf(),
-        reason: reason.to_string(),
-    };
-    let mut lines = text.lines();
-    if lines.next() != Some(CHECKPOINT_FORMAT) {
-        return Err(bad("not a keyschema backfill checkpoint (version 1)"));
-    }
-    let mut field = |name: &str| {
-        lines
-            .next()
-            .and_then(|l| l.strip_prefix(name))
-            .and_then(|l| l.strip_prefix(' '))
-            .map(str::to_string)
-            .ok_or_else(|| bad(&format!("missing `{name}`")))
-    };
-    let owner = field("schema")?;
-    if owner != schema {
-        return Err(bad(&format!("it belongs to `{owner}`, not `{schema}`")));
-    }
-    let step = match field("step")?.as_str() {
-        "copy" => Step::Copy,
-        "delete" => Step::Delete,
-        _ => return Err(bad("`step` is neither copy nor delete")),
-    };
-    let number = |s: String| s.parse::<u64>().map_err(|_| bad("a number does not read"));
-    let range = number(field("range")?)? as usize;
-    let after = match field("after")?.as_str() {
-        "-" => None,
-        h if h.len() % 2 == 0 => Some(
-            (0..h.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&h[i..i + 2], 16))
-                .collect::<Result<Vec<u8>, _>>()
-                .map_err(|_| bad("`after` is not hex"))?,
-        ),
-        _ => return Err(bad("`after` is not hex")),
-    };
-    let done = number(field("done")?)?;
-    let list = |s: String| -> Result<Vec<u64>, BackfillError<E>> {
-        if s.is_empty() {
-            return Ok(Vec::new());
-        }
-        s.split(',').map(|n| number(n.to_string())).collect()
-    };
-    let totals = list(field("totals")?)?;
-    let counts = list(field("counts")?)?;
-    if counts.len() != totals.len() {
-        return Err(bad("`totals` and `counts` differ in length"));
-    }
-    Ok(Some(Mark {
-        step,
-        range,
-        after,
-        done,
-        totals,
-        counts,
-    }))
 }
