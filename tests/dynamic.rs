@@ -291,9 +291,14 @@ fn documents_the_derive_would_refuse_are_refused() {
             "schema `components[0].transform`: `reverse` needs a fixed-width integer",
         ),
         (
-            r#""keyschema":1"#,
+            r##""format":{"kind":"binary"},"prefix":"""##,
+            r##""format":{"kind":"text","sep":"#"},"prefix":"65762378""##,
+            "schema `prefix`: holds the separator '#'",
+        ),
+        (
             r#""keyschema":2"#,
-            "schema `keyschema`: version 2 is not supported",
+            r#""keyschema":1"#,
+            "schema `keyschema`: version 1 is not supported",
         ),
         (
             r#""kind":"binary""#,

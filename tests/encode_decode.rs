@@ -98,8 +98,8 @@ fn schema_describes_the_layout() {
     assert_eq!(Tagged::BUCKETS, 300);
     assert_eq!(
         Tagged::schema().header_len(),
-        4,
-        "2-byte prefix + 2-byte salt"
+        5,
+        "prefix `ev\\0` (3 bytes) + 2-byte salt"
     );
     assert_eq!(
         Tagged::schema().to_string(),
@@ -255,7 +255,7 @@ fn invalid_bytes_name_the_component() {
         score: Some('x'),
     };
     let key = t.encode();
-    let flag_at = 4 + 2;
+    let flag_at = 5 + 2; // prefix "ev" written `ev\0`, 2-byte salt, "u\0"
     let mut bad = key.clone();
     bad[flag_at] = 7;
     assert_eq!(
@@ -290,13 +290,13 @@ fn invalid_bytes_name_the_component() {
     ));
     // A bad escape inside a string.
     let mut bad = key;
-    bad[4] = 0x01;
-    bad[5] = 0x07;
+    bad[5] = 0x01;
+    bad[6] = 0x07;
     assert!(matches!(
         Tagged::decode(&bad),
         Err(DecodeError::InvalidByte {
             component: "user_id",
-            offset: 5,
+            offset: 6,
             found: 7,
             ..
         })

@@ -76,7 +76,7 @@ fn split_key_cuts_after_the_partition_components() {
     let (partition, sort) = Tenanted::schema().split_key(&key).unwrap();
     assert_eq!(
         partition,
-        [&b"evacme\x00"[..], &0x0102u64.to_le_bytes()].concat()
+        [&b"ev\x00acme\x00"[..], &0x0102u64.to_le_bytes()].concat()
     );
     assert_eq!([partition, sort].concat(), key);
 

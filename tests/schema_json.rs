@@ -19,7 +19,7 @@ fn the_json_of_every_construct() {
     assert_eq!(
         Everything::schema().to_json(),
         concat!(
-            r##"{"keyschema":1,"name":"Everything","format":{"kind":"text","sep":"#"},"prefix":"65762231","##,
+            r##"{"keyschema":2,"name":"Everything","format":{"kind":"text","sep":"#"},"prefix":"65762231","##,
             r##""salt":{"kind":"random","buckets":10},"partition":1,"components":["##,
             r##"{"name":"invoice_id","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},"##,
             r##"{"name":"order_id","type":"u64","order":"asc","transform":"reverse","encoding":"u64","fixed_width":8},"##,
@@ -33,7 +33,7 @@ fn the_json_of_every_construct() {
 fn the_json_parses_and_agrees_with_the_schema() {
     let schema = Event::schema();
     let json: serde_json::Value = serde_json::from_str(&schema.to_json()).expect("valid JSON");
-    assert_eq!(json["keyschema"], 1);
+    assert_eq!(json["keyschema"], 2);
     assert_eq!(json["name"], "Event");
     assert_eq!(json["salt"]["kind"], "hash");
     assert_eq!(json["salt"]["buckets"], 8);

@@ -318,6 +318,22 @@ struct Prefixed {
     timestamp: u64,
 }
 
+/// A prefix that extends `Prefixed`'s: the two never meet.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "evx", then = user_id, timestamp)]
+struct PrefixedX {
+    user_id: String,
+    timestamp: u64,
+}
+
+/// A prefix holding the bytes a string escapes.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = b"k\x00\x01", then = user_id, timestamp)]
+struct PrefixedEscaped {
+    user_id: String,
+    timestamp: u64,
+}
+
 fn key_rows() -> Vec<String> {
     let mut rows = Vec::new();
     let mut row = |decl: &str, value: &str, key: Vec<u8>, rendered: String| {
@@ -358,12 +374,28 @@ fn key_rows() -> Vec<String> {
         rendered::<Ranking>("keys", &key),
     );
     let prefixed = "prefix = \"ev\", then = user_id, timestamp";
-    let key = Prefixed::get_key("u1", 7);
+    for user in ["u1", "xu1"] {
+        let key = Prefixed::get_key(user, 7);
+        row(
+            prefixed,
+            &format!("(\"{user}\", 7)"),
+            key.clone(),
+            rendered::<Prefixed>("keys", &key),
+        );
+    }
+    let key = PrefixedX::get_key("u1", 7);
     row(
-        prefixed,
+        "prefix = \"evx\", then = user_id, timestamp",
         "(\"u1\", 7)",
         key.clone(),
-        rendered::<Prefixed>("keys", &key),
+        rendered::<PrefixedX>("keys", &key),
+    );
+    let key = PrefixedEscaped::get_key("u1", 7);
+    row(
+        "prefix = b\"k\\x00\\x01\", then = user_id, timestamp",
+        "(\"u1\", 7)",
+        key.clone(),
+        rendered::<PrefixedEscaped>("keys", &key),
     );
     rows
 }
@@ -865,4 +897,22 @@ fn key_vectors_decode_back() {
         timestamp: 7,
     };
     assert_eq!(Prefixed::decode(&p.encode()), Ok(p));
+}
+
+#[test]
+fn a_prefix_that_extends_another_never_reads_its_keys() {
+    // Before the terminator these were the same bytes, `ev` `xu1\0` ... and
+    // `evx` `u1\0` ...: writing one overwrote the other.
+    let ev = Prefixed::get_key("xu1", 2);
+    let evx = PrefixedX::get_key("u1", 2);
+    assert_ne!(ev, evx);
+    assert!(Prefixed::decode(&evx).is_err());
+    assert!(PrefixedX::decode(&ev).is_err());
+    assert!(!Prefixed::scan().ranges().contains(&evx));
+    assert!(!PrefixedX::scan().ranges().contains(&ev));
+    let e = PrefixedEscaped {
+        user_id: "u1".into(),
+        timestamp: 7,
+    };
+    assert_eq!(PrefixedEscaped::decode(&e.encode()), Ok(e));
 }

@@ -186,15 +186,23 @@ fn was_spec(
             None if s.buckets() > 256 => 2,
             None => 1,
         });
-        let sep = usize::from(text_separator_of(attr).is_some() && !prefix.is_empty());
-        prefix.len() + sep + salt
+        // The prefix as written: escaped and terminated in binary keys,
+        // followed by the separator in text keys.
+        let written = match (prefix.is_empty(), text_separator_of(attr)) {
+            (true, _) => 0,
+            (false, Some(())) => prefix.len() + 1,
+            (false, None) => prefix.len() + 1 + prefix.iter().filter(|&&b| b <= 1).count(),
+        };
+        written + salt
     };
     let declared_prefix = attr
         .prefix
         .as_ref()
         .map(|(_, p)| p.clone())
         .unwrap_or_default();
-    let disjoint = !prefix.starts_with(&declared_prefix) && !declared_prefix.starts_with(&prefix);
+    // Written prefixes are prefix-free: two different, non-empty ones never
+    // begin each other's keys.
+    let disjoint = !prefix.is_empty() && !declared_prefix.is_empty() && prefix != declared_prefix;
     let same_length = header(&prefix, old_salt.as_ref()) == header(&declared_prefix, salt);
     if matches!(was.until, Some(Until::Migration)) && !disjoint && !same_length {
         errors.push(error(
@@ -360,6 +368,17 @@ fn text_separator(attr: &KeyAttr, errors: &mut Errors) -> Option<u8> {
     }
     if format == "binary" && sep.is_some() {
         errors.push(error(format.span(), "`binary` takes no separator"));
+    }
+    if let (Some(b), Some((span, prefix))) = (text_sep, &attr.prefix) {
+        if prefix.contains(&b) {
+            errors.push(error(
+                *span,
+                format!(
+                    "the prefix holds the separator `{}`: its keys would begin like another prefix's (`\"a{0}b\"` and `\"a\"` with a first field `b`); choose a prefix without it",
+                    b as char
+                ),
+            ));
+        }
     }
     text_sep
 }

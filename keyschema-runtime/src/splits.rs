@@ -151,7 +151,8 @@ pub fn hbase_create(table: &str, family: &str, splits: &[Vec<u8>]) -> String {
 }
 
 impl Schema {
-    /// Split points at every salt bucket boundary: `prefix + salt(b)` for
+    /// Split points at every salt bucket boundary: the prefix (as written,
+    /// `ev\0`) and `salt(b)` for
     /// buckets 1 to N-1, so each bucket starts its own tablet or region.
     /// Empty when the key is unsalted.
     ///
@@ -162,7 +163,7 @@ impl Schema {
     /// #[rowkey(prefix = "ev", salt = hash(id) % 4, then = id)]
     /// struct Ev { id: u64 }
     ///
-    /// assert_eq!(Ev::schema().salt_splits(), [b"ev\x01".to_vec(), b"ev\x02".to_vec(), b"ev\x03".to_vec()]);
+    /// assert_eq!(Ev::schema().salt_splits(), [b"ev\0\x01".to_vec(), b"ev\0\x02".to_vec(), b"ev\0\x03".to_vec()]);
     /// ```
     pub fn salt_splits(&self) -> Vec<Vec<u8>> {
         let Some(s) = self.salt() else {

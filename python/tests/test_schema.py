@@ -58,9 +58,15 @@ class Errors(unittest.TestCase):
 
     def test_documents_it_cannot_use_are_refused(self):
         doc = json.loads(event_schema_json())
-        doc["keyschema"] = 2
+        doc["keyschema"] = 1  # the unterminated binary prefix
         with self.assertRaises(SchemaError):
             Schema.from_json(json.dumps(doc))
+        doc = json.loads(event_schema_json())
+        doc["format"] = {"kind": "text", "sep": "#"}
+        doc["prefix"] = b"ev#x".hex()
+        with self.assertRaises(SchemaError) as caught:
+            Schema.from_json(json.dumps(doc))
+        self.assertIn("holds the separator", str(caught.exception))
         doc = json.loads(event_schema_json())
         doc["components"][0]["encoding"] = None
         with self.assertRaises(SchemaError) as caught:
@@ -71,7 +77,7 @@ class Errors(unittest.TestCase):
 class Options(unittest.TestCase):
     def test_nested_options_and_open_ends(self):
         doc = {
-            "keyschema": 1, "name": "Nested", "format": {"kind": "binary"}, "prefix": "", "salt": None, "partition": None,
+            "keyschema": 2, "name": "Nested", "format": {"kind": "binary"}, "prefix": "", "salt": None, "partition": None,
             "components": [
                 {"name": "maybe", "type": "Option<Option<u8>>", "order": "asc", "transform": "plain", "encoding": "Option<Option<u8>>", "fixed_width": None},
             ],

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::sync::{Mutex, OnceLock};
 
 /// The versions of the document this build reads.
-const VERSION: u64 = 1;
+const VERSION: u64 = 2;
 
 /// A schema document that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -82,8 +82,8 @@ impl DynSchema {
     /// ```
     /// use keyschema::dynamic::DynSchema;
     ///
-    /// let err = DynSchema::from_json(r#"{"keyschema":2}"#).unwrap_err();
-    /// assert_eq!(err.to_string(), "schema `keyschema`: version 2 is not supported; this build reads version 1");
+    /// let err = DynSchema::from_json(r#"{"keyschema":1}"#).unwrap_err();
+    /// assert_eq!(err.to_string(), "schema `keyschema`: version 1 is not supported; this build reads version 2");
     /// ```
     pub fn from_json(text: &str) -> Result<DynSchema, SchemaError> {
         let doc: Json = serde_json::from_str(text).map_err(|e| SchemaError::Json(e.to_string()))?;
@@ -101,6 +101,17 @@ impl DynSchema {
         let format = read_format(field(obj, "", "format")?)?;
         let prefix = read_hex(string(obj, "", "prefix")?)
             .ok_or_else(|| invalid("prefix", "expected lowercase hex digits, two per byte"))?;
+        if let Format::Text { sep } = format {
+            if prefix.contains(&sep) {
+                return Err(invalid(
+                    "prefix",
+                    format!(
+                        "holds the separator {:?}: its keys would begin like another prefix's",
+                        sep as char
+                    ),
+                ));
+            }
+        }
         let components = read_components(field(obj, "", "components")?, format)?;
         let salt = read_salt(field(obj, "", "salt")?, components.len())?;
         let partition = match field(obj, "", "partition")? {

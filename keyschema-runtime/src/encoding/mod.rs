@@ -456,7 +456,7 @@ macro_rules! arg_by_ref {
     )*};
 }
 
-mod bytes;
+pub(crate) mod bytes;
 mod float;
 mod int;
 mod kind;

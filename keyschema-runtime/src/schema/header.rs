@@ -1,6 +1,7 @@
 //! The bytes before the first component: the prefix and the salt, with
 //! their separators in text keys. Derived and dynamic schemas share them.
 
+use crate::encoding::bytes::{encode_escaped, ESCAPE, TERMINATOR};
 use crate::error::DecodeError;
 use crate::salt;
 
@@ -17,9 +18,35 @@ pub(crate) struct Header<'a> {
 }
 
 impl Header<'_> {
-    /// Where the salt starts: after the prefix (and its separator in text keys).
+    /// Where the salt starts: after the prefix as written (see
+    /// [`push_prefix`](Self::push_prefix)).
     pub(crate) fn salt_at(&self) -> usize {
-        self.prefix.len() + usize::from(self.sep.is_some() && !self.prefix.is_empty())
+        if self.prefix.is_empty() {
+            return 0;
+        }
+        let escapes = match self.sep {
+            Some(_) => 0,
+            None => self.prefix.iter().filter(|&&b| b <= ESCAPE).count(),
+        };
+        self.prefix.len() + escapes + 1
+    }
+
+    /// Appends the prefix as a key holds it: in a binary key escaped and
+    /// terminated like a string component, in a text key followed by the
+    /// separator (which a prefix cannot hold). Either way no schema's
+    /// prefix is a byte prefix of another's keys: `"ev"` and `"evx"` never
+    /// meet.
+    fn push_prefix(&self, out: &mut Vec<u8>) {
+        if self.prefix.is_empty() {
+            return;
+        }
+        match self.sep {
+            None => encode_escaped(self.prefix, out),
+            Some(sep) => {
+                out.extend_from_slice(self.prefix);
+                out.push(sep);
+            }
+        }
     }
 
     /// The salt's length: 1 or 2 bytes, or the decimal digits of `N - 1`.
@@ -50,10 +77,7 @@ impl Header<'_> {
             }
             return;
         }
-        out.extend_from_slice(self.prefix);
-        if let (Some(sep), false) = (self.sep, self.prefix.is_empty()) {
-            out.push(sep);
-        }
+        self.push_prefix(out);
         if self.salt.is_some() {
             let at = out.len();
             out.resize(at + self.salt_len(), 0);
@@ -146,22 +170,23 @@ impl Header<'_> {
         if self.prefix.is_empty() {
             return Ok(());
         }
-        let separated = match (self.sep, self.prefix.is_empty()) {
-            (Some(sep), false) => key.get(self.prefix.len()) == Some(&sep),
-            _ => true,
-        };
-        if key.starts_with(self.prefix) && separated {
-            return Ok(());
+        // The prefix as written, byte by byte, without building it.
+        let escaped = self.prefix.iter().flat_map(|&b| {
+            let escape = (self.sep.is_none() && b <= ESCAPE).then_some(ESCAPE);
+            escape.into_iter().chain(std::iter::once(b))
+        });
+        let end = self.sep.unwrap_or(TERMINATOR);
+        let mut offset = 0;
+        for expected in escaped.chain(std::iter::once(end)) {
+            if key.get(offset) != Some(&expected) {
+                return Err(DecodeError::ForeignPrefix {
+                    schema: self.name,
+                    expected: self.prefix.escape_ascii().to_string(),
+                    offset,
+                });
+            }
+            offset += 1;
         }
-        let offset = key
-            .iter()
-            .zip(self.prefix)
-            .take_while(|(a, b)| a == b)
-            .count();
-        Err(DecodeError::ForeignPrefix {
-            schema: self.name,
-            expected: self.prefix.escape_ascii().to_string(),
-            offset,
-        })
+        Ok(())
     }
 }

@@ -5,7 +5,7 @@ use super::{Format, Order, Schema};
 use std::fmt::Write as _;
 
 /// The version of the JSON document [`Schema::to_json`] writes.
-const JSON_VERSION: u32 = 1;
+const JSON_VERSION: u32 = 2;
 
 impl Schema {
     /// The layout as a JSON document: name, format and separator, prefix
@@ -22,7 +22,7 @@ impl Schema {
     ///
     /// assert_eq!(
     ///     Visit::schema().to_json(),
-    ///     r#"{"keyschema":1,"name":"Visit","format":{"kind":"binary"},"prefix":"","salt":{"kind":"hash","buckets":8,"hashed":[0]},"partition":1,"components":[{"name":"user_id","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},{"name":"ts","type":"u64","order":"desc","transform":"plain","encoding":"u64","fixed_width":8}]}"#
+    ///     r#"{"keyschema":2,"name":"Visit","format":{"kind":"binary"},"prefix":"","salt":{"kind":"hash","buckets":8,"hashed":[0]},"partition":1,"components":[{"name":"user_id","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},{"name":"ts","type":"u64","order":"desc","transform":"plain","encoding":"u64","fixed_width":8}]}"#
     /// );
     /// ```
     pub fn to_json(&self) -> String {

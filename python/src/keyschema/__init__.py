@@ -47,7 +47,7 @@ MAX_KEY_LEN = 65536
 MAX_COMPONENTS = 64
 MAX_BUCKETS = 65536
 MAX_BUCKET_EXPANSION = 1024
-VERSION = 1
+VERSION = 2
 
 
 class DecodeError(Exception):
@@ -690,6 +690,17 @@ class Schema:
         else:
             raise SchemaError("schema `format.kind`: %r" % fmt["kind"])
         self.prefix = bytes.fromhex(doc["prefix"])
+        # ENCODING.md, "The prefix": escaped and terminated like a string in
+        # binary keys, followed by the separator in text keys, so that no
+        # prefix begins another's keys.
+        if not self.prefix:
+            self._written_prefix = b""
+        elif self.sep is None:
+            self._written_prefix = _escape(self.prefix)
+        elif self.sep in self.prefix:
+            raise SchemaError("schema `prefix`: holds the separator %r: its keys would begin like another prefix's" % chr(self.sep))
+        else:
+            self._written_prefix = self.prefix + bytes([self.sep])
         self.components = []
         for i, c in enumerate(doc["components"]):
             if c.get("encoding") is None:
@@ -754,7 +765,7 @@ class Schema:
     # -- the header -------------------------------------------------------
 
     def _salt_at(self):
-        return len(self.prefix) + (1 if self.sep is not None and self.prefix else 0)
+        return len(self._written_prefix)
 
     def _salt_len(self):
         if self.buckets is None:
@@ -772,9 +783,7 @@ class Schema:
         return b"%0*d" % (self._salt_len(), bucket)
 
     def _header(self, bucket):
-        out = bytearray(self.prefix)
-        if self.sep is not None and self.prefix:
-            out.append(self.sep)
+        out = bytearray(self._written_prefix)
         if self.buckets is not None:
             out += self._salt_bytes(bucket)
             if self.sep is not None:
@@ -784,11 +793,11 @@ class Schema:
     def bucket_of(self, key):
         """The salt bucket read from a key's bytes (not checked against the fields)."""
         key = bytes(key)
-        if self.prefix:
-            separated = self.sep is None or key[len(self.prefix):len(self.prefix) + 1] == bytes([self.sep])
-            if not (key.startswith(self.prefix) and separated):
+        written = self._written_prefix
+        if written:
+            if not key.startswith(written):
                 offset = 0
-                while offset < min(len(key), len(self.prefix)) and key[offset] == self.prefix[offset]:
+                while offset < min(len(key), len(written)) and key[offset] == written[offset]:
                     offset += 1
                 expected = _escape_ascii(self.prefix)
                 shown = '"' + expected.replace("\\", "\\\\").replace('"', '\\"') + '"'
