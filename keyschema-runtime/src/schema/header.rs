@@ -176,8 +176,7 @@ impl Header<'_> {
             escape.into_iter().chain(std::iter::once(b))
         });
         let end = self.sep.unwrap_or(TERMINATOR);
-        let mut offset = 0;
-        for expected in escaped.chain(std::iter::once(end)) {
+        for (offset, expected) in escaped.chain(std::iter::once(end)).enumerate() {
             if key.get(offset) != Some(&expected) {
                 return Err(DecodeError::ForeignPrefix {
                     schema: self.name,
@@ -185,7 +184,6 @@ impl Header<'_> {
                     offset,
                 });
             }
-            offset += 1;
         }
         Ok(())
     }
