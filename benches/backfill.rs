@@ -39,9 +39,16 @@ fn load<S: RowStore>(store: &S, rows: &[Event])
 where
     S::Error: std::fmt::Debug,
 {
+    // The table as the older binary left it before the cut-over, and the
+    // new binary's rows from it.
     for chunk in rows.chunks(10_000) {
+        let (before, after): (Vec<&Event>, Vec<&Event>) =
+            chunk.iter().partition(|e| !e.past_cut_over());
         store
-            .put_rows_in(Phase::Split, chunk.iter().map(|e| (e, b"value")))
+            .put_rows_in(Phase::Old, before.into_iter().map(|e| (e, b"value")))
+            .expect("load");
+        store
+            .put_rows_in(Phase::Split, after.into_iter().map(|e| (e, b"value")))
             .expect("load");
     }
 }

@@ -99,11 +99,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = std::fs::remove_file(path.join("rebucket.redb"));
     let store = RedbStore::open(path.join("rebucket.redb"))?;
 
-    // 1 and 2: written as the phase says (Split: each side of the cut-over
-    // in its layout), in batches.
+    // 1 and 2: the events before the cut-over as the older binary wrote
+    // them (`Phase::Old`: the older layout only), then the new binary's
+    // from T on (`Split`: past the cut-over, the salted layout), in batches.
     let start = Instant::now();
     for chunk in events.chunks(10_000) {
-        store.put_rows_in(Phase::Split, chunk.iter().map(|e| (e, b"v")))?;
+        let (before, after): (Vec<&Event>, Vec<&Event>) =
+            chunk.iter().partition(|e| e.timestamp < CUT_OVER);
+        store.put_rows_in(Phase::Old, before.into_iter().map(|e| (e, b"v")))?;
+        store.put_rows_in(Phase::Split, after.into_iter().map(|e| (e, b"v")))?;
     }
     println!(
         "\nwrote {} events ({} before the cut-over, unsalted; {} after, salted) in {:.2} s",

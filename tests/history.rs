@@ -98,7 +98,13 @@ mod scan_law {
     {
         let mut kept = Vec::new();
         for (row, &copied) in t.rows.iter().zip(&t.copied) {
-            match store.put_row_in(Phase::Split, row, b"v") {
+            // Rows before the cut-over as the older binary wrote them.
+            let phase = if row.timestamp < T {
+                Phase::Old
+            } else {
+                Phase::Split
+            };
+            match store.put_row_in(phase, row, b"v") {
                 Ok(()) => {}
                 Err(RowError::Decode {
                     source: DecodeError::AmbiguousLayout { .. },
@@ -216,8 +222,14 @@ mod backfill {
         S::Error: std::fmt::Debug,
     {
         for e in events {
+            // Rows before the cut-over as the older binary wrote them.
+            let phase = if e.timestamp < T {
+                Phase::Old
+            } else {
+                Phase::Split
+            };
             store
-                .put_row_in(Phase::Split, e, &e.timestamp.to_be_bytes())
+                .put_row_in(phase, e, &e.timestamp.to_be_bytes())
                 .expect("put");
         }
     }
@@ -479,7 +491,8 @@ fn gets_read_the_layout_the_phase_keeps_the_row_in() {
     let store = MemoryStore::new();
     let old = event("u1", T - 1);
     let new = event("u1", T);
-    store.put_row_in(Phase::Split, &old, b"old").expect("put");
+    // The older binary wrote the row before the cut-over.
+    store.put_row_in(Phase::Old, &old, b"old").expect("put");
     store.put_row_in(Phase::Split, &new, b"new").expect("put");
     // Split: each row on its side of the cut-over.
     assert_eq!(
@@ -494,8 +507,11 @@ fn gets_read_the_layout_the_phase_keeps_the_row_in() {
         store.get_row_in(Phase::Split, &old).expect("get"),
         Some((old.clone(), b"old".to_vec()))
     );
-    // The plain get reads the declared layout: the older row is not there yet.
-    assert_eq!(Event::get(&store, "u1", "s", T - 1).expect("get"), None);
+    // New reads the declared layout: the older row is not there yet.
+    assert_eq!(
+        Event::get_in(&store, Phase::New, "u1", "s", T - 1).expect("get"),
+        None
+    );
     // After the backfill, New reads the declared layout for both.
     let mut backfill = keyschema::backfill::Backfill::<Event>::new().expect("history");
     backfill.copy(&store).expect("copy");
@@ -504,7 +520,118 @@ fn gets_read_the_layout_the_phase_keeps_the_row_in() {
         Some((old.clone(), b"old".to_vec()))
     );
     assert_eq!(
-        Event::get(&store, "u1", "s", T - 1).expect("get"),
+        store.get_row_in(Phase::New, &old).expect("get"),
         Some((old, b"old".to_vec()))
     );
+}
+
+#[test]
+fn a_row_the_older_binary_wrote_past_the_cut_over_is_read() {
+    use keyschema::store::{MemoryStore, RowStore};
+    // A rolling deploy: the older binary, still running, writes a row at T
+    // in the older layout. Before this was read nowhere.
+    let store = MemoryStore::new();
+    let stranded = event("u1", T + 5);
+    store
+        .put_row_in(Phase::Old, &stranded, b"late")
+        .expect("put");
+    assert_eq!(
+        Event::get_in(&store, Phase::Split, "u1", "s", T + 5).expect("get"),
+        Some((stranded.clone(), b"late".to_vec()))
+    );
+    assert_eq!(
+        store.get_row_in(Phase::Split, &stranded).expect("get"),
+        Some((stranded.clone(), b"late".to_vec()))
+    );
+    // The declared row, once written, is the one read.
+    store
+        .put_row_in(Phase::Split, &stranded, b"new")
+        .expect("put");
+    assert_eq!(
+        store.get_row_in(Phase::Split, &stranded).expect("get"),
+        Some((stranded, b"new".to_vec()))
+    );
+}
+
+#[test]
+fn writes_in_split_and_dual_reach_every_layout_a_phase_reads() {
+    use keyschema::store::{MemoryStore, RowStore};
+    let store = MemoryStore::new();
+    let before = event("u1", T - 1);
+    store.put_row_in(Phase::Old, &before, b"v1").expect("put");
+    let mut backfill = keyschema::backfill::Backfill::<Event>::new().expect("history");
+    backfill.copy(&store).expect("copy");
+    // Replaced and then deleted in Split after the copy: both layouts.
+    store
+        .replace_row_in(Phase::Split, &before, b"v2")
+        .expect("replace");
+    assert_eq!(
+        store.get_row_in(Phase::New, &before).expect("get"),
+        Some((before.clone(), b"v2".to_vec()))
+    );
+    store.delete_row_in(Phase::Split, &before).expect("delete");
+    assert_eq!(store.get_row_in(Phase::Split, &before).expect("get"), None);
+    assert_eq!(store.get_row_in(Phase::New, &before).expect("get"), None);
+    backfill.copy(&store).expect("copy again");
+    assert_eq!(store.get_row_in(Phase::New, &before).expect("get"), None);
+    assert!(store.is_empty());
+}
+
+/// The report (migration `% 8 -> % 16`, `Dual`, redb): a delete and
+/// an update during `Dual`, after the copy, then the copy again. Before,
+/// the plain `delete_row` and `put_row` touched the declared layout alone,
+/// the copy brought the stale older rows back, and `verify` matched. Now
+/// the plain forms do not compile for this type (tests/ui/needs-phase) and
+/// the phase-aware ones reach both layouts.
+#[test]
+fn a_delete_and_an_update_in_dual_survive_the_copy() {
+    use keyschema::backfill::Backfill;
+    use keyschema::store::{RedbStore, RowStore};
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    #[rowkey(salt = hash(id) % 16, then = id, seq)]
+    #[rowkey_was(salt = hash(id) % 8, until = migration)]
+    struct Thing {
+        id: u64,
+        seq: u32,
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = RedbStore::open(dir.path().join("t.redb")).expect("open");
+    let things: Vec<Thing> = (0..200u64).map(|id| Thing { id, seq: 1 }).collect();
+    for t in &things {
+        store.put_row_in(Phase::Old, t, b"v1").expect("put");
+    }
+    let mut backfill = Backfill::<Thing>::new().expect("history");
+    backfill.copy(&store).expect("copy");
+    // Keys that differ between the layouts (bucket % 8 != bucket % 16).
+    let moved: Vec<&Thing> = things
+        .iter()
+        .filter(|t| t.encode() != t.encode_older().expect("older"))
+        .take(2)
+        .collect();
+    let (deleted, updated) = (moved[0], moved[1]);
+    store.delete_row_in(Phase::Dual, deleted).expect("delete");
+    store
+        .replace_row_in(Phase::Dual, updated, b"updated")
+        .expect("replace");
+    assert_eq!(store.get_row_in(Phase::Dual, deleted).expect("get"), None);
+    assert_eq!(
+        store.get_row_in(Phase::Dual, updated).expect("get"),
+        Some((updated.clone(), b"updated".to_vec()))
+    );
+    backfill.copy(&store).expect("copy again");
+    assert!(backfill.verify(&store).expect("verify").matches());
+    assert_eq!(store.get_row_in(Phase::New, deleted).expect("get"), None);
+    assert_eq!(
+        store.get_row_in(Phase::New, updated).expect("get"),
+        Some((updated.clone(), b"updated".to_vec()))
+    );
+    let rows: Vec<(u64, Vec<u8>)> = Thing::scan()
+        .phase(Phase::New)
+        .run(&store)
+        .map(|r| r.map(|(t, v)| (t.id, v)))
+        .collect::<Result<_, _>>()
+        .expect("scan");
+    assert_eq!(rows.len(), 199);
+    assert!(rows.contains(&(updated.id, b"updated".to_vec())));
+    assert!(!rows.iter().any(|(id, _)| *id == deleted.id));
 }

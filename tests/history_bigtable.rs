@@ -23,12 +23,19 @@ async fn store(host: &str, table: &str) -> BigtableStore {
         .expect("connect")
 }
 
-/// The table as `put_row_in` writes it in `Split`, with the copies the
+/// The table as the older binary (before the cut-over) and `put_row_in`
+/// in `Split` (from it) wrote it, with the copies the
 /// backfill would have made; rows whose key would be ambiguous are refused.
 async fn load(store: &BigtableStore, t: &mut Table) {
     let mut kept = Vec::new();
     for (row, &copied) in t.rows.iter().zip(&t.copied) {
-        match AsyncStore::put_row_in(store, Phase::Split, row, b"v").await {
+        // Rows before the cut-over as the older binary wrote them.
+        let phase = if row.timestamp < T {
+            Phase::Old
+        } else {
+            Phase::Split
+        };
+        match AsyncStore::put_row_in(store, phase, row, b"v").await {
             Ok(()) => {}
             Err(RowError::Decode {
                 source: DecodeError::AmbiguousLayout { .. },

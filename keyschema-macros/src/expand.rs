@@ -356,6 +356,11 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
             }
         }
     });
+    // Without a history a row has one key: the plain reads and writes apply.
+    let one_layout = match &spec.was {
+        None => quote!(impl __ks::OneLayout for #ident {}),
+        Some(_) => TokenStream::new(),
+    };
     quote! {
         impl __ks::RowKey for #ident {
             const BUCKETS: u32 = #buckets;
@@ -381,6 +386,8 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
 
             #history
         }
+
+        #one_layout
     }
 }
 
@@ -406,7 +413,6 @@ fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> Toke
         return TokenStream::new();
     };
     let vis = &spec.vis;
-    let ident = &spec.ident;
     let older = encode_steps_in(
         spec,
         &format_ident!("__KEYSCHEMA_WAS"),
@@ -425,9 +431,7 @@ fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> Toke
             #key
         };
     };
-    let doc = format!(
-        "Reads the row with these key fields where `phase` of the layout change keeps it (see [`Phase`](::keyschema::history::Phase)): the declared layout's key or the older one's, decoded in its layout. [`{ident}::get`] reads the declared layout alone (`Phase::New`)."
-    );
+    let doc = "Reads the row with these key fields where `phase` of the layout change keeps it (see [`Phase`](::keyschema::history::Phase)): the declared layout's key or the older one's, decoded in its layout. A key type with a layout history has no plain `get`: every read names its phase.";
     quote! {
         #[doc = #doc]
         #vis fn get_in<__S: __ks::Store>(
@@ -436,7 +440,7 @@ fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> Toke
             #(#params),*
         ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
             #keys
-            __ks::get_in::<Self, __S>(__store, __key, __older)
+            __ks::get_in::<Self, __S>(__store, __phase, __key, __older)
         }
 
         /// The async [`get_in`](Self::get_in), on an async store (Cloud Bigtable).
@@ -446,7 +450,7 @@ fn get_in_fns(spec: &KeySpec, params: &[TokenStream], key: &TokenStream) -> Toke
             #(#params),*
         ) -> __ks::BoxFuture<'__s, __ks::TypedGet<Self, __S::Error>> {
             #keys
-            __ks::get_in_async::<Self, __S>(__store, __key, __older)
+            __ks::get_in_async::<Self, __S>(__store, __phase, __key, __older)
         }
     }
 }
@@ -506,6 +510,27 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
     };
     let encode = encode_steps(spec, quote!(__encoder.finish();));
     let get_in = get_in_fns(spec, &params, &key);
+    // A key type with a history reads through `get_in` alone.
+    let plain_get = match &spec.was {
+        Some(_) => TokenStream::new(),
+        None => quote! {
+            #[doc = #doc_get]
+            #vis fn get<__S: __ks::Store>(
+                __store: &__S,
+                #(#params),*
+            ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
+                __ks::RowStore::get_row::<Self>(__store, &#key)
+            }
+
+            #[doc = #doc_get_async]
+            #vis fn get_async<'__s, __S: __ks::AsyncStore>(
+                __store: &'__s __S,
+                #(#params),*
+            ) -> __ks::BoxFuture<'__s, __ks::TypedGet<Self, __S::Error>> {
+                __ks::AsyncStore::get_row::<Self>(__store, &#key)
+            }
+        },
+    };
     let get_keys = if random {
         let encode_in_bucket = encode_steps(spec, quote!(__encoder.finish_in(__bucket);));
         let doc = "The key in every bucket (`random % N` salt), bucket 0 first: a get or a delete must cover them all (`get`, `get_row` and `delete_row` do). `get_key` picks one bucket at random, for inserts.";
@@ -539,21 +564,7 @@ fn get_key_fns(spec: &KeySpec) -> TokenStream {
                 __key
             }
 
-            #[doc = #doc_get]
-            #vis fn get<__S: __ks::Store>(
-                __store: &__S,
-                #(#params),*
-            ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
-                __ks::RowStore::get_row::<Self>(__store, &#key)
-            }
-
-            #[doc = #doc_get_async]
-            #vis fn get_async<'__s, __S: __ks::AsyncStore>(
-                __store: &'__s __S,
-                #(#params),*
-            ) -> __ks::BoxFuture<'__s, __ks::TypedGet<Self, __S::Error>> {
-                __ks::AsyncStore::get_row::<Self>(__store, &#key)
-            }
+            #plain_get
 
             #[doc = #doc_into]
             #[inline]
@@ -655,20 +666,19 @@ fn thousands(n: usize) -> String {
 
 /// `scan()`, the methods every stage has, and one method per stage.
 fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
+    let vis = &spec.vis;
+    let ident = &spec.ident;
+    // With a history the ranges depend on the phase: `.phase(p).ranges()`.
     let phase = match &spec.was {
         None => TokenStream::new(),
-        Some(_) => {
-            let vis = &spec.vis;
-            let ident = &spec.ident;
-            quote! {
-                /// Reads as in a phase of the layout change; see [`ScanRequest::phase`](::keyschema::ScanRequest::phase).
-                #vis fn phase(self, phase: __ks::Phase) -> __ks::ScanRequest<#ident> {
-                    self.request().phase(phase)
-                }
+        Some(_) => quote! {
+            /// Reads as in a phase of the layout change, which every scan of a key type
+            /// with a layout history names; see [`ScanRequest::phase`](::keyschema::ScanRequest::phase).
+            #vis fn phase(self, phase: __ks::Phase) -> __ks::ScanRequest<#ident, __ks::Phased> {
+                self.request().phase(phase)
             }
-        }
+        },
     };
-    let KeySpec { ident, vis, .. } = spec;
     let stages = spec
         .stages()
         .into_iter()
@@ -691,11 +701,13 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
         }
 
         impl<const STAGE: usize> #scan_ident<STAGE> {
-            /// The key ranges holding exactly the keys that match the components bound so far
-            /// (with a layout history, in the layouts its first phase reads; see
-            /// [`ScanRequest::ranges`](::keyschema::ScanRequest::ranges)).
-            #vis fn ranges(&self) -> __ks::ScanRangeSet {
-                __ks::request::<#ident>(self.state.clone()).ranges()
+            /// The key ranges holding exactly the keys that match the components bound so far.
+            /// A key type with a layout history names the phase first (`.phase(p).ranges()`).
+            #vis fn ranges(&self) -> __ks::ScanRangeSet
+            where
+                Self: __ks::StageWithoutPhase,
+            {
+                __ks::request::<#ident>(self.state.clone()).ranges_gated()
             }
 
             #phase
@@ -726,13 +738,14 @@ fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStream {
             }
 
             /// Runs the scan on an async store (Cloud Bigtable); see [`ScanRequest::stream`](::keyschema::ScanRequest::stream).
-            #vis fn stream<__S: __ks::AsyncStore>(&self, store: &__S) -> __ks::AsyncTypedRows<#ident, __S::Error> {
-                __ks::request::<#ident>(self.state.clone()).stream(store)
+            #vis fn stream<__S: __ks::AsyncStore + __ks::ScanWithoutPhase<#ident>>(&self, store: &__S) -> __ks::AsyncTypedRows<#ident, __S::Error> {
+                __ks::request::<#ident>(self.state.clone()).stream_gated(store)
             }
 
             /// Runs the scan on `store`; see [`ScanRequest::run`](::keyschema::ScanRequest::run).
-            #vis fn run<'__s, __S: __ks::Store>(&self, store: &'__s __S) -> __ks::TypedRows<'__s, #ident, __S> {
-                __ks::request::<#ident>(self.state.clone()).run(store)
+            /// A key type with a layout history names the phase first (`.phase(p).run(store)`).
+            #vis fn run<'__s, __S: __ks::Store + __ks::ScanWithoutPhase<#ident>>(&self, store: &'__s __S) -> __ks::TypedRows<'__s, #ident, __S> {
+                __ks::request::<#ident>(self.state.clone()).run_gated(store)
             }
         }
 
@@ -851,6 +864,9 @@ pub fn dummy(input: &syn::DeriveInput) -> TokenStream {
                     unimplemented!()
                 }
             }
+
+            // Every generated form stays callable, so one mistake is one error.
+            impl #krate::OneLayout for #ident {}
 
             impl #ident {
                 #vis fn get_key(#(#params),*) -> ::std::vec::Vec<u8> {

@@ -35,14 +35,17 @@ pub enum Cut {
 
 /// Where a layout change stands. Reads and writes of a key type with a
 /// history take the phase the application is in (from its configuration,
-/// so that every reader and writer agrees).
+/// so that every reader and writer agrees): for such a type the
+/// phase-blind forms (`put_row`, `delete_row`, the generated `get`, a scan
+/// without `.phase(p)`) do not compile.
 ///
 /// A cut-over by field goes `Split` → `New`; by migration, `Old` → `Dual` →
 /// `New`. The backfill copies the older rows during `Split` or `Dual`, and
 /// the older rows are deleted only in `New`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
-    /// Only the older layout is read and written (migration, before it starts).
+    /// Only the older layout is read and written (migration, before it
+    /// starts); also what the older binary does, in either kind of cut-over.
     Old,
     /// Writes go to both layouts; reads to the older one, which is complete
     /// (migration, while the backfill runs).
@@ -126,6 +129,11 @@ impl History {
 
     /// The layouts a write of a row goes to during `phase`; `declared` says
     /// whether the row is at or past the cut-over (by field).
+    ///
+    /// While the older layout is read (`Old` aside), a row it holds is
+    /// written to both layouts: in `Dual` every row, in `Split` the rows
+    /// before the cut-over. The declared layout then never keeps a copy the
+    /// backfill made of a row that was since replaced or deleted.
     pub fn writes(&self, phase: Phase, declared: bool) -> Layouts {
         match phase {
             Phase::Old => Layouts {
@@ -138,7 +146,7 @@ impl History {
             },
             Phase::Split => Layouts {
                 older: !declared,
-                declared,
+                declared: true,
             },
             Phase::New => Layouts {
                 older: false,

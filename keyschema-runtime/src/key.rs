@@ -124,3 +124,22 @@ pub trait RowKey: Sized {
         }
     }
 }
+
+/// A key type without a layout history: every row has one key, so the
+/// plain typed reads and writes ([`RowStore::put_row`](crate::store::RowStore::put_row),
+/// `get_row`, `delete_row`, the generated `get`, a scan without a phase)
+/// know where it is. `#[derive(RowKey)]` implements it for every type
+/// without `#[rowkey_was(...)]`.
+///
+/// A type with a history keeps a row in one layout or both depending on the
+/// [`Phase`](crate::history::Phase) of its migration, so those forms do not
+/// compile for it: a plain `delete_row` in `Dual` would delete one of two
+/// copies, and the backfill would copy the other back. Its reads and writes
+/// name the phase: `put_row_in`, `replace_row_in`, `put_rows_in`,
+/// `delete_row_in`, `get_row_in`, `K::get_in`, and `.phase(p)` on a scan.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has a layout history (`#[rowkey_was]`): this read or write does not say which layouts it touches",
+    label = "a key type with a layout history",
+    note = "name the migration's phase: `put_row_in(phase, ..)`, `replace_row_in`, `put_rows_in`, `delete_row_in`, `get_row_in`, `{Self}::get_in(phase, ..)`, or `.phase(phase)` on a scan; a phase-blind write would miss the other layout and the backfill would copy the stale row back"
+)]
+pub trait OneLayout: RowKey {}

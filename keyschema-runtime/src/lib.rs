@@ -30,10 +30,11 @@ pub use encoding::{decode_value, encode_value, Base, Encoding, TextError, Unknow
 pub use encoding::{BucketKey, KeyArg, KeyComponent, Reader, ReversibleKey};
 pub use encoding::{TextComponent, TextDigits, TextOrdered};
 pub use error::{CursorError, DecodeError};
-pub use key::RowKey;
+pub use key::{OneLayout, RowKey};
 pub use limits::{MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
+pub use scan::{PhaseKnown, Phased, Unphased};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
 /// Support for generated code: the only home of the hooks the derive calls.
@@ -46,11 +47,13 @@ pub mod __private {
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
     pub use crate::history::{Cut, History, Phase};
     pub use crate::scan::builder::{ScanStage, ScanState};
-    pub use crate::scan::request::{BindInKeyOrder, TextScan};
+    pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};
     pub use crate::store::{AsyncStore, BoxFuture, RowError, RowStore, Store, TypedGet, TypedRow};
-    pub use crate::{encode_value, Component, DecodeError, Format, Order, RowKey, Salt, Schema};
     pub use crate::{
-        AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanRangeSet, ScanRequest, TypedRows,
+        encode_value, Component, DecodeError, Format, OneLayout, Order, RowKey, Salt, Schema,
+    };
+    pub use crate::{
+        AsyncTypedRows, BucketArg, Cursor, Phased, ScanArg, ScanRangeSet, ScanRequest, TypedRows,
     };
     pub use std::{default::Default, option::Option, result::Result, vec::Vec};
 
@@ -161,32 +164,25 @@ pub mod __private {
     }
 
     /// The generated `get_in`: reads `key` (of the older layout when
-    /// `is_older`) and decodes it in that layout.
+    /// `is_older`) and decodes it in that layout; in `Split`, a stranded
+    /// row's older key when `key` is empty.
     pub fn get_in<K: RowKey, S: crate::store::Store>(
         store: &S,
+        phase: Phase,
         key: Vec<u8>,
         is_older: bool,
     ) -> Result<Option<crate::store::TypedRow<K>>, RowError<S::Error>> {
-        match store.get(&key).map_err(RowError::Store)? {
-            Some(value) => crate::store::layout::decode_in(key, value, is_older),
-            None => Ok(None),
-        }
+        crate::store::get_in(store, phase, key, is_older)
     }
 
     /// The generated `get_in_async`.
     pub fn get_in_async<K: RowKey, S: AsyncStore>(
         store: &S,
+        phase: Phase,
         key: Vec<u8>,
         is_older: bool,
     ) -> BoxFuture<'_, crate::store::TypedGet<K, S::Error>> {
-        let get = store.get_many(vec![key]);
-        Box::pin(async move {
-            let found = get.await.map_err(RowError::Store)?;
-            match found.into_iter().next() {
-                Some((key, value)) => crate::store::layout::decode_in(key, value, is_older),
-                None => Ok(None),
-            }
-        })
+        crate::store::get_in_async(store, phase, key, is_older)
     }
 
     /// The request a builder stage ends in.

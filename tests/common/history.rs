@@ -4,7 +4,7 @@
 //! migration state, random typed scans, and the brute-force answer.
 
 use keyschema::history::Phase;
-use keyschema::{RowKey, ScanRequest};
+use keyschema::{Phased, RowKey, ScanRequest};
 use proptest::prelude::*;
 use std::ops::{Bound, RangeBounds};
 
@@ -130,7 +130,7 @@ pub fn bound(v: u64, kind: u8) -> Bound<u64> {
     }
 }
 
-pub fn request(r: &Request, phase: Phase) -> ScanRequest<Event> {
+pub fn request(r: &Request, phase: Phase) -> ScanRequest<Event, Phased> {
     let scan = match r.bind {
         0 => Event::scan().request(),
         1 => Event::scan().user_id(r.user).request(),

@@ -18,6 +18,6 @@ mod stream;
 
 pub use builder::ScanError;
 pub use cursor::Cursor;
-pub use request::{BucketArg, ScanArg, ScanRequest};
+pub use request::{BucketArg, PhaseKnown, Phased, ScanArg, ScanRequest, Unphased};
 pub use rows::TypedRows;
 pub use stream::AsyncTypedRows;

@@ -8,7 +8,7 @@ use super::rows::TypedRows;
 use super::stream::AsyncTypedRows;
 use crate::encoding::{BucketKey, KeyArg, KeyComponent, TextOrdered};
 use crate::history::{Cut, Phase};
-use crate::key::RowKey;
+use crate::key::{OneLayout, RowKey};
 use crate::range::{Direction, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 use crate::store::{AsyncStore, Store};
 use std::marker::PhantomData;
@@ -152,13 +152,43 @@ bucket_range_arg! {
 /// ```
 #[derive(Debug, Clone)]
 #[must_use = "a scan does nothing until it runs"]
-pub struct ScanRequest<K> {
+pub struct ScanRequest<K, P = Unphased> {
     state: ScanState,
     options: ScanOptions,
     /// For a key type with a layout history: the migration's phase.
     phase: Option<Phase>,
-    key: PhantomData<fn() -> K>,
+    key: PhantomData<fn() -> (K, P)>,
 }
+
+/// A scan request that names no [`Phase`]: it runs only for a key type
+/// without a layout history ([`OneLayout`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Unphased {}
+
+/// A scan request that reads in the [`Phase`] given to
+/// [`ScanRequest::phase`].
+#[derive(Debug, Clone, Copy)]
+pub enum Phased {}
+
+/// Whether a request in phase state `Self` says where `K`'s rows are: a
+/// [`Phased`] request always; an [`Unphased`] one when `K` has one layout.
+/// A scan of a key type with a layout history that forgets its phase does
+/// not compile (it would read one layout and miss the other's rows).
+pub trait PhaseKnown<K> {}
+impl<K: OneLayout> PhaseKnown<K> for Unphased {}
+impl<K: RowKey> PhaseKnown<K> for Phased {}
+
+/// The gate of the scan methods generated on the builder's stages: a store
+/// `S` runs a scan without a phase of key types with one layout.
+#[doc(hidden)]
+pub trait ScanWithoutPhase<K> {}
+impl<S: ?Sized, K: OneLayout> ScanWithoutPhase<K> for S {}
+
+/// The gate of a builder stage's `ranges()`: a stage of a key type with one
+/// layout has its ranges without a phase.
+#[doc(hidden)]
+pub trait StageWithoutPhase {}
+impl<T: ScanStage> StageWithoutPhase for T where T::Key: OneLayout {}
 
 impl<K: RowKey> ScanRequest<K> {
     pub(crate) fn from_state(state: ScanState) -> Self {
@@ -171,17 +201,51 @@ impl<K: RowKey> ScanRequest<K> {
     }
 
     /// For a key type with a layout history (`#[rowkey_was]`): reads as in
-    /// `phase` (by default the history's first phase: `Split` for a
-    /// cut-over by field, `Old` for a migration). See [`Phase`].
-    pub fn phase(mut self, phase: Phase) -> Self {
-        self.phase = Some(phase);
-        self
+    /// `phase`. Such a key type's scans must name it (a scan that does not
+    /// does not compile); see [`Phase`]. Without a history the phase
+    /// changes nothing.
+    pub fn phase(self, phase: Phase) -> ScanRequest<K, Phased> {
+        ScanRequest {
+            state: self.state,
+            options: self.options,
+            phase: Some(phase),
+            key: PhantomData,
+        }
     }
 
-    /// The phase the request reads in, when the key type has a history.
+    /// Runs on `store` without a phase: the generated stage methods, gated
+    /// by [`ScanWithoutPhase`].
+    #[doc(hidden)]
+    pub fn run_gated<'s, S: Store + ScanWithoutPhase<K>>(
+        &self,
+        store: &'s S,
+    ) -> TypedRows<'s, K, S> {
+        self.run_any(store)
+    }
+
+    /// The ranges without a phase: the generated stage method, gated by
+    /// [`StageWithoutPhase`].
+    #[doc(hidden)]
+    pub fn ranges_gated(&self) -> ScanRangeSet {
+        self.ranges_any()
+    }
+
+    /// [`run_gated`](Self::run_gated) on an async store.
+    #[doc(hidden)]
+    pub fn stream_gated<S: AsyncStore + ScanWithoutPhase<K>>(
+        &self,
+        store: &S,
+    ) -> AsyncTypedRows<K, S::Error> {
+        self.stream_any(store)
+    }
+}
+
+impl<K: RowKey, P> ScanRequest<K, P> {
+    /// The phase the request reads in, when the key type has a history
+    /// (the types make sure a history's requests have one).
     pub(crate) fn read_phase(&self) -> Option<Phase> {
-        let history = K::history()?;
-        Some(self.phase.unwrap_or_else(|| history.first_phase()))
+        K::history()?;
+        Some(self.phase.unwrap_or(Phase::New))
     }
 
     /// The key ranges holding exactly the matching keys (whatever the
@@ -190,7 +254,14 @@ impl<K: RowKey> ScanRequest<K> {
     /// before the cut-over (their buckets tagged with
     /// [`OLDER_LAYOUT`](crate::OLDER_LAYOUT)) and the declared layout's from
     /// it, the range on the cut-over field cut in two.
-    pub fn ranges(&self) -> ScanRangeSet {
+    pub fn ranges(&self) -> ScanRangeSet
+    where
+        P: PhaseKnown<K>,
+    {
+        self.ranges_any()
+    }
+
+    fn ranges_any(&self) -> ScanRangeSet {
         let (Some(history), Some(phase)) = (K::history(), self.read_phase()) else {
             return self.state.ranges();
         };
@@ -259,20 +330,34 @@ impl<K: RowKey> ScanRequest<K> {
 
     /// Runs the scan on an async store (Cloud Bigtable): one request per
     /// bucket, all in flight together, merged like [`run`](Self::run).
-    pub fn stream<S: AsyncStore>(&self, store: &S) -> AsyncTypedRows<K, S::Error> {
+    pub fn stream<S: AsyncStore>(&self, store: &S) -> AsyncTypedRows<K, S::Error>
+    where
+        P: PhaseKnown<K>,
+    {
+        self.stream_any(store)
+    }
+
+    /// Runs the scan on `store`: decoded rows with their values.
+    pub fn run<'s, S: Store>(&self, store: &'s S) -> TypedRows<'s, K, S>
+    where
+        P: PhaseKnown<K>,
+    {
+        self.run_any(store)
+    }
+
+    fn stream_any<S: AsyncStore>(&self, store: &S) -> AsyncTypedRows<K, S::Error> {
         AsyncTypedRows::new(
             store,
-            self.ranges().into_iter().collect(),
+            self.ranges_any().into_iter().collect(),
             self.options.clone(),
             self.read_phase(),
         )
     }
 
-    /// Runs the scan on `store`: decoded rows with their values.
-    pub fn run<'s, S: Store>(&self, store: &'s S) -> TypedRows<'s, K, S> {
+    fn run_any<'s, S: Store>(&self, store: &'s S) -> TypedRows<'s, K, S> {
         TypedRows::new(
             store,
-            self.ranges().into_iter().collect(),
+            self.ranges_any().into_iter().collect(),
             self.options.clone(),
             self.read_phase(),
         )

@@ -3,7 +3,7 @@
 //! refusal of older keys that would read as another row.
 
 use crate::error::DecodeError;
-use crate::history::Phase;
+use crate::history::{Cut, Phase};
 use crate::key::RowKey;
 use crate::store::RowError;
 
@@ -75,6 +75,21 @@ pub(crate) fn reads_older<K: RowKey>(phase: Phase, past: bool) -> bool {
         (Some(_), Phase::Old | Phase::Dual) => true,
         (Some(_), Phase::Split) => !past,
     }
+}
+
+/// The key to read next when a get in `phase` found nothing at `key`: in
+/// `Split`, a row past the cut-over that the older binary wrote in the
+/// older layout (a rolling deploy writes such rows; the backfill moves
+/// them). `None` when there is no such place, or when the older key would
+/// read as another row of the declared layout.
+pub(crate) fn stranded_key<K: RowKey>(phase: Phase, key: &[u8], older: bool) -> Option<Vec<u8>> {
+    let history = K::history()?;
+    if older || phase != Phase::Split || !matches!(history.cut(), Cut::Field { .. }) {
+        return None;
+    }
+    let old = K::decode(key).ok()?.encode_older()?;
+    unambiguous::<K>(&old, true).ok()?;
+    Some(old)
 }
 
 /// A key read from one layout of `K`, decoded in it, with its value.

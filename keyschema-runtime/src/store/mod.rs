@@ -40,10 +40,10 @@ pub use crate::range::Direction;
 
 use crate::error::{CursorError, DecodeError};
 use crate::history::Phase;
-use crate::key::RowKey;
+use crate::key::{OneLayout, RowKey};
 use crate::range::KeyRange;
 use futures_core::Stream;
-use layout::{read_key, write_keys};
+use layout::{read_key, stranded_key, write_keys};
 use std::pin::Pin;
 
 /// One write of a batch.
@@ -159,26 +159,35 @@ pub trait AsyncStore {
         row: &K,
         value: &[u8],
     ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        let batch = write_keys(phase, row)
-            .map_err(|source| RowError::Decode {
-                key: row.encode(),
-                source,
-            })
-            .map(|keys| {
-                keys.into_iter()
-                    .map(|(key, _)| Mutation::Put {
-                        key,
-                        value: value.to_vec(),
-                    })
-                    .collect::<Vec<_>>()
-            });
-        let write = batch.map(|batch| self.write(batch));
-        Box::pin(async move {
-            match write {
-                Ok(write) => write.await.map_err(RowError::Store),
-                Err(e) => Err(e),
-            }
-        })
+        write_in(self, phased_batch(phase, [(row, value)], Write::Put))
+    }
+
+    /// The async [`RowStore::put_rows_in`].
+    fn put_rows_in<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
+        &self,
+        phase: Phase,
+        rows: impl IntoIterator<Item = (&'r K, V)>,
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        write_in(self, phased_batch(phase, rows, Write::Put))
+    }
+
+    /// The async [`RowStore::replace_row_in`].
+    fn replace_row_in<K: RowKey>(
+        &self,
+        phase: Phase,
+        row: &K,
+        value: &[u8],
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        write_in(self, phased_batch(phase, [(row, value)], Write::Replace))
+    }
+
+    /// The async [`RowStore::delete_row_in`].
+    fn delete_row_in<K: RowKey>(
+        &self,
+        phase: Phase,
+        row: &K,
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        write_in(self, phased_batch(phase, [(row, &[][..])], Write::Delete))
     }
 
     /// The async [`RowStore::get_row_in`].
@@ -188,21 +197,14 @@ pub trait AsyncStore {
         row: &K,
     ) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
         let (key, older) = read_key(phase, row);
-        let get = self.get_many(vec![key]);
-        Box::pin(async move {
-            let found = get.await.map_err(RowError::Store)?;
-            match found.into_iter().next() {
-                Some((key, value)) => layout::decode_in(key, value, older),
-                None => Ok(None),
-            }
-        })
+        get_in_async(self, phase, key, older)
     }
 
     /// The row stored under `key`, decoded, with its value: the async
     /// [`RowStore::get_row`], with the
     /// same rules for `random % N` salts (every candidate bucket read in
     /// one request; differing copies are a [`RowError::Conflict`]).
-    fn get_row<K: RowKey>(&self, key: &[u8]) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
+    fn get_row<K: OneLayout>(&self, key: &[u8]) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
         let rows = self.get_many(K::schema().candidates(key));
         Box::pin(async move {
             let found = rows.await.map_err(RowError::Store)?;
@@ -300,7 +302,7 @@ pub enum RowError<E> {
 pub trait RowStore: Store {
     /// Stores `value` under `row`'s key. With a `random % N` salt this is an
     /// insert (a fresh bucket each time); see [`replace_row`](Self::replace_row).
-    fn put_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
+    fn put_row<K: OneLayout>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
         self.put(&row.encode(), value)
     }
 
@@ -308,13 +310,13 @@ pub trait RowStore: Store {
     /// with a `random % N` salt, one batch that puts the row in a fresh
     /// bucket and deletes it from every other bucket. For other layouts the
     /// same as [`put_row`](Self::put_row).
-    fn replace_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
+    fn replace_row<K: OneLayout>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
         self.write_batch(&replace_batch::<K>(&row.encode(), value))
     }
 
     /// Stores many rows in one batch (atomic where the store allows). With a
     /// `random % N` salt, each row is inserted (see [`put_row`](Self::put_row)).
-    fn put_rows<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
+    fn put_rows<'r, K: OneLayout + 'r, V: AsRef<[u8]> + 'r>(
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), Self::Error> {
@@ -322,7 +324,7 @@ pub trait RowStore: Store {
     }
 
     /// Removes `row`: with a `random % N` salt, from every bucket, in one batch.
-    fn delete_row<K: RowKey>(&self, row: &K) -> Result<(), Self::Error> {
+    fn delete_row<K: OneLayout>(&self, row: &K) -> Result<(), Self::Error> {
         self.write_batch(&delete_batch::<K>(&row.encode()))
     }
 
@@ -338,17 +340,7 @@ pub trait RowStore: Store {
         row: &K,
         value: &[u8],
     ) -> Result<(), RowError<Self::Error>> {
-        let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
-            key: row.encode(),
-            source,
-        })?;
-        let batch: Vec<Mutation> = keys
-            .into_iter()
-            .map(|(key, _)| Mutation::Put {
-                key,
-                value: value.to_vec(),
-            })
-            .collect();
+        let batch = phased_batch(phase, [(row, value)], Write::Put)?;
         self.write_batch(&batch).map_err(RowError::Store)
     }
 
@@ -358,51 +350,50 @@ pub trait RowStore: Store {
         phase: Phase,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), RowError<Self::Error>> {
-        let mut batch = Vec::new();
-        for (row, value) in rows {
-            let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
-                key: row.encode(),
-                source,
-            })?;
-            batch.extend(keys.into_iter().map(|(key, _)| Mutation::Put {
-                key,
-                value: value.as_ref().to_vec(),
-            }));
-        }
+        let batch = phased_batch(phase, rows, Write::Put)?;
         self.write_batch(&batch).map_err(RowError::Store)
     }
 
-    /// Deletes `row` from every layout `phase` writes it to.
+    /// [`replace_row`](Self::replace_row) in every layout `phase` writes
+    /// `row` to, in one batch.
+    fn replace_row_in<K: RowKey>(
+        &self,
+        phase: Phase,
+        row: &K,
+        value: &[u8],
+    ) -> Result<(), RowError<Self::Error>> {
+        let batch = phased_batch(phase, [(row, value)], Write::Replace)?;
+        self.write_batch(&batch).map_err(RowError::Store)
+    }
+
+    /// Deletes `row` from every layout `phase` writes it to, in one batch
+    /// (in `Dual`, both: a delete in one layout alone would be copied back
+    /// by the backfill).
     fn delete_row_in<K: RowKey>(&self, phase: Phase, row: &K) -> Result<(), RowError<Self::Error>> {
-        let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
-            key: row.encode(),
-            source,
-        })?;
-        let batch: Vec<Mutation> = keys
-            .into_iter()
-            .map(|(key, _)| Mutation::Delete { key })
-            .collect();
+        let batch = phased_batch(phase, [(row, &[][..])], Write::Delete)?;
         self.write_batch(&batch).map_err(RowError::Store)
     }
 
     /// The row with `row`'s key fields, read where `phase` keeps it (see
-    /// [`Phase`]), decoded in that layout.
+    /// [`Phase`]), decoded in that layout. In `Split`, a row past the
+    /// cut-over that is missing from the declared layout is looked for in
+    /// the older one too (an older binary still running writes it there).
     fn get_row_in<K: RowKey>(
         &self,
         phase: Phase,
         row: &K,
     ) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
         let (key, older) = read_key(phase, row);
-        match self.get(&key).map_err(RowError::Store)? {
-            Some(value) => layout::decode_in(key, value, older),
-            None => Ok(None),
-        }
+        get_in(self, phase, key, older)
     }
 
     /// The row stored under `key`, decoded, with its value. With a
     /// `random % N` salt, `key` may be in any bucket: every candidate is
     /// read (see [`Schema::candidates`](crate::Schema::candidates)).
-    fn get_row<K: RowKey>(&self, key: &[u8]) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
+    fn get_row<K: OneLayout>(
+        &self,
+        key: &[u8],
+    ) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
         if !K::schema().salt().is_some_and(|s| s.is_random()) {
             return match self.get(key).map_err(RowError::Store)? {
                 Some(value) => typed_row(key, value).map(Some),
@@ -417,6 +408,111 @@ pub trait RowStore: Store {
         }
         one_row(found)
     }
+}
+
+/// What a phase-aware write does with each of a row's keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Write {
+    /// Sets the key (with a random salt: inserts in a fresh bucket).
+    Put,
+    /// Sets the key and removes the row from its other buckets.
+    Replace,
+    /// Removes the row from every bucket.
+    Delete,
+}
+
+/// The batch of a phase-aware write: for each row, each key `phase` writes
+/// it to (both layouts in `Dual`), refusing ambiguous keys.
+pub(crate) fn phased_batch<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r, E>(
+    phase: Phase,
+    rows: impl IntoIterator<Item = (&'r K, V)>,
+    write: Write,
+) -> Result<Vec<Mutation>, RowError<E>> {
+    let mut batch = Vec::new();
+    for (row, value) in rows {
+        let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
+            key: row.encode(),
+            source,
+        })?;
+        for (key, _) in keys {
+            match write {
+                Write::Put => batch.push(Mutation::Put {
+                    key,
+                    value: value.as_ref().to_vec(),
+                }),
+                Write::Replace => batch.extend(replace_batch::<K>(&key, value.as_ref())),
+                Write::Delete => batch.extend(delete_batch::<K>(&key)),
+            }
+        }
+    }
+    Ok(batch)
+}
+
+/// The row at `key` (of the older layout when `older`), decoded in its
+/// layout; in `Split`, a stranded row's older key when `key` is empty (see
+/// [`stranded_key`]).
+pub(crate) fn get_in<K: RowKey, S: Store + ?Sized>(
+    store: &S,
+    phase: Phase,
+    key: Vec<u8>,
+    older: bool,
+) -> Result<Option<TypedRow<K>>, RowError<S::Error>> {
+    if let Some(value) = store.get(&key).map_err(RowError::Store)? {
+        return layout::decode_in(key, value, older);
+    }
+    let Some(old) = stranded_key::<K>(phase, &key, older) else {
+        return Ok(None);
+    };
+    match store.get(&old).map_err(RowError::Store)? {
+        Some(value) => layout::decode_in(old, value, true),
+        None => Ok(None),
+    }
+}
+
+/// The async [`get_in`].
+pub(crate) fn get_in_async<K: RowKey, S: AsyncStore + ?Sized>(
+    store: &S,
+    phase: Phase,
+    key: Vec<u8>,
+    older: bool,
+) -> BoxFuture<'_, TypedGet<K, S::Error>> {
+    let stranded = stranded_key::<K>(phase, &key, older);
+    let mut keys = vec![key.clone()];
+    keys.extend(stranded.clone());
+    let get = store.get_many(keys);
+    Box::pin(async move {
+        let found = get.await.map_err(RowError::Store)?;
+        // The declared key first; the stranded older key only without it.
+        let mut declared = None;
+        let mut old = None;
+        for (k, value) in found {
+            if k == key {
+                declared = Some(value);
+            } else if Some(&k) == stranded.as_ref() {
+                old = Some(value);
+            }
+        }
+        match (declared, old, stranded) {
+            (Some(value), _, _) => layout::decode_in(key, value, older),
+            (None, Some(value), Some(old_key)) => layout::decode_in(old_key, value, true),
+            _ => Ok(None),
+        }
+    })
+}
+
+/// Writes a batch made by [`phased_batch`] on an async store, or returns
+/// its refusal.
+fn write_in<'a, S: AsyncStore + ?Sized>(
+    store: &'a S,
+    batch: Result<Vec<Mutation>, RowError<S::Error>>,
+) -> BoxFuture<'a, Result<(), RowError<S::Error>>> {
+    let write = batch.map(|batch| store.write(batch));
+    Box::pin(async move {
+        match write {
+            Ok(write) => write.await.map_err(RowError::Store),
+            Err(e) => Err(e),
+        }
+    })
 }
 
 /// The puts of a batch of typed rows.

@@ -13,7 +13,7 @@ impl BigtableStore {
     /// The row under `key`, decoded, with its value; with a `random % N`
     /// salt every candidate bucket is read in one ReadRows request. The
     /// generated `K::get_async(&store, ...)` calls this.
-    pub async fn get_row<K: crate::key::RowKey>(
+    pub async fn get_row<K: crate::key::OneLayout>(
         &self,
         key: &[u8],
     ) -> Result<Option<TypedRow<K>>, RowError<BigtableError>> {

@@ -218,7 +218,7 @@ impl BigtableStore {
 
     /// Stores `value` under `row`'s key; with a `random % N` salt an insert
     /// (see [`RowStore`](crate::store::RowStore) for what that means).
-    pub async fn put_row<K: crate::key::RowKey>(
+    pub async fn put_row<K: crate::key::OneLayout>(
         &self,
         row: &K,
         value: &[u8],
@@ -231,7 +231,7 @@ impl BigtableStore {
     /// N - 1 deletes. Bigtable applies each row atomically but not the
     /// request as a whole: a failed entry is reported
     /// ([`BigtableError::PartialBatch`]) and the call can be repeated.
-    pub async fn replace_row<K: crate::key::RowKey>(
+    pub async fn replace_row<K: crate::key::OneLayout>(
         &self,
         row: &K,
         value: &[u8],
@@ -242,13 +242,13 @@ impl BigtableStore {
 
     /// Removes `row`, from every candidate bucket of a `random % N` salt,
     /// in one MutateRows request.
-    pub async fn delete_row<K: crate::key::RowKey>(&self, row: &K) -> Result<(), BigtableError> {
+    pub async fn delete_row<K: crate::key::OneLayout>(&self, row: &K) -> Result<(), BigtableError> {
         self.write_batch(&delete_batch::<K>(&row.encode())).await
     }
 
     /// Stores many typed rows (each inserted, for a `random % N` salt), in
     /// as few MutateRows requests as [`BatchLimits`] allow.
-    pub async fn put_rows<'r, K: crate::key::RowKey + 'r, V: AsRef<[u8]> + 'r>(
+    pub async fn put_rows<'r, K: crate::key::OneLayout + 'r, V: AsRef<[u8]> + 'r>(
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), BigtableError> {

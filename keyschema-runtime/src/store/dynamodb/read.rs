@@ -3,7 +3,7 @@
 //! merge"), merged by the same core as every other store.
 
 use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, SORT_KEY};
-use crate::key::RowKey;
+use crate::key::OneLayout;
 use crate::range::{prefix_successor, Direction, KeyRange};
 use crate::store::{AsyncStore, BoxFuture, BoxRowStream, Mutation, Row, RowError, TypedRow};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
@@ -92,7 +92,7 @@ impl DynamoStore {
 
     /// The row under `key`, decoded; with a `random % N` salt every
     /// candidate bucket is read, in one BatchGetItem.
-    pub async fn get_row<K: RowKey>(
+    pub async fn get_row<K: OneLayout>(
         &self,
         key: &[u8],
     ) -> Result<Option<TypedRow<K>>, RowError<DynamoError>> {

@@ -2,7 +2,7 @@
 //! backoff, every item that still fails reported with its index and key.
 
 use super::{request_error, DynamoError, DynamoStore, FailedItem, MAX_ITEM, VALUE};
-use crate::key::RowKey;
+use crate::key::OneLayout;
 use crate::store::{delete_batch, put_batch, replace_batch, Mutation};
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
 use std::collections::HashMap;
@@ -184,25 +184,29 @@ impl DynamoStore {
 
     /// Stores `value` under `row`'s key; with a `random % N` salt an insert
     /// (see [`RowStore`](crate::store::RowStore) for what that means).
-    pub async fn put_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), DynamoError> {
+    pub async fn put_row<K: OneLayout>(&self, row: &K, value: &[u8]) -> Result<(), DynamoError> {
         self.put(&row.encode(), value).await
     }
 
     /// Stores `value` under `row`'s key, deleting it from every other
     /// bucket of a `random % N` salt (one batch; DynamoDB applies each item
     /// on its own).
-    pub async fn replace_row<K: RowKey>(&self, row: &K, value: &[u8]) -> Result<(), DynamoError> {
+    pub async fn replace_row<K: OneLayout>(
+        &self,
+        row: &K,
+        value: &[u8],
+    ) -> Result<(), DynamoError> {
         self.write_batch(&replace_batch::<K>(&row.encode(), value))
             .await
     }
 
     /// Removes `row`, from every candidate bucket of a `random % N` salt.
-    pub async fn delete_row<K: RowKey>(&self, row: &K) -> Result<(), DynamoError> {
+    pub async fn delete_row<K: OneLayout>(&self, row: &K) -> Result<(), DynamoError> {
         self.write_batch(&delete_batch::<K>(&row.encode())).await
     }
 
     /// Stores many typed rows (each inserted, for a `random % N` salt).
-    pub async fn put_rows<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
+    pub async fn put_rows<'r, K: OneLayout + 'r, V: AsRef<[u8]> + 'r>(
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), DynamoError> {
