@@ -245,8 +245,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let verified = backfill.verify(&store)?;
     println!(
         "verify:   {} buckets, {} rows under both layouts, checksums {} ({:.2} s)",
-        verified.buckets.len(),
-        verified.buckets.iter().map(|b| b.older_rows).sum::<u64>(),
+        verified.buckets().len(),
+        verified.buckets().iter().map(|b| b.older_rows).sum::<u64>(),
         if verified.matches() {
             "equal"
         } else {

@@ -129,6 +129,12 @@ fn replace_is_one_batch_of_a_put_and_the_other_deletes() {
         ) -> Result<Self::Rows<'_>, Self::Error> {
             self.inner.scan(range, direction)
         }
+        fn compare_and_write(
+            &self,
+            batch: &[keyschema::store::Cas],
+        ) -> Result<Vec<bool>, Self::Error> {
+            self.inner.compare_and_write(batch)
+        }
     }
     let store = Counting {
         inner: MemoryStore::new(),

@@ -178,6 +178,11 @@ impl Store for Probe {
             .unwrap_or_else(|never| match never {});
         Ok(ProbeRows { inner, probe: self })
     }
+    fn compare_and_write(&self, batch: &[keyschema::store::Cas]) -> Result<Vec<bool>, Lost> {
+        self.inner
+            .compare_and_write(batch)
+            .map_err(|never| match never {})
+    }
 }
 
 fn events(n: usize) -> Vec<Eight> {

@@ -11,7 +11,7 @@ use std::ops::{Bound, RangeBounds};
 pub const T: u64 = 1_700_000_000;
 
 /// The Bigtable article's migration: unsalted before T, salted from T.
-#[derive(RowKey, Debug, Clone, PartialEq)]
+#[derive(RowKey, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
 #[rowkey_was(salt = none, until = timestamp >= 1_700_000_000)]
 pub struct Event {

@@ -1,29 +1,71 @@
-//! The checkpoint file: where a step stands, written after every batch.
+//! The checkpoint file: where each step stands, written after every batch.
+//! The copy and the delete each keep their own mark, so neither overwrites
+//! the other's.
 
 use super::progress::{Mark, Step};
 use super::BackfillError;
 use std::path::Path;
 
-const CHECKPOINT_FORMAT: &str = "keyschema-backfill 1";
+const CHECKPOINT_FORMAT: &str = "keyschema-backfill 2";
+
+/// The marks of both steps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Marks {
+    pub(crate) copy: Option<Mark>,
+    pub(crate) delete: Option<Mark>,
+}
+
+impl Marks {
+    pub(crate) fn get(&self, step: Step) -> Option<&Mark> {
+        match step {
+            Step::Copy => self.copy.as_ref(),
+            Step::Delete => self.delete.as_ref(),
+        }
+    }
+
+    pub(crate) fn set(&mut self, mark: Mark) {
+        match mark.step {
+            Step::Copy => self.copy = Some(mark),
+            Step::Delete => self.delete = Some(mark),
+        }
+    }
+}
+
+fn line(name: &str, mark: Option<&Mark>) -> String {
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    match mark {
+        None => format!("{name} -\n"),
+        Some(m) => format!(
+            "{name} {} {} {} {} {} {}\n",
+            m.range,
+            m.after.as_deref().map_or("-".to_string(), hex),
+            m.done,
+            m.written,
+            // An empty list is written as `-`, so that every field is a word.
+            if m.totals.is_empty() {
+                "-".to_string()
+            } else {
+                list(&m.totals)
+            },
+            if m.counts.is_empty() {
+                "-".to_string()
+            } else {
+                list(&m.counts)
+            },
+        ),
+    }
+}
 
 pub(crate) fn write_checkpoint<E>(
     path: &Path,
     schema: &str,
-    mark: &Mark,
+    marks: &Marks,
 ) -> Result<(), BackfillError<E>> {
-    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
-    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
     let text = format!(
-        "{CHECKPOINT_FORMAT}\nschema {schema}\nstep {}\nrange {}\nafter {}\ndone {}\ntotals {}\ncounts {}\n",
-        match mark.step {
-            Step::Copy => "copy",
-            Step::Delete => "delete",
-        },
-        mark.range,
-        mark.after.as_deref().map_or("-".to_string(), hex),
-        mark.done,
-        list(&mark.totals),
-        list(&mark.counts),
+        "{CHECKPOINT_FORMAT}\nschema {schema}\n{}{}",
+        line("copy", marks.copy.as_ref()),
+        line("delete", marks.delete.as_ref()),
     );
     let fail = |e: std::io::Error| BackfillError::Checkpoint {
         path: path.to_path_buf(),
@@ -34,13 +76,10 @@ pub(crate) fn write_checkpoint<E>(
     std::fs::rename(&tmp, path).map_err(fail)
 }
 
-pub(crate) fn read_checkpoint<E>(
-    path: &Path,
-    schema: &str,
-) -> Result<Option<Mark>, BackfillError<E>> {
+pub(crate) fn read_checkpoint<E>(path: &Path, schema: &str) -> Result<Marks, BackfillError<E>> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Marks::default()),
         Err(e) => {
             return Err(BackfillError::Checkpoint {
                 path: path.to_path_buf(),
@@ -50,60 +89,70 @@ pub(crate) fn read_checkpoint<E>(
     };
     let bad = |reason: &str| BackfillError::Checkpoint {
         path: path.to_path_buf(),
-        reason: reason.to_string(),
+        reason: format!("{reason}; delete the file to start the backfill over"),
     };
     let mut lines = text.lines();
-    if lines.next() != Some(CHECKPOINT_FORMAT) {
-        return Err(bad("not a keyschema backfill checkpoint (version 1)"));
+    match lines.next() {
+        Some(CHECKPOINT_FORMAT) => {}
+        Some("keyschema-backfill 1") => {
+            return Err(bad("a checkpoint of an older keyschema (format 1)"))
+        }
+        _ => return Err(bad("not a keyschema backfill checkpoint (format 2)")),
     }
-    let mut field = |name: &str| {
-        lines
-            .next()
-            .and_then(|l| l.strip_prefix(name))
-            .and_then(|l| l.strip_prefix(' '))
-            .map(str::to_string)
-            .ok_or_else(|| bad(&format!("missing `{name}`")))
-    };
-    let owner = field("schema")?;
+    let owner = lines
+        .next()
+        .and_then(|l| l.strip_prefix("schema "))
+        .ok_or_else(|| bad("missing `schema`"))?;
     if owner != schema {
         return Err(bad(&format!("it belongs to `{owner}`, not `{schema}`")));
     }
-    let step = match field("step")?.as_str() {
-        "copy" => Step::Copy,
-        "delete" => Step::Delete,
-        _ => return Err(bad("`step` is neither copy nor delete")),
+    let mut marks = Marks::default();
+    for (name, step) in [("copy", Step::Copy), ("delete", Step::Delete)] {
+        let text = lines
+            .next()
+            .and_then(|l| l.strip_prefix(name))
+            .and_then(|l| l.strip_prefix(' '))
+            .ok_or_else(|| bad(&format!("missing `{name}`")))?;
+        if text != "-" {
+            marks.set(mark(step, text).ok_or_else(|| bad(&format!("`{name}` does not read")))?);
+        }
+    }
+    Ok(marks)
+}
+
+/// One step's mark from its line.
+fn mark(step: Step, text: &str) -> Option<Mark> {
+    let words: Vec<&str> = text.split(' ').collect();
+    let [range, after, done, written, totals, counts] = words[..] else {
+        return None;
     };
-    let number = |s: String| s.parse::<u64>().map_err(|_| bad("a number does not read"));
-    let range = number(field("range")?)? as usize;
-    let after = match field("after")?.as_str() {
+    let after = match after {
         "-" => None,
-        h if h.len() % 2 == 0 => Some(
+        h if h.len() % 2 == 0 && h.is_ascii() => Some(
             (0..h.len())
                 .step_by(2)
-                .map(|i| u8::from_str_radix(&h[i..i + 2], 16))
-                .collect::<Result<Vec<u8>, _>>()
-                .map_err(|_| bad("`after` is not hex"))?,
+                .map(|i| u8::from_str_radix(&h[i..i + 2], 16).ok())
+                .collect::<Option<Vec<u8>>>()?,
         ),
-        _ => return Err(bad("`after` is not hex")),
+        _ => return None,
     };
-    let done = number(field("done")?)?;
-    let list = |s: String| -> Result<Vec<u64>, BackfillError<E>> {
-        if s.is_empty() {
-            return Ok(Vec::new());
+    let list = |s: &str| -> Option<Vec<u64>> {
+        if s == "-" {
+            return Some(Vec::new());
         }
-        s.split(',').map(|n| number(n.to_string())).collect()
+        s.split(',').map(|n| n.parse().ok()).collect()
     };
-    let totals = list(field("totals")?)?;
-    let counts = list(field("counts")?)?;
-    if counts.len() != totals.len() {
-        return Err(bad("`totals` and `counts` differ in length"));
+    let (totals, counts) = (list(totals)?, list(counts)?);
+    if totals.len() != counts.len() {
+        return None;
     }
-    Ok(Some(Mark {
+    Some(Mark {
         step,
-        range,
+        range: range.parse().ok()?,
         after,
-        done,
+        done: done.parse().ok()?,
+        written: written.parse().ok()?,
         totals,
         counts,
-    }))
+    })
 }

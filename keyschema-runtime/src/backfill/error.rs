@@ -32,7 +32,37 @@ pub enum BackfillError<E> {
         /// What is wrong.
         reason: String,
     },
-    /// `delete_older` without a verification that matched.
-    #[error("the verification does not match ({0} buckets differ): the older rows are kept; run the copy again, then verify")]
-    NotVerified(usize),
+    /// `delete_older` without a verification that allows it: one that
+    /// matched (before the delete began), or that covers every older row
+    /// (to resume a delete that began).
+    #[error(
+        "the verification does not allow the delete ({mismatched} buckets differ, {uncovered} older rows lack their declared row, {stranded} rows wait past the cut-over in the older layout): no older row was deleted. \
+         While every writer is still in Phase::Split or Phase::Dual, run `copy` again (a finished copy starts a new pass over every older row), then `verify`, then `delete_older` with that verification. \
+         A delete that began (its checkpoint says so) resumes with any verification in which every older row has its declared row"
+    )]
+    NotVerified {
+        /// Buckets whose rows or checksums differ.
+        mismatched: usize,
+        /// Older rows whose declared row is missing.
+        uncovered: u64,
+        /// Rows in the older layout past the cut-over.
+        stranded: u64,
+    },
+    /// `delete_older` with a verification of another key type.
+    #[error(
+        "the verification is of `{verified}`, not `{schema}`: run `verify` with this backfill"
+    )]
+    OtherSchema {
+        /// The key type the verification is of.
+        verified: &'static str,
+        /// The key type of the backfill.
+        schema: &'static str,
+    },
+    /// A row kept changing while a batch wrote it (other writers): the
+    /// batch stopped, its cursor not moved; running again resumes there.
+    #[error("row {} of the older layout kept changing while the backfill wrote it: the checkpoint stands before its batch; run the step again", key.escape_ascii())]
+    Contended {
+        /// The older key.
+        key: Vec<u8>,
+    },
 }

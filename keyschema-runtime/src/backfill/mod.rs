@@ -3,12 +3,34 @@
 //! step, deletes the older rows.
 //!
 //! Both steps go in batches, keep a cursor (in a checkpoint file, when one
-//! is given) after every batch, and resume from it after a crash; both are
-//! idempotent when re-run (a copy writes the same key and value again; a
-//! delete of a deleted key is a no-op). Between them, [`Backfill::verify`]
-//! counts the rows and sums a checksum of them per salt bucket of the
-//! declared layout, under both layouts, and [`Backfill::delete_older`]
-//! refuses to run without a verification that matched.
+//! is given; each step its own) after every batch, and resume from it after
+//! a crash, in this process or another; a step that finished starts a new
+//! pass when run again. Between them, [`Backfill::verify`] counts the rows
+//! and sums a checksum of them per salt bucket of the declared layout,
+//! under both layouts, and looks up each older row's declared row;
+//! [`Backfill::delete_older`] refuses to begin without a verification that
+//! matched, and to resume without one that covers every older row.
+//!
+//! Other writers run meanwhile, so each row is written by compare-and-set
+//! ([`Cas`](crate::store::Cas)):
+//!
+//! * The **copy** runs while every writer is in `Phase::Split` or
+//!   `Phase::Dual` (they write a row before the cut-over to both layouts,
+//!   and delete a row from both). It makes each declared row of the span
+//!   hold what its older row holds, absent included: a declared row whose
+//!   older row an older binary deleted goes too. A row a writer changes
+//!   while the copy writes it is written again. A row the older binary
+//!   wrote past the cut-over is moved to the declared layout, unless a
+//!   newer one is there. Do not run the copy once any process is in
+//!   `Phase::New`: the declared layout is then the newer one.
+//! * The **delete** runs in `Phase::New`. It moves each older row: into the
+//!   declared layout only if its row is absent there (a present one is
+//!   newer), then out of the older layout only if it still holds what was
+//!   read. No row is lost if the table changed since the verification.
+//!
+//! On Cloud Bigtable and DynamoDB a writer's two keys are two requests: a
+//! row written in the instant between them can leave the layouts
+//! differing, which the next `verify` reports and a copy pass repairs.
 //!
 //! ```
 //! use keyschema::backfill::Backfill;
@@ -39,25 +61,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod apply;
 mod checkpoint;
 mod error;
 mod progress;
+mod rows;
 mod verify;
 
 pub use error::BackfillError;
 pub use progress::{Progress, Step};
 pub use verify::{BucketCheck, Verification};
 
-use crate::error::DecodeError;
-use crate::history::{Cut, History};
+use crate::history::History;
 use crate::key::RowKey;
 use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::scan::builder::ScanState;
-use crate::store::layout::unambiguous;
-use crate::store::{AsyncStore, Mutation, Row, Store};
-use checkpoint::{read_checkpoint, write_checkpoint};
+use crate::store::{AsyncStore, Row, Store};
+use apply::{Answer, Apply, Next, Pair};
+use checkpoint::{read_checkpoint, write_checkpoint, Marks};
 use futures_core::Stream;
 use progress::Mark;
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -69,18 +93,21 @@ pub struct Backfill<K> {
     history: &'static History,
     /// The older layout's ranges (every row of it), in key order.
     ranges: Vec<KeyRange>,
+    /// The declared layout's ranges: the copy reads them after the older
+    /// ones, for declared rows whose older row is gone.
+    declared: Vec<KeyRange>,
     batch: usize,
     checkpoint: Option<PathBuf>,
-    mark: Option<Mark>,
+    /// Each step's mark, once read from the checkpoint or made.
+    marks: Option<Marks>,
     key: PhantomData<fn() -> K>,
 }
 
 /// The default rows per batch: one write request each.
 const BATCH: usize = 1_000;
 
-/// A batch reads at most this many times its size of the older ranges (keys
-/// of the declared layout inside them are read and left), so that a batch
-/// stays bounded and the cursor moves.
+/// A batch reads at most this many times its size of the ranges (keys it
+/// leaves are read too), so that a batch stays bounded and the cursor moves.
 const SCAN_FACTOR: usize = 8;
 
 impl<K: RowKey> Backfill<K> {
@@ -99,9 +126,14 @@ impl<K: RowKey> Backfill<K> {
         Ok(Backfill {
             history,
             ranges,
+            declared: ScanState::new(K::schema())
+                .ranges()
+                .iter()
+                .cloned()
+                .collect(),
             batch: BATCH,
             checkpoint: None,
-            mark: None,
+            marks: None,
             key: PhantomData,
         })
     }
@@ -112,98 +144,60 @@ impl<K: RowKey> Backfill<K> {
         self
     }
 
-    /// Keeps the cursor in `path` after every batch (written to a temporary
-    /// file and renamed, so a crash leaves the old or the new cursor), and
-    /// resumes from it.
+    /// Keeps each step's cursor in `path` after every batch (written to a
+    /// temporary file and renamed, so a crash leaves the old or the new
+    /// cursor), and resumes from it.
     pub fn checkpoint(mut self, path: impl AsRef<Path>) -> Self {
         self.checkpoint = Some(path.as_ref().to_path_buf());
+        self.marks = None;
         self
     }
 
-    /// Whether an older row belongs to the backfill: for a cut-over by
-    /// field, the rows before it (the older layout holds no other).
-    fn older_row(&self, key: &[u8]) -> Result<Option<K>, DecodeError> {
-        let row = match K::decode_older(key) {
-            Ok(row) => row,
-            // A key of the declared layout inside an older range.
-            Err(e) => {
-                return if K::decode(key).is_ok() {
-                    Ok(None)
-                } else {
-                    Err(e)
-                }
-            }
-        };
-        if !self.history.same_components(K::schema()) && K::decode(key).is_ok() {
-            // Another row of the declared layout (a copy made earlier).
-            return Ok(None);
+    /// How many ranges `step` reads: the copy reads the declared ones too.
+    fn sources(&self, step: Step) -> usize {
+        match step {
+            Step::Copy => self.ranges.len() + self.declared.len(),
+            Step::Delete => self.ranges.len(),
         }
-        Ok(match self.history.cut() {
-            Cut::Field { .. } if row.past_cut_over() => None,
-            _ => Some(row),
-        })
     }
 
-    /// The mutation a step makes of one older row; `None` to leave it.
-    fn mutation<E>(
-        &self,
-        step: Step,
-        (key, value): &Row,
-    ) -> Result<Option<Mutation>, BackfillError<E>> {
-        let row = self.older_row(key).map_err(|source| BackfillError::Row {
-            key: key.clone(),
-            source,
-        })?;
-        let Some(row) = row else { return Ok(None) };
-        let declared = row.encode();
-        Ok(match step {
-            Step::Copy => {
-                // An older row whose key reads in the declared layout too
-                // was written around the library; reads take it for the
-                // declared layout's, so it cannot be moved safely.
-                unambiguous::<K>(key, true).map_err(|source| BackfillError::Row {
-                    key: key.clone(),
-                    source,
-                })?;
-                Some(Mutation::Put {
-                    key: declared,
-                    value: value.clone(),
-                })
-            }
-            // The same bytes in both layouts: the row is already where it goes.
-            Step::Delete if declared == *key => None,
-            Step::Delete => Some(Mutation::Delete { key: key.clone() }),
-        })
+    /// Range `i` of a step, and whether it is the older layout's.
+    fn source(&self, i: usize) -> (&KeyRange, bool) {
+        match self.ranges.get(i) {
+            Some(r) => (r, true),
+            None => (&self.declared[i - self.ranges.len()], false),
+        }
     }
 
-    /// The mark of `step`: the one in hand, the checkpoint's, or a fresh one.
-    fn mark<E>(&mut self, step: Step) -> Result<Option<Mark>, BackfillError<E>> {
-        if let Some(mark) = self.mark.as_ref().filter(|m| m.step == step) {
-            return Ok(Some(mark.clone()));
+    /// Both steps' marks, read from the checkpoint the first time.
+    fn marks<E>(&mut self) -> Result<&mut Marks, BackfillError<E>> {
+        if self.marks.is_none() {
+            let marks = match &self.checkpoint {
+                Some(path) => read_checkpoint(path, K::schema().name())?,
+                None => Marks::default(),
+            };
+            self.marks = Some(marks);
         }
-        if let Some(path) = &self.checkpoint {
-            if let Some(mark) = read_checkpoint(path, K::schema().name())? {
-                if mark.step == step {
-                    return Ok(Some(mark));
-                }
-                if mark.step == Step::Delete && step == Step::Copy {
-                    // The copy finished before the delete began.
-                    return Ok(Some(Mark {
-                        step,
-                        range: self.ranges.len(),
-                        ..mark
-                    }));
-                }
-            }
-        }
-        Ok(None)
+        Ok(self.marks.get_or_insert_with(Marks::default))
+    }
+
+    /// The mark `step` resumes from; `None` when it starts a new pass.
+    fn resume<E>(&mut self, step: Step) -> Result<Option<Mark>, BackfillError<E>> {
+        let sources = self.sources(step);
+        Ok(self
+            .marks()?
+            .get(step)
+            .filter(|m| m.range < sources)
+            .cloned())
     }
 
     fn save<E>(&mut self, mark: Mark) -> Result<(), BackfillError<E>> {
+        let marks = self.marks()?;
+        marks.set(mark);
+        let marks = marks.clone();
         if let Some(path) = &self.checkpoint {
-            write_checkpoint(path, K::schema().name(), &mark)?;
+            write_checkpoint(path, K::schema().name(), &marks)?;
         }
-        self.mark = Some(mark);
         Ok(())
     }
 
@@ -212,6 +206,7 @@ impl<K: RowKey> Backfill<K> {
         Progress {
             step: mark.step,
             rows_done: mark.done,
+            rows_written: mark.written,
             rows_per_second: if secs > 0.0 {
                 this_run as f64 / secs
             } else {
@@ -223,26 +218,49 @@ impl<K: RowKey> Backfill<K> {
                 .zip(mark.totals.iter().zip(&mark.counts))
                 .map(|(r, (total, done))| (r.bucket() & !OLDER_LAYOUT, total.saturating_sub(*done)))
                 .collect(),
-            finished: mark.range >= self.ranges.len(),
+            finished: mark.range >= self.sources(mark.step),
         }
     }
 
-    /// Copies every older row not yet copied into the declared layout, in
-    /// batches; resumes from the checkpoint. Idempotent.
+    /// Whether `verified` allows the delete: one that matched to begin it;
+    /// one that covers every older row to resume it (writers in
+    /// `Phase::New` change declared rows alone, so the layouts differ by
+    /// then). A verification of an earlier table state never begins it.
+    fn allowed<E>(&mut self, verified: &Verification) -> Result<(), BackfillError<E>> {
+        if verified.schema() != K::schema().name() {
+            return Err(BackfillError::OtherSchema {
+                verified: verified.schema(),
+                schema: K::schema().name(),
+            });
+        }
+        let began = self.marks()?.delete.is_some();
+        if verified.matches() || (began && verified.covers()) {
+            return Ok(());
+        }
+        Err(BackfillError::NotVerified {
+            mismatched: verified.mismatched(),
+            uncovered: verified.uncovered(),
+            stranded: verified.stranded(),
+        })
+    }
+
+    /// Brings every older row into the declared layout, in batches, and
+    /// removes the declared rows whose older row is gone; resumes from the
+    /// checkpoint, or starts a new pass when the last one finished.
     pub fn copy<S: Store>(&mut self, store: &S) -> Result<Progress, BackfillError<S::Error>> {
         self.run(store, Step::Copy)
     }
 
-    /// Deletes every older row that the copy re-keyed, in batches; resumes
-    /// from the checkpoint. Refuses unless `verified` matched.
+    /// Moves every older row out of the older layout (into the declared
+    /// one when its row is not there), in batches; resumes from the
+    /// checkpoint. Refuses to begin unless `verified` matched, and to
+    /// resume unless it covers every older row.
     pub fn delete_older<S: Store>(
         &mut self,
         store: &S,
         verified: &Verification,
     ) -> Result<Progress, BackfillError<S::Error>> {
-        if !verified.matches() {
-            return Err(BackfillError::NotVerified(verified.mismatched()));
-        }
+        self.allowed(verified)?;
         self.run(store, Step::Delete)
     }
 
@@ -262,8 +280,8 @@ impl<K: RowKey> Backfill<K> {
         }
     }
 
-    /// One batch of the copy: at most `batch` rows copied and the cursor
-    /// saved. The progress says when the copy is finished.
+    /// One batch of the copy: at most `batch` rows handled and the cursor
+    /// saved. The progress says when the pass is finished.
     pub fn copy_batch<S: Store>(&mut self, store: &S) -> Result<Progress, BackfillError<S::Error>> {
         Ok(self.batch_sync(store, Step::Copy, Instant::now(), 0)?.0)
     }
@@ -273,10 +291,10 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         step: Step,
     ) -> Result<Mark, BackfillError<S::Error>> {
-        if let Some(mark) = self.mark(step)? {
+        if let Some(mark) = self.resume(step)? {
             return Ok(mark);
         }
-        // Count each range's rows once, for the progress.
+        // Count each older range's rows once, for the progress.
         let mut totals = Vec::with_capacity(self.ranges.len());
         for range in &self.ranges {
             let mut n = 0;
@@ -285,9 +303,7 @@ impl<K: RowKey> Backfill<K> {
                 .map_err(BackfillError::Store)?
             {
                 let row = row.map_err(BackfillError::Store)?;
-                if self.mutation::<S::Error>(step, &row)?.is_some() {
-                    n += 1;
-                }
+                n += u64::from(self.pair::<S::Error>(step, true, &row.0)?.is_some());
             }
             totals.push(n);
         }
@@ -304,12 +320,12 @@ impl<K: RowKey> Backfill<K> {
         let mut g = Gather::new(self.start_sync(store, step)?);
         while self.gathering(&g) {
             let mut exhausted = true;
-            if let Some(range) = self.next_range(&g) {
+            if let Some((range, older)) = self.next_range(&g) {
                 for row in store
                     .scan(&range, Direction::Forward)
                     .map_err(BackfillError::Store)?
                 {
-                    if !self.take(&mut g, step, row.map_err(BackfillError::Store)?)? {
+                    if !self.take(&mut g, step, older, row.map_err(BackfillError::Store)?)? {
                         exhausted = false;
                         break;
                     }
@@ -317,52 +333,63 @@ impl<K: RowKey> Backfill<K> {
             }
             g.end_range(exhausted);
         }
-        let batch = std::mem::take(&mut g.batch);
-        if !batch.is_empty() {
-            store.write_batch(&batch).map_err(BackfillError::Store)?;
-        }
-        self.finish(g.mark, batch.len() as u64, started, this_run)
+        let written = apply_sync(store, std::mem::take(&mut g.pairs))?;
+        self.finish(g.mark, g.older, written, started, this_run)
     }
 
     /// Whether the batch in hand takes more rows.
     fn gathering(&self, g: &Gather) -> bool {
-        g.mark.range < self.ranges.len()
-            && g.batch.len() < self.batch
+        g.mark.range < self.sources(g.mark.step)
+            && g.pairs.len() < self.batch
             && g.seen < self.batch * SCAN_FACTOR
     }
 
-    /// The rest of the range the mark stands in; `None` when it is empty.
-    fn next_range(&self, g: &Gather) -> Option<KeyRange> {
-        match &g.mark.after {
-            None => Some(self.ranges[g.mark.range].clone()),
-            Some(after) => self.ranges[g.mark.range].after(after, Direction::Forward),
-        }
+    /// The rest of the range the mark stands in, and whether it is the
+    /// older layout's; `None` when it is empty.
+    fn next_range(&self, g: &Gather) -> Option<(KeyRange, bool)> {
+        let (range, older) = self.source(g.mark.range);
+        let rest = match &g.mark.after {
+            None => Some(range.clone()),
+            Some(after) => range.after(after, Direction::Forward),
+        };
+        rest.map(|r| (r, older))
     }
 
     /// Takes one row read into the batch; `false` (the row left for the
     /// next batch) when the batch is full.
-    fn take<E>(&self, g: &mut Gather, step: Step, row: Row) -> Result<bool, BackfillError<E>> {
-        if g.batch.len() == self.batch || g.seen == self.batch * SCAN_FACTOR {
+    fn take<E>(
+        &self,
+        g: &mut Gather,
+        step: Step,
+        older: bool,
+        row: Row,
+    ) -> Result<bool, BackfillError<E>> {
+        if g.pairs.len() == self.batch || g.seen == self.batch * SCAN_FACTOR {
             return Ok(false);
         }
-        if let Some(m) = self.mutation::<E>(step, &row)? {
-            g.batch.push(m);
-            g.mark.counts[g.mark.range] += 1;
+        if let Some(pair) = self.pair::<E>(step, older, &row.0)? {
+            g.pairs.push(pair);
+            if let Some(count) = g.mark.counts.get_mut(g.mark.range) {
+                *count += 1;
+                g.older += 1;
+            }
         }
         g.mark.after = Some(row.0);
         g.seen += 1;
         Ok(true)
     }
 
-    /// Saves the mark after a batch of `n` rows was written.
+    /// Saves the mark after a batch of `n` rows was applied.
     fn finish<E>(
         &mut self,
         mut mark: Mark,
         n: u64,
+        written: u64,
         started: Instant,
         this_run: u64,
     ) -> Result<(Progress, u64), BackfillError<E>> {
         mark.done += n;
+        mark.written += written;
         let progress = self.progress(&mark, started, this_run + n);
         self.save(mark)?;
         Ok((progress, n))
@@ -393,9 +420,7 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         verified: &Verification,
     ) -> Result<Progress, BackfillError<S::Error>> {
-        if !verified.matches() {
-            return Err(BackfillError::NotVerified(verified.mismatched()));
-        }
+        self.allowed(verified)?;
         self.run_async(store, Step::Delete).await
     }
 
@@ -420,7 +445,7 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         step: Step,
     ) -> Result<Mark, BackfillError<S::Error>> {
-        if let Some(mark) = self.mark(step)? {
+        if let Some(mark) = self.resume(step)? {
             return Ok(mark);
         }
         let mut totals = Vec::with_capacity(self.ranges.len());
@@ -429,9 +454,7 @@ impl<K: RowKey> Backfill<K> {
             let mut rows = store.scan_stream(range, Direction::Forward, None);
             while let Some(row) = next(&mut rows).await {
                 let row = row.map_err(BackfillError::Store)?;
-                if self.mutation::<S::Error>(step, &row)?.is_some() {
-                    n += 1;
-                }
+                n += u64::from(self.pair::<S::Error>(step, true, &row.0)?.is_some());
             }
             totals.push(n);
         }
@@ -448,12 +471,12 @@ impl<K: RowKey> Backfill<K> {
         let mut g = Gather::new(self.start_async(store, step).await?);
         while self.gathering(&g) {
             let mut exhausted = true;
-            if let Some(range) = self.next_range(&g) {
+            if let Some((range, older)) = self.next_range(&g) {
                 // One more than can be taken tells whether the range goes on.
                 let want = self.batch * SCAN_FACTOR - g.seen + 1;
                 let mut rows = store.scan_stream(&range, Direction::Forward, Some(want));
                 while let Some(row) = next(&mut rows).await {
-                    if !self.take(&mut g, step, row.map_err(BackfillError::Store)?)? {
+                    if !self.take(&mut g, step, older, row.map_err(BackfillError::Store)?)? {
                         exhausted = false;
                         break;
                     }
@@ -461,28 +484,84 @@ impl<K: RowKey> Backfill<K> {
             }
             g.end_range(exhausted);
         }
-        let batch = std::mem::take(&mut g.batch);
-        let n = batch.len() as u64;
-        if !batch.is_empty() {
-            store.write(batch).await.map_err(BackfillError::Store)?;
-        }
-        self.finish(g.mark, n, started, this_run)
+        let written = apply_async(store, std::mem::take(&mut g.pairs)).await?;
+        self.finish(g.mark, g.older, written, started, this_run)
     }
 }
 
-/// A batch being gathered: the mark, the mutations, the rows read.
+/// Runs the write protocol for a batch on a sync store; returns the keys
+/// written.
+fn apply_sync<S: Store>(store: &S, pairs: Vec<Pair>) -> Result<u64, BackfillError<S::Error>> {
+    let mut apply = Apply::new(pairs);
+    let mut answer = Answer::Start;
+    loop {
+        answer = match apply.step(answer) {
+            Next::Read(keys) => Answer::Read(
+                keys.iter()
+                    .map(|k| store.get(k))
+                    .collect::<Result<_, _>>()
+                    .map_err(BackfillError::Store)?,
+            ),
+            Next::Write(cas) => Answer::Wrote(
+                store
+                    .compare_and_write(&cas)
+                    .map_err(BackfillError::Store)?,
+            ),
+            Next::Done => return Ok(apply.written),
+            Next::Contended(key) => return Err(BackfillError::Contended { key }),
+        };
+    }
+}
+
+/// [`apply_sync`] on an async store.
+async fn apply_async<S: AsyncStore>(
+    store: &S,
+    pairs: Vec<Pair>,
+) -> Result<u64, BackfillError<S::Error>> {
+    let mut apply = Apply::new(pairs);
+    let mut answer = Answer::Start;
+    loop {
+        answer = match apply.step(answer) {
+            Next::Read(keys) => {
+                let mut wanted = keys.clone();
+                wanted.sort();
+                wanted.dedup();
+                let found: HashMap<Vec<u8>, Vec<u8>> = store
+                    .get_many(wanted)
+                    .await
+                    .map_err(BackfillError::Store)?
+                    .into_iter()
+                    .collect();
+                Answer::Read(keys.iter().map(|k| found.get(k).cloned()).collect())
+            }
+            Next::Write(cas) => Answer::Wrote(
+                store
+                    .compare_and_write(cas)
+                    .await
+                    .map_err(BackfillError::Store)?,
+            ),
+            Next::Done => return Ok(apply.written),
+            Next::Contended(key) => return Err(BackfillError::Contended { key }),
+        };
+    }
+}
+
+/// A batch being gathered: the mark, the rows' pairs, the rows read.
 struct Gather {
     mark: Mark,
-    batch: Vec<Mutation>,
+    pairs: Vec<Pair>,
     seen: usize,
+    /// Pairs of older rows (the rest are declared rows the copy checks).
+    older: u64,
 }
 
 impl Gather {
     fn new(mark: Mark) -> Self {
         Gather {
             mark,
-            batch: Vec::new(),
+            pairs: Vec::new(),
             seen: 0,
+            older: 0,
         }
     }
 

@@ -15,14 +15,20 @@ pub enum Step {
 pub struct Progress {
     /// The step.
     pub step: Step,
-    /// Older rows copied (or deleted) so far, over every run.
+    /// Older rows handled so far in this pass, over every run: brought
+    /// into the declared layout by the copy, or moved out of the older
+    /// layout by the delete.
     pub rows_done: u64,
+    /// Keys written or deleted so far in this pass (rows already in place
+    /// need none).
+    pub rows_written: u64,
     /// Rows per second over this run.
     pub rows_per_second: f64,
     /// Per salt bucket of the older layout: the rows still to do (counted
     /// when the step started).
     pub remaining: Vec<(u32, u64)>,
-    /// Whether the step is complete.
+    /// Whether the pass is complete (the next run of the step starts a
+    /// new pass over every row).
     pub finished: bool,
 }
 
@@ -33,6 +39,7 @@ pub(crate) struct Mark {
     pub(crate) range: usize,
     pub(crate) after: Option<Vec<u8>>,
     pub(crate) done: u64,
+    pub(crate) written: u64,
     /// Rows per older range when the step started.
     pub(crate) totals: Vec<u64>,
     /// Rows done per older range.
@@ -47,6 +54,7 @@ impl Mark {
             range: 0,
             after: None,
             done: 0,
+            written: 0,
             counts: vec![0; totals.len()],
             totals,
         }

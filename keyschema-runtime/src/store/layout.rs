@@ -59,6 +59,22 @@ pub(crate) fn write_keys<K: RowKey>(
     Ok(keys)
 }
 
+/// The keys a delete of `row` removes, in every phase: both layouts'
+/// (the older key unless it would read as another row of the declared
+/// layout). A row the older binary wrote, or a copy the backfill made, is
+/// then never left to come back.
+pub(crate) fn delete_keys<K: RowKey>(row: &K) -> Result<Vec<(Vec<u8>, bool)>, DecodeError> {
+    let declared = row.encode();
+    let mut keys = Vec::with_capacity(2);
+    if let Some(older) = row.encode_older() {
+        if older != declared && unambiguous::<K>(&older, true).is_ok() {
+            keys.push((older, true));
+        }
+    }
+    keys.push((declared, false));
+    Ok(keys)
+}
+
 /// The key a get of `row` reads in `phase`, and whether it is the older
 /// layout's: in `Split`, the layout of the row's side of the cut-over; in
 /// `Old` and `Dual`, the older layout (complete); in `New`, the declared.

@@ -1,6 +1,6 @@
 //! An in-memory store on a `BTreeMap`, for tests and examples.
 
-use super::{Direction, Mutation, Row, Store};
+use super::{Cas, Direction, Mutation, Row, Store};
 use crate::range::KeyRange;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -70,6 +70,23 @@ impl Store for MemoryStore {
             };
         }
         Ok(())
+    }
+
+    fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, Infallible> {
+        let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
+        Ok(batch
+            .iter()
+            .map(|cas| {
+                let applies = cas.holds(map.get(&cas.key).map(Vec::as_slice));
+                if applies {
+                    match &cas.set {
+                        Some(value) => map.insert(cas.key.clone(), value.clone()),
+                        None => map.remove(&cas.key),
+                    };
+                }
+                applies
+            })
+            .collect())
     }
 
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<MemoryRows, Infallible> {

@@ -20,11 +20,16 @@
 //!   silently shortened scan.
 //! * `write_batch` applies every mutation or none when the backend can
 //!   (TiKV transactions, a redb write transaction); document it otherwise.
+//! * `compare_and_write` applies each [`Cas`] only if its key holds what it
+//!   expects, the check and the write as one step (TiKV's raw
+//!   `compare_and_swap`, HBase's `checkAndMutate`). The backfill relies on
+//!   it to never overwrite a newer row.
 //!
 //! [`MemoryStore`] is the reference implementation, about 100 lines.
 
 #[cfg(feature = "bigtable")]
 pub mod bigtable;
+mod cas;
 #[cfg(feature = "dynamodb")]
 pub mod dynamodb;
 pub(crate) mod layout;
@@ -34,6 +39,7 @@ mod redb;
 
 #[cfg(feature = "redb")]
 pub use self::redb::RedbStore;
+pub use cas::Cas;
 pub use memory::MemoryStore;
 
 pub use crate::range::Direction;
@@ -43,7 +49,7 @@ use crate::history::Phase;
 use crate::key::{OneLayout, RowKey};
 use crate::range::KeyRange;
 use futures_core::Stream;
-use layout::{read_key, stranded_key, write_keys};
+use layout::{delete_keys, read_key, stranded_key, write_keys};
 use std::pin::Pin;
 
 /// One write of a batch.
@@ -88,6 +94,11 @@ pub trait Store {
     /// The rows whose keys lie in `range`, ascending or descending.
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<Self::Rows<'_>, Self::Error>;
 
+    /// Applies each compare-and-set of `batch` whose key holds what it
+    /// expects, the check and the write as one atomic step per entry;
+    /// returns, per entry, whether it was applied.
+    fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, Self::Error>;
+
     /// Sets `key` to `value`.
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), Self::Error> {
         self.write_batch(&[Mutation::Put {
@@ -118,6 +129,9 @@ impl<S: Store + ?Sized> Store for &S {
     }
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<S::Rows<'_>, S::Error> {
         (**self).scan(range, direction)
+    }
+    fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, S::Error> {
+        (**self).compare_and_write(batch)
     }
 }
 
@@ -150,6 +164,11 @@ pub trait AsyncStore {
     /// Applies a batch of puts and deletes, cut into requests under the
     /// service's limits (the stores' own `write_batch`).
     fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), Self::Error>>;
+
+    /// The async [`Store::compare_and_write`]: each entry checked and
+    /// written as one step on the service (`CheckAndMutateRow`, a
+    /// conditional `PutItem`/`DeleteItem`); per entry, whether it applied.
+    fn compare_and_write(&self, batch: Vec<Cas>) -> BoxFuture<'_, Result<Vec<bool>, Self::Error>>;
 
     /// The async [`RowStore::put_row_in`]: stores `row` where `phase` of
     /// its key type's layout change writes it, refusing ambiguous keys.
@@ -366,9 +385,10 @@ pub trait RowStore: Store {
         self.write_batch(&batch).map_err(RowError::Store)
     }
 
-    /// Deletes `row` from every layout `phase` writes it to, in one batch
-    /// (in `Dual`, both: a delete in one layout alone would be copied back
-    /// by the backfill).
+    /// Deletes `row` from both layouts, in one batch, whatever the phase
+    /// (`phase` is taken for symmetry with the other writes): a row left in
+    /// one layout would be copied back by the backfill, or read again in
+    /// `Split` as a row the older binary wrote past the cut-over.
     fn delete_row_in<K: RowKey>(&self, phase: Phase, row: &K) -> Result<(), RowError<Self::Error>> {
         let batch = phased_batch(phase, [(row, &[][..])], Write::Delete)?;
         self.write_batch(&batch).map_err(RowError::Store)
@@ -422,7 +442,8 @@ pub(crate) enum Write {
 }
 
 /// The batch of a phase-aware write: for each row, each key `phase` writes
-/// it to (both layouts in `Dual`), refusing ambiguous keys.
+/// it to (both layouts in `Dual`), refusing ambiguous keys; a delete goes
+/// to both layouts in every phase.
 pub(crate) fn phased_batch<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r, E>(
     phase: Phase,
     rows: impl IntoIterator<Item = (&'r K, V)>,
@@ -430,7 +451,11 @@ pub(crate) fn phased_batch<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r, E>(
 ) -> Result<Vec<Mutation>, RowError<E>> {
     let mut batch = Vec::new();
     for (row, value) in rows {
-        let keys = write_keys(phase, row).map_err(|source| RowError::Decode {
+        let keys = match write {
+            Write::Delete => delete_keys(row),
+            _ => write_keys(phase, row),
+        };
+        let keys = keys.map_err(|source| RowError::Decode {
             key: row.encode(),
             source,
         })?;

@@ -1,8 +1,8 @@
 //! The persistent embedded store, on redb.
 
-use super::{Direction, Mutation, Row, Store};
+use super::{Cas, Direction, Mutation, Row, Store};
 use crate::range::KeyRange;
-use redb::{ReadableDatabase, TableDefinition};
+use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 use std::path::{Path, PathBuf};
 
 const ROWS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("keyschema_rows");
@@ -169,6 +169,35 @@ impl Store for RedbStore {
         }
         txn.commit()?;
         Ok(())
+    }
+
+    fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, redb::Error> {
+        self.check_file()?;
+        let txn = self.db.begin_write()?;
+        let mut applied = Vec::with_capacity(batch.len());
+        {
+            let mut table = txn.open_table(ROWS)?;
+            for cas in batch {
+                let current = match table.get(cas.key.as_slice())? {
+                    Some(v) => Some(unseal(&cas.key, v.value())?),
+                    None => None,
+                };
+                let applies = cas.holds(current.as_deref());
+                if applies {
+                    match &cas.set {
+                        Some(value) => {
+                            table.insert(cas.key.as_slice(), seal(&cas.key, value).as_slice())?;
+                        }
+                        None => {
+                            table.remove(cas.key.as_slice())?;
+                        }
+                    }
+                }
+                applied.push(applies);
+            }
+        }
+        txn.commit()?;
+        Ok(applied)
     }
 
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<RedbRows, redb::Error> {

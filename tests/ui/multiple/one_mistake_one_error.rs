@@ -52,4 +52,10 @@ impl reexport::ks::store::AsyncStore for FakeAsync {
     ) -> reexport::ks::store::BoxFuture<'_, Result<(), Self::Error>> {
         unimplemented!()
     }
+    fn compare_and_write(
+        &self,
+        _: Vec<reexport::ks::store::Cas>,
+    ) -> reexport::ks::store::BoxFuture<'_, Result<Vec<bool>, Self::Error>> {
+        unimplemented!()
+    }
 }

@@ -9,6 +9,7 @@
 //! `readrows` (the chunk merger, checked against Google's conformance cases).
 
 mod admin;
+mod cas;
 mod read;
 pub mod readrows;
 mod write;
@@ -16,7 +17,7 @@ mod write;
 pub use write::{BatchLimits, MAX_MUTATIONS_PER_REQUEST, MAX_ROW_KEY, MAX_VALUE};
 
 use crate::range::{Direction, KeyRange};
-use crate::store::{AsyncStore, BoxFuture, Mutation, Row};
+use crate::store::{AsyncStore, BoxFuture, Cas, Mutation, Row};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_api;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
 use readrows::ChunkError;
@@ -382,6 +383,13 @@ impl AsyncStore for BigtableStore {
 
     fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), BigtableError>> {
         Box::pin(async move { self.write_batch(&batch).await })
+    }
+
+    fn compare_and_write(
+        &self,
+        batch: Vec<Cas>,
+    ) -> BoxFuture<'_, Result<Vec<bool>, BigtableError>> {
+        Box::pin(async move { BigtableStore::compare_and_write(self, &batch).await })
     }
 
     fn scan_stream(

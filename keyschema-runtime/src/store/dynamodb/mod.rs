@@ -13,6 +13,7 @@
 //! [`VALUE`] (binary). A key whose sort part is empty makes a table without
 //! a sort key.
 
+mod cas;
 mod read;
 mod write;
 

@@ -5,7 +5,7 @@
 use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, SORT_KEY};
 use crate::key::OneLayout;
 use crate::range::{prefix_successor, Direction, KeyRange};
-use crate::store::{AsyncStore, BoxFuture, BoxRowStream, Mutation, Row, RowError, TypedRow};
+use crate::store::{AsyncStore, BoxFuture, BoxRowStream, Cas, Mutation, Row, RowError, TypedRow};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use futures_util::stream::{self, StreamExt};
 use std::collections::{HashMap, VecDeque};
@@ -174,6 +174,10 @@ impl AsyncStore for DynamoStore {
 
     fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, DynamoError>> {
         Box::pin(DynamoStore::get_many(self, keys))
+    }
+
+    fn compare_and_write(&self, batch: Vec<Cas>) -> BoxFuture<'_, Result<Vec<bool>, DynamoError>> {
+        Box::pin(async move { DynamoStore::compare_and_write(self, &batch).await })
     }
 }
 

@@ -53,7 +53,11 @@ impl DynamoStore {
     }
 
     /// The WriteRequest of one mutation, checked against the limits.
-    fn write_request(&self, index: usize, m: &Mutation) -> Result<WriteRequest, DynamoError> {
+    pub(super) fn write_request(
+        &self,
+        index: usize,
+        m: &Mutation,
+    ) -> Result<WriteRequest, DynamoError> {
         let mut item = self.key_item(index, key_of(m))?;
         let request = match m {
             Mutation::Put { key, value } => {
