@@ -49,7 +49,8 @@ use crate::history::Phase;
 use crate::key::{OneLayout, RowKey};
 use crate::range::KeyRange;
 use futures_core::Stream;
-use layout::{delete_keys, read_key, stranded_key, write_keys};
+use layout::read_key;
+pub(crate) use layout::{get_in, get_in_async, phased_batch, Write};
 use std::pin::Pin;
 
 /// One write of a batch.
@@ -428,101 +429,6 @@ pub trait RowStore: Store {
         }
         one_row(found)
     }
-}
-
-/// What a phase-aware write does with each of a row's keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Write {
-    /// Sets the key (with a random salt: inserts in a fresh bucket).
-    Put,
-    /// Sets the key and removes the row from its other buckets.
-    Replace,
-    /// Removes the row from every bucket.
-    Delete,
-}
-
-/// The batch of a phase-aware write: for each row, each key `phase` writes
-/// it to (both layouts in `Dual`), refusing ambiguous keys; a delete goes
-/// to both layouts in every phase.
-pub(crate) fn phased_batch<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r, E>(
-    phase: Phase,
-    rows: impl IntoIterator<Item = (&'r K, V)>,
-    write: Write,
-) -> Result<Vec<Mutation>, RowError<E>> {
-    let mut batch = Vec::new();
-    for (row, value) in rows {
-        let keys = match write {
-            Write::Delete => delete_keys(row),
-            _ => write_keys(phase, row),
-        };
-        let keys = keys.map_err(|source| RowError::Decode {
-            key: row.encode(),
-            source,
-        })?;
-        for (key, _) in keys {
-            match write {
-                Write::Put => batch.push(Mutation::Put {
-                    key,
-                    value: value.as_ref().to_vec(),
-                }),
-                Write::Replace => batch.extend(replace_batch::<K>(&key, value.as_ref())),
-                Write::Delete => batch.extend(delete_batch::<K>(&key)),
-            }
-        }
-    }
-    Ok(batch)
-}
-
-/// The row at `key` (of the older layout when `older`), decoded in its
-/// layout; in `Split`, a stranded row's older key when `key` is empty (see
-/// [`stranded_key`]).
-pub(crate) fn get_in<K: RowKey, S: Store + ?Sized>(
-    store: &S,
-    phase: Phase,
-    key: Vec<u8>,
-    older: bool,
-) -> Result<Option<TypedRow<K>>, RowError<S::Error>> {
-    if let Some(value) = store.get(&key).map_err(RowError::Store)? {
-        return layout::decode_in(key, value, older);
-    }
-    let Some(old) = stranded_key::<K>(phase, &key, older) else {
-        return Ok(None);
-    };
-    match store.get(&old).map_err(RowError::Store)? {
-        Some(value) => layout::decode_in(old, value, true),
-        None => Ok(None),
-    }
-}
-
-/// The async [`get_in`].
-pub(crate) fn get_in_async<K: RowKey, S: AsyncStore + ?Sized>(
-    store: &S,
-    phase: Phase,
-    key: Vec<u8>,
-    older: bool,
-) -> BoxFuture<'_, TypedGet<K, S::Error>> {
-    let stranded = stranded_key::<K>(phase, &key, older);
-    let mut keys = vec![key.clone()];
-    keys.extend(stranded.clone());
-    let get = store.get_many(keys);
-    Box::pin(async move {
-        let found = get.await.map_err(RowError::Store)?;
-        // The declared key first; the stranded older key only without it.
-        let mut declared = None;
-        let mut old = None;
-        for (k, value) in found {
-            if k == key {
-                declared = Some(value);
-            } else if Some(&k) == stranded.as_ref() {
-                old = Some(value);
-            }
-        }
-        match (declared, old, stranded) {
-            (Some(value), _, _) => layout::decode_in(key, value, older),
-            (None, Some(value), Some(old_key)) => layout::decode_in(old_key, value, true),
-            _ => Ok(None),
-        }
-    })
 }
 
 /// Writes a batch made by [`phased_batch`] on an async store, or returns
