@@ -155,6 +155,22 @@ fn a_backfill_dropped_mid_copy_resumes_from_its_checkpoint_and_loses_nothing() {
     assert_eq!(all_rows(&store, Phase::New), expected(&events));
 }
 
+/// `events` loaded, copied in batches of 500 with `checkpoint`, verified.
+fn loaded_and_copied(
+    store: &RedbStore,
+    events: &[Event],
+    checkpoint: &std::path::Path,
+) -> (Backfill<Event>, keyschema::backfill::Verification) {
+    load(store, events);
+    let mut backfill = Backfill::<Event>::new()
+        .expect("history")
+        .batch(500)
+        .checkpoint(checkpoint);
+    backfill.copy(store).expect("copy");
+    let verified = backfill.verify(store).expect("verify");
+    (backfill, verified)
+}
+
 /// A store whose writes fail after a number of batches.
 struct Failing<'s> {
     inner: &'s RedbStore,
@@ -208,13 +224,7 @@ fn a_delete_that_fails_mid_batch_resumes_and_deletes_each_older_row_once() {
     let store = RedbStore::open(dir.path().join("t.redb")).expect("open");
     let checkpoint = dir.path().join("cp");
     let events = events();
-    load(&store, &events);
-    let mut backfill = Backfill::<Event>::new()
-        .expect("history")
-        .batch(500)
-        .checkpoint(&checkpoint);
-    backfill.copy(&store).expect("copy");
-    let verified = backfill.verify(&store).expect("verify");
+    let (mut backfill, verified) = loaded_and_copied(&store, &events, &checkpoint);
     let failing = Failing {
         inner: &store,
         writes_left: Cell::new(2),
@@ -471,13 +481,7 @@ fn a_delete_stopped_mid_way_resumes_in_a_new_process_with_a_new_verification() {
     let events = events();
     {
         let store = RedbStore::open(&db).expect("open");
-        load(&store, &events);
-        let mut backfill = Backfill::<Event>::new()
-            .expect("history")
-            .batch(500)
-            .checkpoint(&checkpoint);
-        backfill.copy(&store).expect("copy");
-        let verified = backfill.verify(&store).expect("verify");
+        let (mut backfill, verified) = loaded_and_copied(&store, &events, &checkpoint);
         let failing = Failing {
             inner: &store,
             writes_left: Cell::new(3),

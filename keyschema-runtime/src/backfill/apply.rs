@@ -3,7 +3,7 @@
 //! that no step overwrites a newer row or brings a deleted one back.
 //!
 //! The protocol is a state machine that asks for reads and compare-and-set
-//! batches ([`Need`]) and takes their answers; the sync and the async
+//! batches ([`Next`]) and takes their answers; the sync and the async
 //! backfill drive it the same way.
 //!
 //! * **Sync** (`Dual`, and `Split` before the cut-over: the older layout is

@@ -3,8 +3,10 @@
 
 use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, VALUE};
 use crate::store::{Cas, Mutation};
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::HashMap;
 
 /// Compare-and-sets in flight at once.
 const IN_FLIGHT: usize = 16;
@@ -31,34 +33,33 @@ impl DynamoStore {
     }
 
     async fn conditional(&self, index: usize, cas: &Cas) -> Result<bool, DynamoError> {
-        let (condition, value) = match &cas.expect {
-            // Every item keyscheme writes has its partition attribute.
-            None => ("attribute_not_exists(#k)", None),
-            Some(v) => ("#v = :v", Some(AttributeValue::B(Blob::new(v.clone())))),
+        // Every item keyschema writes has its partition attribute.
+        let (condition, name, values) = match &cas.expect {
+            None => ("attribute_not_exists(#a)", PARTITION_KEY, None),
+            Some(v) => (
+                "#a = :v",
+                VALUE,
+                Some(HashMap::from([(
+                    ":v".to_string(),
+                    AttributeValue::B(Blob::new(v.clone())),
+                )])),
+            ),
         };
-        let names = |mut names: std::collections::HashMap<String, String>| {
-            match value {
-                None => names.insert("#k".to_string(), PARTITION_KEY.to_string()),
-                Some(_) => names.insert("#v".to_string(), VALUE.to_string()),
-            };
-            names
-        };
-        let names = names(Default::default());
-        let values = value.map(|v| std::collections::HashMap::from([(":v".to_string(), v)]));
-        let outcome = match &cas.set {
+        let names = HashMap::from([("#a".to_string(), name.to_string())]);
+        match &cas.set {
             Some(set) => {
-                let request = self.write_request(
-                    index,
-                    &Mutation::Put {
-                        key: cas.key.clone(),
-                        value: set.clone(),
-                    },
-                )?;
-                let item = request
+                // Checked against DynamoDB's limits as a batch put is.
+                let put = Mutation::Put {
+                    key: cas.key.clone(),
+                    value: set.clone(),
+                };
+                let item = self
+                    .write_request(index, &put)?
                     .put_request()
                     .map(|p| p.item().clone())
                     .unwrap_or_default();
-                self.client
+                let sent = self
+                    .client
                     .put_item()
                     .table_name(&self.table)
                     .set_item(Some(item))
@@ -66,29 +67,38 @@ impl DynamoStore {
                     .set_expression_attribute_names(Some(names))
                     .set_expression_attribute_values(values)
                     .send()
-                    .await
-                    .map(|_| true)
-                    .or_else(|e| match e.as_service_error() {
-                        Some(s) if s.is_conditional_check_failed_exception() => Ok(false),
-                        _ => Err(request_error("PutItem", e)),
-                    })
+                    .await;
+                applied("PutItem", sent)
             }
-            None => self
-                .client
-                .delete_item()
-                .table_name(&self.table)
-                .set_key(Some(self.key_item(index, &cas.key)?))
-                .condition_expression(condition)
-                .set_expression_attribute_names(Some(names))
-                .set_expression_attribute_values(values)
-                .send()
-                .await
-                .map(|_| true)
-                .or_else(|e| match e.as_service_error() {
-                    Some(s) if s.is_conditional_check_failed_exception() => Ok(false),
-                    _ => Err(request_error("DeleteItem", e)),
-                }),
-        };
-        outcome
+            None => {
+                let sent = self
+                    .client
+                    .delete_item()
+                    .table_name(&self.table)
+                    .set_key(Some(self.key_item(index, &cas.key)?))
+                    .condition_expression(condition)
+                    .set_expression_attribute_names(Some(names))
+                    .set_expression_attribute_values(values)
+                    .send()
+                    .await;
+                applied("DeleteItem", sent)
+            }
+        }
+    }
+}
+
+/// Whether a conditional write applied: `false` when its condition failed.
+fn applied<T, E, R>(
+    operation: &'static str,
+    sent: Result<T, SdkError<E, R>>,
+) -> Result<bool, DynamoError>
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    match sent {
+        Ok(_) => Ok(true),
+        Err(e) if e.code() == Some("ConditionalCheckFailedException") => Ok(false),
+        Err(e) => Err(request_error(operation, e)),
     }
 }
