@@ -43,7 +43,7 @@ async fn writes_gets_and_deletes_in_batches_of_25() {
     let err = store.create_table_for::<TextLine>().await.unwrap_err();
     assert!(
         err.to_string()
-            .contains("holds `Line` rows, not `TextLine`"),
+            .contains("made for `Line` rows, not `TextLine`"),
         "{err}"
     );
     let lines: Vec<Line> = (0..100).map(|i| line("INV-1", i, (i % 7) as u16)).collect();

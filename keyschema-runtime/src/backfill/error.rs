@@ -65,4 +65,10 @@ pub enum BackfillError<E> {
         /// The older key.
         key: Vec<u8>,
     },
+    /// The store cannot read what the backfill reads, each layout's salt
+    /// buckets in key order (DynamoDB reads one partition per Query and a
+    /// bucket holds many), or holds another key type; refused before any
+    /// row was read or written.
+    #[error("this store cannot run the backfill, which reads each layout bucket by bucket in key order ({0}); nothing was read or written. On DynamoDB, where a bucket holds many partitions, create a table for the declared layout and move the rows into it with a parallel Scan (or an export and import), writing each with put_row")]
+    Unsupported(#[source] E),
 }

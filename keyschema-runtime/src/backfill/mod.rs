@@ -408,6 +408,7 @@ impl<K: RowKey> Backfill<K> {
         &mut self,
         store: &S,
     ) -> Result<Progress, BackfillError<S::Error>> {
+        self.check_async(store)?;
         Ok(self
             .batch_async(store, Step::Copy, Instant::now(), 0)
             .await?
@@ -424,11 +425,29 @@ impl<K: RowKey> Backfill<K> {
         self.run_async(store, Step::Delete).await
     }
 
+    /// Refuses, before any work, a store that holds another key type or
+    /// cannot scan the ranges the backfill reads.
+    pub(crate) fn check_async<S: AsyncStore>(
+        &self,
+        store: &S,
+    ) -> Result<(), BackfillError<S::Error>> {
+        store
+            .check_key_type(K::schema())
+            .and_then(|()| {
+                self.ranges
+                    .iter()
+                    .chain(&self.declared)
+                    .try_for_each(|range| store.check_range(range))
+            })
+            .map_err(BackfillError::Unsupported)
+    }
+
     async fn run_async<S: AsyncStore>(
         &mut self,
         store: &S,
         step: Step,
     ) -> Result<Progress, BackfillError<S::Error>> {
+        self.check_async(store)?;
         let started = Instant::now();
         let mut this_run = 0;
         loop {

@@ -201,6 +201,7 @@ impl<K: RowKey> Backfill<K> {
         &self,
         store: &S,
     ) -> Result<Verification, BackfillError<S::Error>> {
+        self.check_async(store)?;
         let mut tally = self.tally();
         let mut lookups: Vec<Vec<u8>> = Vec::new();
         for range in &self.ranges {

@@ -27,6 +27,10 @@ pub struct AsyncTypedRows<K, E> {
     sources: Vec<Source<E>>,
     heap: BinaryHeap<Pending>,
     current: usize,
+    /// The store's refusal of the key type, returned first.
+    refused: Option<E>,
+    /// Whether an error concerns one item and the scan reads on.
+    item_error: fn(&E) -> bool,
     key: PhantomData<fn() -> K>,
 }
 
@@ -53,6 +57,8 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
             sources,
             heap: BinaryHeap::new(),
             current: 0,
+            refused: store.check_key_type(K::schema()).err(),
+            item_error: S::item_error,
             key: PhantomData,
         }
     }
@@ -70,6 +76,10 @@ impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if let Some(refused) = this.refused.take() {
+            this.core.failed = true;
+            return Poll::Ready(Some(Err(RowError::Store(refused))));
+        }
         if let Some(refused) = this.core.take_refusal() {
             return Poll::Ready(Some(Err(refused)));
         }
@@ -91,7 +101,7 @@ impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
                         None => continue,
                     },
                     Poll::Ready(Some(Err(e))) => {
-                        this.core.failed = true;
+                        this.core.failed = !(this.item_error)(&e);
                         return Poll::Ready(Some(Err(RowError::Store(e))));
                     }
                     Poll::Ready(None) => {
@@ -119,6 +129,11 @@ impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
                 Poll::Ready(Some(Ok(row))) => {
                     this.sources[i].wanted = false;
                     this.heap.push(Pending::new(&this.core, i, row));
+                }
+                Poll::Ready(Some(Err(e))) if (this.item_error)(&e) => {
+                    // One unreadable item: reported, and its source read on
+                    // (it stays wanted; the rows pending stay pending).
+                    return Poll::Ready(Some(Err(RowError::Store(e))));
                 }
                 Poll::Ready(Some(Err(e))) => {
                     // Rows already pending are not returned: the cursor

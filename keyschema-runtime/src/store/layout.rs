@@ -198,11 +198,15 @@ pub(crate) fn get_in_async<K: RowKey, S: AsyncStore + ?Sized>(
     key: Vec<u8>,
     older: bool,
 ) -> BoxFuture<'_, TypedGet<K, S::Error>> {
+    let refused = store.check_key_type(K::schema()).err();
     let stranded = stranded_key::<K>(phase, &key, older);
     let mut keys = vec![key.clone()];
     keys.extend(stranded.clone());
     let get = store.get_many(keys);
     Box::pin(async move {
+        if let Some(e) = refused {
+            return Err(RowError::Store(e));
+        }
         let found = get.await.map_err(RowError::Store)?;
         // The declared key first; the stranded older key only without it.
         let mut declared = None;

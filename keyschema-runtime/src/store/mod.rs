@@ -48,6 +48,7 @@ use crate::error::{CursorError, DecodeError};
 use crate::history::Phase;
 use crate::key::{OneLayout, RowKey};
 use crate::range::KeyRange;
+use crate::schema::Schema;
 use futures_core::Stream;
 use layout::read_key;
 pub(crate) use layout::{get_in, get_in_async, phased_batch, Write};
@@ -171,6 +172,34 @@ pub trait AsyncStore {
     /// conditional `PutItem`/`DeleteItem`); per entry, whether it applied.
     fn compare_and_write(&self, batch: Vec<Cas>) -> BoxFuture<'_, Result<Vec<bool>, Self::Error>>;
 
+    /// Refuses typed calls for rows of `schema` when the store was made
+    /// for another key type's rows (a DynamoDB table, whose key attributes
+    /// split one key type's keys). Every typed call and the backfill check
+    /// it first. Stores that hold any key keep this default.
+    fn check_key_type(&self, schema: &'static Schema) -> Result<(), Self::Error> {
+        let _ = schema;
+        Ok(())
+    }
+
+    /// Refuses, before any work, a range this store cannot scan in key
+    /// order (DynamoDB reads one partition per Query, never a whole table):
+    /// the backfill asks it for every range it will read.
+    fn check_range(&self, range: &KeyRange) -> Result<(), Self::Error> {
+        let _ = range;
+        Ok(())
+    }
+
+    /// Whether a scan error concerns one stored item only (one another
+    /// program wrote without a value keyschema can read), so a typed scan
+    /// reports it as an error item and reads on. By default no error is.
+    fn item_error(error: &Self::Error) -> bool
+    where
+        Self: Sized,
+    {
+        let _ = error;
+        false
+    }
+
     /// The async [`RowStore::put_row_in`]: stores `row` where `phase` of
     /// its key type's layout change writes it, refusing ambiguous keys.
     fn put_row_in<K: RowKey>(
@@ -179,7 +208,11 @@ pub trait AsyncStore {
         row: &K,
         value: &[u8],
     ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        write_in(self, phased_batch(phase, [(row, value)], Write::Put))
+        write_in(
+            self,
+            K::schema(),
+            phased_batch(phase, [(row, value)], Write::Put),
+        )
     }
 
     /// The async [`RowStore::put_rows_in`].
@@ -188,7 +221,7 @@ pub trait AsyncStore {
         phase: Phase,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        write_in(self, phased_batch(phase, rows, Write::Put))
+        write_in(self, K::schema(), phased_batch(phase, rows, Write::Put))
     }
 
     /// The async [`RowStore::replace_row_in`].
@@ -198,7 +231,11 @@ pub trait AsyncStore {
         row: &K,
         value: &[u8],
     ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        write_in(self, phased_batch(phase, [(row, value)], Write::Replace))
+        write_in(
+            self,
+            K::schema(),
+            phased_batch(phase, [(row, value)], Write::Replace),
+        )
     }
 
     /// The async [`RowStore::delete_row_in`].
@@ -207,7 +244,11 @@ pub trait AsyncStore {
         phase: Phase,
         row: &K,
     ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        write_in(self, phased_batch(phase, [(row, &[][..])], Write::Delete))
+        write_in(
+            self,
+            K::schema(),
+            phased_batch(phase, [(row, &[][..])], Write::Delete),
+        )
     }
 
     /// The async [`RowStore::get_row_in`].
@@ -225,8 +266,12 @@ pub trait AsyncStore {
     /// same rules for `random % N` salts (every candidate bucket read in
     /// one request; differing copies are a [`RowError::Conflict`]).
     fn get_row<K: OneLayout>(&self, key: &[u8]) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
+        let refused = self.check_key_type(K::schema()).err();
         let rows = self.get_many(K::schema().candidates(key));
         Box::pin(async move {
+            if let Some(e) = refused {
+                return Err(RowError::Store(e));
+            }
             let found = rows.await.map_err(RowError::Store)?;
             one_row::<K, Self::Error>(found)
         })
@@ -435,9 +480,14 @@ pub trait RowStore: Store {
 /// its refusal.
 fn write_in<'a, S: AsyncStore + ?Sized>(
     store: &'a S,
+    schema: &'static Schema,
     batch: Result<Vec<Mutation>, RowError<S::Error>>,
 ) -> BoxFuture<'a, Result<(), RowError<S::Error>>> {
-    let write = batch.map(|batch| store.write(batch));
+    let write = store
+        .check_key_type(schema)
+        .map_err(RowError::Store)
+        .and(batch)
+        .map(|batch| store.write(batch));
     Box::pin(async move {
         match write {
             Ok(write) => write.await.map_err(RowError::Store),

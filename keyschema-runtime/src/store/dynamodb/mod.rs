@@ -19,6 +19,11 @@ mod write;
 
 pub use write::MAX_BATCH_ITEMS;
 
+/// The AWS SDK this store is built on, at the version it uses: for a
+/// [`Client`](sdk::Client) to pass to [`DynamoStore::from_client`], or for
+/// requests keyschema does not make ([`DynamoStore::client`]).
+pub use aws_sdk_dynamodb as sdk;
+
 use crate::error::DecodeError;
 use crate::key::RowKey;
 use crate::schema::Schema;
@@ -111,6 +116,30 @@ pub enum DynamoError {
         /// What differs.
         reason: String,
     },
+    /// A key is too long for DynamoDB to hold any item under it: the read
+    /// is refused rather than answered with nothing.
+    #[error("{operation} of key {}: its {what} is {len} bytes, above DynamoDB's limit of {max} bytes, so no item can be stored under it; the request was not sent", key.escape_ascii())]
+    ReadLimit {
+        /// `BatchGetItem` or `Query`.
+        operation: &'static str,
+        /// The key or scan bound (cut to 64 bytes).
+        key: Vec<u8>,
+        /// `"partition key"` or `"sort key"`.
+        what: &'static str,
+        /// Its size.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// An item in a scanned range has no binary `v` attribute: another
+    /// program wrote it. A typed scan reports it and reads on.
+    #[error("the item under key {} in table {table} has no binary `v` attribute: another program wrote it (keyschema stores its value there); the scan reads on past it", key.escape_ascii())]
+    NoValue {
+        /// The table.
+        table: String,
+        /// The item's key.
+        key: Vec<u8>,
+    },
     /// A stored item lacks an attribute keyschema writes.
     #[error("an item of table {table} has no `{attribute}` attribute of the expected type: not written by keyschema")]
     ForeignItem {
@@ -119,6 +148,29 @@ pub enum DynamoError {
         /// The attribute.
         attribute: &'static str,
     },
+}
+
+impl DynamoError {
+    /// A write's [`Limit`](Self::Limit) as a read's
+    /// [`ReadLimit`](Self::ReadLimit).
+    fn for_read(self, operation: &'static str) -> Self {
+        match self {
+            DynamoError::Limit {
+                key,
+                what,
+                len,
+                max,
+                ..
+            } => DynamoError::ReadLimit {
+                operation,
+                key,
+                what,
+                len,
+                max,
+            },
+            other => other,
+        }
+    }
 }
 
 /// One item of a batch that was not written.
@@ -218,13 +270,16 @@ fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
 impl DynamoStore {
     /// Connects to DynamoDB with the credentials and region of the
     /// environment (`AWS_*` variables, profiles, SSO, instance roles), for
-    /// the table of key type `K`.
+    /// the table of key type `K`; an existing table must have `K`'s key
+    /// attributes ([`check_table`](Self::check_table)).
     pub async fn connect<K: RowKey>(table: &str) -> Result<Self, DynamoError> {
         let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
             .http_client(http_client())
             .load()
             .await;
-        Self::from_client::<K>(Client::new(&config), table)
+        let store = Self::from_client::<K>(Client::new(&config), table)?;
+        store.check_table().await?;
+        Ok(store)
     }
 
     /// Connects to a local DynamoDB-API server (DynamoDB Local, dynalite)
@@ -275,6 +330,12 @@ impl DynamoStore {
         }
     }
 
+    /// The SDK client, for requests keyschema does not make (table
+    /// settings, TTL, backups).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
     /// The table name.
     pub fn table(&self) -> &str {
         &self.table
@@ -318,15 +379,40 @@ impl DynamoStore {
         }
     }
 
-    /// The value attribute of an item (always binary).
-    fn value_of(&self, item: &HashMap<String, AttributeValue>) -> Result<Vec<u8>, DynamoError> {
+    /// The value attribute of the item under `key` (always binary).
+    fn value_of(
+        &self,
+        key: &[u8],
+        item: &HashMap<String, AttributeValue>,
+    ) -> Result<Vec<u8>, DynamoError> {
         match item.get(VALUE) {
             Some(AttributeValue::B(b)) => Ok(b.as_ref().to_vec()),
-            _ => Err(DynamoError::ForeignItem {
+            _ => Err(DynamoError::NoValue {
                 table: self.table.clone(),
-                attribute: VALUE,
+                key: key.to_vec(),
             }),
         }
+    }
+
+    /// Refuses a key type other than the one the store was made for: its
+    /// keys would be split by another layout, and its rows would break the
+    /// right type's scans.
+    pub(super) fn check_schema(&self, schema: &'static Schema) -> Result<(), DynamoError> {
+        let same = std::ptr::eq(schema, self.schema)
+            || (schema.name() == self.schema.name() && schema.to_json() == self.schema.to_json());
+        if same {
+            return Ok(());
+        }
+        Err(DynamoError::TableMismatch {
+            table: self.table.clone(),
+            reason: format!(
+                "this store was made for `{}` rows, not `{}`: connect a store for `{}` (DynamoStore::connect::<{}>), one table per key type",
+                self.schema.name(),
+                schema.name(),
+                schema.name(),
+                schema.name()
+            ),
+        })
     }
 
     /// The key's partition and sort parts, checked against DynamoDB's limits.
@@ -420,7 +506,7 @@ impl DynamoStore {
                 if e.as_service_error()
                     .is_some_and(|s| s.is_resource_in_use_exception()) =>
             {
-                self.check_table(&attributes).await?;
+                self.check_table().await?;
                 false
             }
             Err(e) => return Err(request_error("CreateTable", e)),
@@ -432,16 +518,7 @@ impl DynamoStore {
     /// [`create_table`](Self::create_table), for key type `K`, which must
     /// be the store's (as `BigtableStore::create_table_for` reads).
     pub async fn create_table_for<K: RowKey>(&self) -> Result<bool, DynamoError> {
-        if !std::ptr::eq(K::schema(), self.schema) {
-            return Err(DynamoError::TableMismatch {
-                table: self.table.clone(),
-                reason: format!(
-                    "this store holds `{}` rows, not `{}`",
-                    self.schema.name(),
-                    K::schema().name()
-                ),
-            });
-        }
+        self.check_schema(K::schema())?;
         self.create_table().await
     }
 
@@ -480,35 +557,78 @@ impl DynamoStore {
             .map_err(|e| request_error("DescribeTable", e))
     }
 
-    async fn check_table(
-        &self,
-        expected: &[(&str, aws_sdk_dynamodb::types::KeyType)],
-    ) -> Result<(), DynamoError> {
-        let described = self.describe().await?;
-        let found: Vec<(String, String)> = described
-            .table()
-            .map(|t| {
-                t.key_schema()
-                    .iter()
-                    .map(|k| {
-                        (
-                            k.attribute_name().to_string(),
-                            k.key_type().as_str().to_string(),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let wanted: Vec<(String, String)> = expected
+    /// Checks an existing table against the store's key type: its key
+    /// schema ([`PARTITION_KEY`] as HASH, [`SORT_KEY`] as RANGE when keys
+    /// have a sort part) and those attributes' types (`B`, or `S` for
+    /// `format = text` keys); a [`DynamoError::TableMismatch`] names what
+    /// differs. `false` when there is no such table yet.
+    /// [`connect`](Self::connect) and [`create_table`](Self::create_table)
+    /// run it; call it after [`connect_local`](Self::connect_local) or
+    /// [`from_client`](Self::from_client) to check before the first write.
+    pub async fn check_table(&self) -> Result<bool, DynamoError> {
+        let described = match self
+            .client
+            .describe_table()
+            .table_name(&self.table)
+            .send()
+            .await
+        {
+            Ok(d) => d,
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_not_found_exception()) =>
+            {
+                return Ok(false)
+            }
+            Err(e) => return Err(request_error("DescribeTable", e)),
+        };
+        let Some(table) = described.table() else {
+            return Ok(false);
+        };
+        let found: Vec<(String, String, String)> = table
+            .key_schema()
             .iter()
-            .map(|(n, t)| (n.to_string(), t.as_str().to_string()))
+            .map(|k| {
+                let name = k.attribute_name();
+                let scalar = table
+                    .attribute_definitions()
+                    .iter()
+                    .find(|d| d.attribute_name() == name)
+                    .map_or("?", |d| d.attribute_type().as_str());
+                (
+                    name.to_string(),
+                    k.key_type().as_str().to_string(),
+                    scalar.to_string(),
+                )
+            })
             .collect();
-        if found == wanted {
-            return Ok(());
+        let scalar = if self.text() { "S" } else { "B" };
+        let mut wanted = vec![(PARTITION_KEY, "HASH", scalar)];
+        if self.has_sort_key() {
+            wanted.push((SORT_KEY, "RANGE", scalar));
         }
+        let same = found.len() == wanted.len()
+            && found
+                .iter()
+                .zip(&wanted)
+                .all(|(f, w)| (f.0.as_str(), f.1.as_str(), f.2.as_str()) == *w);
+        if same {
+            return Ok(true);
+        }
+        let show = |keys: Vec<(&str, &str, &str)>| {
+            keys.iter()
+                .map(|(n, k, t)| format!("{n} {k} {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         Err(DynamoError::TableMismatch {
             table: self.table.clone(),
-            reason: format!("its key schema is {found:?}, not {wanted:?}"),
+            reason: format!(
+                "its key is [{}] and `{}` needs [{}] (attribute, key type, attribute type): use another table name, or the key type the table was made for",
+                show(found.iter().map(|f| (f.0.as_str(), f.1.as_str(), f.2.as_str())).collect()),
+                self.schema.name(),
+                show(wanted),
+            ),
         })
     }
 }

@@ -5,6 +5,7 @@
 use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, SORT_KEY};
 use crate::key::OneLayout;
 use crate::range::{prefix_successor, Direction, KeyRange};
+use crate::schema::Schema;
 use crate::store::{AsyncStore, BoxFuture, BoxRowStream, Cas, Mutation, Row, RowError, TypedRow};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use futures_util::stream::{self, StreamExt};
@@ -32,17 +33,23 @@ impl DynamoStore {
             .map(|(_, v)| v))
     }
 
-    /// The rows stored under any of `keys` (absent keys are left out), in
-    /// BatchGetItem requests of at most 100 keys, unprocessed keys retried.
-    pub async fn get_many(&self, keys: Vec<Vec<u8>>) -> Result<Vec<Row>, DynamoError> {
+    /// The rows stored under any of `keys` (absent keys are left out, a key
+    /// given twice is read once), in key order, in BatchGetItem requests of
+    /// at most 100 keys, unprocessed keys retried. A key DynamoDB could not
+    /// hold is refused ([`DynamoError::ReadLimit`]) before any request.
+    pub async fn get_many(&self, mut keys: Vec<Vec<u8>>) -> Result<Vec<Row>, DynamoError> {
+        // DynamoDB refuses a request that names one key twice.
+        keys.sort_unstable();
+        keys.dedup();
+        let items = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| self.key_item(i, key))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.for_read("BatchGetItem"))?;
         let mut rows = Vec::new();
-        for chunk in keys.chunks(MAX_BATCH_GET) {
-            let mut pending = chunk
-                .iter()
-                .enumerate()
-                .map(|(i, key)| self.key_item(i, key))
-                .collect::<Result<Vec<_>, _>>()?;
-            pending.dedup();
+        for chunk in items.chunks(MAX_BATCH_GET) {
+            let mut pending = chunk.to_vec();
             let mut attempt = 0;
             while !pending.is_empty() {
                 attempt += 1;
@@ -65,7 +72,9 @@ impl DynamoStore {
                     .into_iter()
                     .flatten()
                 {
-                    rows.push((self.key_of(item)?, self.value_of(item)?));
+                    let key = self.key_of(item)?;
+                    let value = self.value_of(&key, item)?;
+                    rows.push((key, value));
                 }
                 pending = response
                     .unprocessed_keys()
@@ -114,6 +123,15 @@ impl DynamoStore {
         let start = range.start();
         let at = self.schema.partition_end(start).map_err(|_| unbound())?;
         let partition = &start[..at];
+        if partition.len() > super::MAX_PARTITION_KEY {
+            return Err(DynamoError::ReadLimit {
+                operation: "Query",
+                key: start[..start.len().min(64)].to_vec(),
+                what: "partition key",
+                len: partition.len(),
+                max: super::MAX_PARTITION_KEY,
+            });
+        }
         let hi = match range.end() {
             Some(end) if end.len() > at && end.starts_with(partition) => Some(end[at..].to_vec()),
             end if end.map(<[u8]>::to_vec) == prefix_successor(partition) => None,
@@ -179,6 +197,18 @@ impl AsyncStore for DynamoStore {
     fn compare_and_write(&self, batch: Vec<Cas>) -> BoxFuture<'_, Result<Vec<bool>, DynamoError>> {
         Box::pin(async move { DynamoStore::compare_and_write(self, &batch).await })
     }
+
+    fn check_key_type(&self, schema: &'static Schema) -> Result<(), DynamoError> {
+        self.check_schema(schema)
+    }
+
+    fn check_range(&self, range: &KeyRange) -> Result<(), DynamoError> {
+        self.plan(range).map(|_| ())
+    }
+
+    fn item_error(error: &DynamoError) -> bool {
+        matches!(error, DynamoError::NoValue { .. })
+    }
 }
 
 struct QueryState {
@@ -190,7 +220,8 @@ struct QueryState {
     limit: Option<usize>,
     returned: usize,
     start_key: Option<HashMap<String, AttributeValue>>,
-    ready: VecDeque<Row>,
+    /// Rows read and not yet returned, and items that are not keyschema's.
+    ready: VecDeque<Result<Row, DynamoError>>,
     done: bool,
 }
 
@@ -201,8 +232,8 @@ impl QueryState {
                 return None;
             }
             if let Some(row) = self.ready.pop_front() {
-                self.returned += 1;
-                return Some(Ok(row));
+                self.returned += usize::from(row.is_ok());
+                return Some(row);
             }
             if self.done {
                 return None;
@@ -271,7 +302,8 @@ impl QueryState {
             {
                 continue; // BETWEEN is inclusive; the range's end is not
             }
-            self.ready.push_back((key, store.value_of(item)?));
+            let value = store.value_of(&key, item);
+            self.ready.push_back(value.map(|value| (key, value)));
         }
         self.start_key = response.last_evaluated_key().cloned();
         self.done = self.start_key.is_none();

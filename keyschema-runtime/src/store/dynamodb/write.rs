@@ -189,6 +189,7 @@ impl DynamoStore {
     /// Stores `value` under `row`'s key; with a `random % N` salt an insert
     /// (see [`RowStore`](crate::store::RowStore) for what that means).
     pub async fn put_row<K: OneLayout>(&self, row: &K, value: &[u8]) -> Result<(), DynamoError> {
+        self.check_schema(K::schema())?;
         self.put(&row.encode(), value).await
     }
 
@@ -200,12 +201,14 @@ impl DynamoStore {
         row: &K,
         value: &[u8],
     ) -> Result<(), DynamoError> {
+        self.check_schema(K::schema())?;
         self.write_batch(&replace_batch::<K>(&row.encode(), value))
             .await
     }
 
     /// Removes `row`, from every candidate bucket of a `random % N` salt.
     pub async fn delete_row<K: OneLayout>(&self, row: &K) -> Result<(), DynamoError> {
+        self.check_schema(K::schema())?;
         self.write_batch(&delete_batch::<K>(&row.encode())).await
     }
 
@@ -214,6 +217,7 @@ impl DynamoStore {
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), DynamoError> {
+        self.check_schema(K::schema())?;
         self.write_batch(&put_batch(rows)).await
     }
 }
