@@ -1,0 +1,175 @@
+//! The table: its creation (on-demand billing, waiting until ACTIVE) and
+//! the check that an existing table has the key attributes, key types and
+//! attribute types of the store's key type.
+
+use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, SORT_KEY};
+use crate::key::RowKey;
+
+impl DynamoStore {
+    /// Creates the table unless it exists (on-demand billing); `true` when
+    /// it was created. An existing table must have this store's key schema.
+    pub async fn create_table(&self) -> Result<bool, DynamoError> {
+        use aws_sdk_dynamodb::types::{
+            AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+        };
+        let scalar = if self.text() {
+            ScalarAttributeType::S
+        } else {
+            ScalarAttributeType::B
+        };
+        let mut request = self
+            .client
+            .create_table()
+            .table_name(&self.table)
+            .billing_mode(BillingMode::PayPerRequest);
+        let mut attributes = vec![(PARTITION_KEY, KeyType::Hash)];
+        if self.has_sort_key() {
+            attributes.push((SORT_KEY, KeyType::Range));
+        }
+        for (name, key_type) in &attributes {
+            let definition = AttributeDefinition::builder()
+                .attribute_name(*name)
+                .attribute_type(scalar.clone())
+                .build()
+                .map_err(|e| request_error("CreateTable", e))?;
+            let element = KeySchemaElement::builder()
+                .attribute_name(*name)
+                .key_type(key_type.clone())
+                .build()
+                .map_err(|e| request_error("CreateTable", e))?;
+            request = request
+                .attribute_definitions(definition)
+                .key_schema(element);
+        }
+        let created = match request.send().await {
+            Ok(_) => true,
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_in_use_exception()) =>
+            {
+                self.check_table().await?;
+                false
+            }
+            Err(e) => return Err(request_error("CreateTable", e)),
+        };
+        self.wait_until_active().await?;
+        Ok(created)
+    }
+
+    /// [`create_table`](Self::create_table), for key type `K`, which must
+    /// be the store's (as `BigtableStore::create_table_for` reads).
+    pub async fn create_table_for<K: RowKey>(&self) -> Result<bool, DynamoError> {
+        self.check_schema(K::schema())?;
+        self.create_table().await
+    }
+
+    /// Polls DescribeTable until the table is ACTIVE (a new table is
+    /// CREATING for seconds on DynamoDB, and writes to it fail until then);
+    /// at most 5 minutes.
+    async fn wait_until_active(&self) -> Result<(), DynamoError> {
+        use aws_sdk_dynamodb::types::TableStatus;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        let mut pause = std::time::Duration::from_millis(20);
+        loop {
+            let described = self.describe().await?;
+            let status = described.table().and_then(|t| t.table_status());
+            if status == Some(&TableStatus::Active) {
+                return Ok(());
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(DynamoError::Request {
+                    operation: "DescribeTable",
+                    message: format!("table {} is still {status:?} after 5 minutes", self.table),
+                });
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(std::time::Duration::from_secs(2));
+        }
+    }
+
+    async fn describe(
+        &self,
+    ) -> Result<aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput, DynamoError> {
+        self.client
+            .describe_table()
+            .table_name(&self.table)
+            .send()
+            .await
+            .map_err(|e| request_error("DescribeTable", e))
+    }
+
+    /// Checks an existing table against the store's key type: its key
+    /// schema ([`PARTITION_KEY`] as HASH, [`SORT_KEY`] as RANGE when keys
+    /// have a sort part) and those attributes' types (`B`, or `S` for
+    /// `format = text` keys); a [`DynamoError::TableMismatch`] names what
+    /// differs. `false` when there is no such table yet.
+    /// [`connect`](Self::connect) and [`create_table`](Self::create_table)
+    /// run it; call it after [`connect_local`](Self::connect_local) or
+    /// [`from_client`](Self::from_client) to check before the first write.
+    pub async fn check_table(&self) -> Result<bool, DynamoError> {
+        let described = match self
+            .client
+            .describe_table()
+            .table_name(&self.table)
+            .send()
+            .await
+        {
+            Ok(d) => d,
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_not_found_exception()) =>
+            {
+                return Ok(false)
+            }
+            Err(e) => return Err(request_error("DescribeTable", e)),
+        };
+        let Some(table) = described.table() else {
+            return Ok(false);
+        };
+        let found: Vec<(String, String, String)> = table
+            .key_schema()
+            .iter()
+            .map(|k| {
+                let name = k.attribute_name();
+                let scalar = table
+                    .attribute_definitions()
+                    .iter()
+                    .find(|d| d.attribute_name() == name)
+                    .map_or("?", |d| d.attribute_type().as_str());
+                (
+                    name.to_string(),
+                    k.key_type().as_str().to_string(),
+                    scalar.to_string(),
+                )
+            })
+            .collect();
+        let scalar = if self.text() { "S" } else { "B" };
+        let mut wanted = vec![(PARTITION_KEY, "HASH", scalar)];
+        if self.has_sort_key() {
+            wanted.push((SORT_KEY, "RANGE", scalar));
+        }
+        let same = found.len() == wanted.len()
+            && found
+                .iter()
+                .zip(&wanted)
+                .all(|(f, w)| (f.0.as_str(), f.1.as_str(), f.2.as_str()) == *w);
+        if same {
+            return Ok(true);
+        }
+        let show = |keys: Vec<(&str, &str, &str)>| {
+            keys.iter()
+                .map(|(n, k, t)| format!("{n} {k} {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        Err(DynamoError::TableMismatch {
+            table: self.table.clone(),
+            reason: format!(
+                "its key is [{}] and `{}` needs [{}] (attribute, key type, attribute type): use another table name, or the key type the table was made for",
+                show(found.iter().map(|f| (f.0.as_str(), f.1.as_str(), f.2.as_str())).collect()),
+                self.schema.name(),
+                show(wanted),
+            ),
+        })
+    }
+}
