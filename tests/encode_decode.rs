@@ -146,6 +146,43 @@ fn render_is_readable_and_never_fails() {
     );
 }
 
+/// A newtype that delegates to `i64` and says so.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Micros(i64);
+
+impl keyschema::KeyComponent for Micros {
+    type Ref<'a> = i64;
+    const FIXED_WIDTH: Option<usize> = Some(8);
+    const ENCODING: Option<keyschema::Encoding> = i64::ENCODING;
+    fn as_key_ref(&self) -> i64 {
+        self.0
+    }
+    fn encode_key(value: i64, out: &mut Vec<u8>) {
+        i64::encode_key(value, out)
+    }
+    fn decode_key(input: &mut keyschema::Reader<'_>) -> Result<Self, DecodeError> {
+        i64::decode_key(input).map(Micros)
+    }
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = at, rev(until))]
+struct Window {
+    at: Micros,
+    until: Micros,
+}
+
+#[test]
+fn a_newtype_renders_as_the_type_it_delegates_to() {
+    let key = Window {
+        at: Micros(-7),
+        until: Micros(7),
+    }
+    .encode();
+    assert_eq!(Window::render(&key), "-7|~7");
+    assert!(Window::schema().to_json().contains("\"i64\""));
+}
+
 #[test]
 fn truncated_keys_name_the_component_and_offset() {
     let key = Event::get_key("u1", "s", 9);

@@ -107,11 +107,19 @@ enum Option_ {
 }
 
 impl KeyAttr {
-    /// Merges the options of another `#[rowkey(...)]` attribute; a repeated option is an error.
-    pub fn parse_into(&mut self, input: ParseStream) -> syn::Result<()> {
+    /// Merges the options of another `#[rowkey(...)]` attribute (`later`:
+    /// not the first); a repeated option is an error.
+    pub fn parse_into(&mut self, input: ParseStream, later: bool) -> syn::Result<()> {
         while !input.is_empty() {
             let key = input.call(Ident::parse_any)?;
-            let duplicate = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
+            let duplicate = || {
+                let message = if later && key != "crate" {
+                    format!("`{key}` is given twice: this is a second `#[rowkey(...)]` attribute, and a key type has one key layout. For the layout the table's older rows use, write `#[rowkey_was(salt = ..., until = ...)]` under `#[rowkey(...)]`; for a second layout of the same rows (an index), declare another key type")
+                } else {
+                    format!("`{key}` is given twice")
+                };
+                syn::Error::new(key.span(), message)
+            };
             match parse_option(&key, input)? {
                 Option_::Salt(s) if self.salt.is_none() => self.salt = Some(s),
                 Option_::Then(k, c, g) if self.then.is_none() => {

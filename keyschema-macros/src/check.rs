@@ -314,9 +314,11 @@ pub fn parse_attr(input: &DeriveInput, errors: &mut Errors) -> (KeyAttr, bool, b
     let mut attr = KeyAttr::default();
     let (mut seen, mut broken) = (false, false);
     for a in input.attrs.iter().filter(|a| a.path().is_ident("rowkey")) {
+        let later = seen;
         seen = true;
-        if let Err(e) = a.parse_args_with(|stream: syn::parse::ParseStream| attr.parse_into(stream))
-        {
+        let parsed =
+            a.parse_args_with(|stream: syn::parse::ParseStream| attr.parse_into(stream, later));
+        if let Err(e) = parsed {
             errors.push(e.into());
             broken = true;
         }
@@ -406,6 +408,9 @@ fn components(exprs: &[ComponentExpr], fields: &StructFields, errors: &mut Error
         if !not_listed_twice(expr, is_bucket, &listed, errors) || !not_reserved(expr, errors) {
             continue;
         }
+        if is_bucket && !bucketable(expr, field, errors) {
+            continue;
+        }
         // A bucket takes the order of its field, which must come right after it.
         if let (
             Some(Listed {
@@ -484,6 +489,20 @@ fn transform(expr: &ComponentExpr, errors: &mut Errors) -> Option<Role> {
 }
 
 /// Rules: a component names a field of the struct, and not a skipped one.
+/// Rule: `bucket(f, W)` takes an integer field; a type that is certainly
+/// not one is one error at the field (others are left to the trait bound).
+fn bucketable(expr: &ComponentExpr, field: &Field, errors: &mut Errors) -> bool {
+    let Some(ty) = crate::types::not_bucketable(&field.ty) else {
+        return true;
+    };
+    let name = &expr.field;
+    errors.push(error(
+        field.ty.span(),
+        format!("`bucket({name}, ...)` needs an integer field (u8..u64, i8..i64), and `{name}` is a `{ty}`: bucket a timestamp or a day number (`bucket(day, 30)` puts `day / 30` in the key), or list `{name}` without `bucket`"),
+    ));
+    false
+}
+
 fn known_field<'f>(
     expr: &ComponentExpr,
     fields: &'f StructFields,

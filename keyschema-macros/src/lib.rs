@@ -10,6 +10,7 @@ mod check;
 mod expand;
 mod limits;
 mod model;
+mod types;
 
 use proc_macro::TokenStream;
 

@@ -26,6 +26,8 @@
 //! ```
 
 mod component;
+
+pub(crate) use component::render_plain;
 mod json;
 mod scan;
 mod value;

@@ -120,12 +120,24 @@ pub trait KeyComponent: Sized {
     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError>;
 
     /// Reads one encoded value and appends a human-readable form to `out`, for
-    /// logs and tools. The default decodes the value and writes the bytes it
-    /// consumed as hex (`0x0a1b`).
+    /// logs and tools. The default decodes the value, then renders it as
+    /// the built-in type named by [`ENCODING`](Self::ENCODING) renders
+    /// (a newtype over `i64` reads `-7`, as its schema document says), or
+    /// as hex (`0x0a1b`) without one.
     fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
-        let start = input.offset();
+        let before = input.clone();
         Self::decode_key(input)?;
-        input.render_hex_since(start, out);
+        if let Some(encoding) = Self::ENCODING {
+            let mut again = before.clone();
+            let mark = out.len();
+            let rendered = crate::dynamic::render_plain(encoding, &mut again, out);
+            if rendered.is_ok() && again.offset() == input.offset() {
+                return Ok(());
+            }
+            // Bytes the declared encoding does not read as the type did.
+            out.truncate(mark);
+        }
+        input.render_hex_since(before.offset(), out);
         Ok(())
     }
 }
