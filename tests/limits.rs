@@ -143,3 +143,53 @@ fn the_derive_and_the_runtime_agree_on_the_limits() {
         keyschema::MAX_BUCKET_EXPANSION as u64
     );
 }
+
+/// The limits table of `docs/ENCODING.md`: every name and its value.
+fn spec_limits() -> Vec<(String, u64)> {
+    let spec = include_str!("../docs/ENCODING.md");
+    let table = spec
+        .split("<!-- limits -->")
+        .nth(1)
+        .and_then(|t| t.split("<!-- end limits -->").next())
+        .expect("the limits table in docs/ENCODING.md");
+    table
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((name.to_string(), cells.get(2)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The spec, the Rust runtime and the Python package state one set of
+/// limits: the spec's table is the source, and each copy must match it.
+#[test]
+fn the_spec_rust_and_python_state_the_same_limits() {
+    let spec = spec_limits();
+    let rust = [
+        ("MAX_KEY_LEN", keyschema::MAX_KEY_LEN as u64),
+        ("MAX_COMPONENTS", keyschema::MAX_COMPONENTS as u64),
+        ("MAX_BUCKETS", u64::from(keyschema::MAX_BUCKETS)),
+        (
+            "MAX_BUCKET_EXPANSION",
+            keyschema::MAX_BUCKET_EXPANSION as u64,
+        ),
+    ];
+    let names: Vec<&str> = spec.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        rust.map(|(n, _)| n),
+        "the spec's table names every limit"
+    );
+    let python = include_str!("../python/src/keyschema/__init__.py");
+    for ((name, value), (_, ours)) in spec.iter().zip(rust) {
+        assert_eq!(*value, ours, "Rust's {name}");
+        let line = python
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} = ")))
+            .unwrap_or_else(|| panic!("{name} in the Python package"));
+        let theirs: u64 = line[name.len() + 3..].trim().parse().expect("a number");
+        assert_eq!(*value, theirs, "Python's {name}");
+    }
+}

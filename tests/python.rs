@@ -163,6 +163,93 @@ impl Visit for Write<'_> {
     }
 }
 
+/// Ranges on a hashed `bucket(f, W)` field at the edges of
+/// `MAX_BUCKET_EXPANSION` and of the bucket boundaries (inclusive and
+/// exclusive ends, negative values): the typed scan and `DynSchema` agree
+/// here, and Python must give the same count of ranges, or refuse the same
+/// ones. Written to `limits.jsonl`; returns how many cases.
+fn write_limit_edges(dir: &Path) -> usize {
+    use catalog::{Availability, SignedBuckets};
+    use keyschema::RowKey;
+    let max = keyschema::MAX_BUCKET_EXPANSION as i64;
+    let b = |v: i64, inclusive: bool| {
+        if inclusive {
+            Bound::Included(v)
+        } else {
+            Bound::Excluded(v)
+        }
+    };
+    let mut cases: Vec<(Bound<i64>, Bound<i64>)> = Vec::new();
+    for (width, base) in [(30, 60), (7, -7 * (max / 2))] {
+        let full = base + width * max; // the first value past `max` buckets
+        for (lo, hi) in [
+            (b(0, true), b(60_000, false)),
+            (b(0, true), b(60_000, true)),
+            (b(base, true), b(full, false)),
+            (b(base, true), b(full - 1, true)),
+            (b(base, true), b(full, true)),
+            (b(base - 1, false), b(full, false)),
+            (b(base - 2, false), b(full, false)),
+            (b(base, false), b(full + width - 1, true)),
+            (b(base + width - 1, false), b(full + width, false)),
+            (b(base + width - 1, false), b(base + width, false)),
+            (b(base + 5, false), b(base + 6, false)),
+        ] {
+            cases.push((lo, hi));
+        }
+    }
+    let mut out = String::new();
+    for (i, (lo, hi)) in cases.iter().enumerate() {
+        let availability = i < cases.len() / 2;
+        let (schema_json, equal, dynamic, typed) = if availability {
+            let u = |x: &Bound<i64>| x.map(|v| u32::try_from(v).unwrap_or(0));
+            let (lo, hi) = (u(lo), u(hi));
+            let schema = DynSchema::from_json(&Availability::schema().to_json()).unwrap();
+            let range: ValueRange = (lo.map(Value::U32), hi.map(Value::U32));
+            let dynamic = schema.ranges(&[Value::from("h1")], Some(range));
+            let typed = Availability::scan().hotel_id("h1").day((lo, hi));
+            (
+                Availability::schema().to_json(),
+                "[\"h1\"]",
+                dynamic,
+                typed.map(|s| s.ranges()).map_err(|e| e.to_string()),
+            )
+        } else {
+            let schema = DynSchema::from_json(&SignedBuckets::schema().to_json()).unwrap();
+            let range: ValueRange = (lo.map(Value::I64), hi.map(Value::I64));
+            let dynamic = schema.ranges(&[], Some(range));
+            let typed = SignedBuckets::scan().at((*lo, *hi));
+            (
+                SignedBuckets::schema().to_json(),
+                "[]",
+                dynamic,
+                typed.map(|s| s.ranges()).map_err(|e| e.to_string()),
+            )
+        };
+        let count = |r: &Result<keyschema::ScanRangeSet, String>| r.as_ref().map(|s| s.len()).ok();
+        let dynamic = dynamic.map_err(|e| e.to_string());
+        assert_eq!(
+            count(&typed),
+            count(&dynamic),
+            "typed and DynSchema, case {i}: {lo:?} {hi:?}"
+        );
+        let json_bound = |x: &Bound<i64>| match x {
+            Bound::Included(v) => format!("{{\"value\":{v},\"inclusive\":true}}"),
+            Bound::Excluded(v) => format!("{{\"value\":{v},\"inclusive\":false}}"),
+            Bound::Unbounded => "null".into(),
+        };
+        let count = count(&dynamic).map_or("null".to_string(), |n| n.to_string());
+        let _ = writeln!(
+            out,
+            "{{\"schema\":{schema_json},\"equal\":{equal},\"lo\":{},\"hi\":{},\"ranges\":{count}}}",
+            json_bound(lo),
+            json_bound(hi)
+        );
+    }
+    std::fs::write(dir.join("limits.edges"), out).expect("write the edges");
+    cases.len()
+}
+
 #[test]
 fn the_python_package_agrees_with_the_rust_code() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -172,6 +259,7 @@ fn the_python_package_agrees_with_the_rust_code() {
         rows: Vec::new(),
     };
     catalog::for_each(&mut writer);
+    let edges = write_limit_edges(dir.path());
     let root = env!("CARGO_MANIFEST_DIR");
     let output = Command::new("python3")
         .args([
@@ -216,6 +304,10 @@ fn the_python_package_agrees_with_the_rust_code() {
     assert!(
         !stderr.contains("skipped"),
         "python skipped tests:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("cross limits: {edges} edges, {edges} agree")),
+        "python did not check every limit edge:\n{stderr}"
     );
     for (name, rows) in &writer.rows {
         assert!(

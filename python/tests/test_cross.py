@@ -81,6 +81,27 @@ class CrossLanguage(unittest.TestCase):
             print("cross %s: %s" % (header["name"], ", ".join("%d %s" % (v, k) for k, v in counts.items())), file=sys.stderr)
             self.assertEqual(counts["rows"], header["rows"], header["name"])
 
+    def test_limit_edges(self):
+        """Ranges over a hashed bucket at the edges of MAX_BUCKET_EXPANSION
+        and of bucket boundaries: the same number of ranges as Rust, or the
+        same refusal."""
+        path = os.path.join(CROSS, "limits.edges")
+        cases = agree = 0
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                case = json.loads(line)
+                cases += 1
+                schema = Schema.from_json(json.dumps(case["schema"]))
+                lo, hi = case["lo"], case["hi"]
+                try:
+                    got = len(schema.ranges(case["equal"], lo=lo["value"], hi=hi["value"], lo_inclusive=lo["inclusive"], hi_inclusive=hi["inclusive"]))
+                except keyschema.ValueError_ as e:
+                    self.assertIn("more than the %d a scan expands into" % keyschema.MAX_BUCKET_EXPANSION, str(e))
+                    got = None
+                self.assertEqual(got, case["ranges"], case)
+                agree += 1
+        print("cross limits: %d edges, %d agree" % (cases, agree), file=sys.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

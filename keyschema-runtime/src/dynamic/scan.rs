@@ -156,9 +156,12 @@ impl DynSchema {
         let (Bound::Included(last) | Bound::Excluded(last)) = &hi else {
             return Err(ScanError::Unbounded { component: name }.into());
         };
+        // The buckets holding a value of the range (docs/ENCODING.md, "Limits"):
+        // an exclusive end on a bucket's first value leaves that bucket out.
         let w = i128::from(width.max(1));
-        let index = |v: &Value| v.as_i128().unwrap_or(0).div_euclid(w);
-        let (b_lo, b_hi) = (index(first), index(last));
+        let value = |v: &Value| v.as_i128().unwrap_or(0);
+        let b_lo = (value(first) + i128::from(matches!(lo, Bound::Excluded(_)))).div_euclid(w);
+        let b_hi = (value(last) - i128::from(matches!(hi, Bound::Excluded(_)))).div_euclid(w);
         if b_hi < b_lo {
             return Ok(Vec::new());
         }

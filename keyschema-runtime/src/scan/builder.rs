@@ -175,7 +175,12 @@ impl ScanState {
         let (Bound::Included(last) | Bound::Excluded(last)) = hi else {
             return Err(ScanError::Unbounded { component });
         };
-        let (b_lo, b_hi) = (T::bucket_index(first, width), T::bucket_index(last, width));
+        // The buckets holding a value of the range (docs/ENCODING.md, "Limits"):
+        // an exclusive end on a bucket's first value leaves that bucket out.
+        let value = |v: T| T::bucket_index(v, 1);
+        let w = i128::from(width.max(1));
+        let b_lo = (value(first) + i128::from(matches!(lo, Bound::Excluded(_)))).div_euclid(w);
+        let b_hi = (value(last) - i128::from(matches!(hi, Bound::Excluded(_)))).div_euclid(w);
         if b_hi < b_lo {
             return Ok(self.with_alternatives(Vec::new()));
         }

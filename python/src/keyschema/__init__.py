@@ -43,10 +43,12 @@ __all__ = [
     "Encoding",
 ]
 
+# The limits of docs/ENCODING.md, "Limits" (tests/limits.rs checks that
+# this copy, the Rust one and the spec's table agree).
 MAX_KEY_LEN = 65536
 MAX_COMPONENTS = 64
 MAX_BUCKETS = 65536
-MAX_BUCKET_EXPANSION = 1024
+MAX_BUCKET_EXPANSION = 4096
 VERSION = 2
 
 
@@ -1086,11 +1088,14 @@ class Schema:
             return self._collect([(state, bounds)])
         if lo is OPEN or hi is OPEN:
             raise ValueError_("the range on `%s` is open-ended, but its bucket is hashed into the salt" % bc.name)
-        b_lo, b_hi = lo // width, hi // width
+        # The buckets holding a value of the range (ENCODING.md, "Limits"):
+        # an exclusive end on a bucket's first value leaves that bucket out.
+        b_lo = (lo if lo_inclusive else lo + 1) // width
+        b_hi = (hi if hi_inclusive else hi - 1) // width
         if b_hi < b_lo:
             return []
         if b_hi - b_lo + 1 > MAX_BUCKET_EXPANSION:
-            raise ValueError_("the range on `%s` spans %d buckets of width %d" % (bc.name, b_hi - b_lo + 1, width))
+            raise ValueError_("the range on `%s` spans %d buckets of width %d, more than the %d a scan expands into; narrow the range" % (bc.name, b_hi - b_lo + 1, width, MAX_BUCKET_EXPANSION))
         lo_v, hi_v = _bits_range(f.encoding)
         clamp = lambda x: min(max(x, lo_v), hi_v)  # noqa: E731
         alts = []
