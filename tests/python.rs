@@ -250,6 +250,61 @@ fn write_limit_edges(dir: &Path) -> usize {
     cases.len()
 }
 
+/// Keys of both layouts of the history types of `common::history` (random
+/// rows on both sides of the cut-over), with the layout the derived
+/// `decode_stored` reads each in: Python's `decode_stored` must agree.
+/// Written to `history.keys`; returns how many keys.
+fn write_history_keys(dir: &Path) -> usize {
+    use common::history::{Event, Thing};
+    use keyschema::RowKey;
+    fn line<K: RowKey>(out: &mut String, key: &[u8], fields: impl Fn(&K) -> String) {
+        let (layout, fields) = match K::decode_stored(key) {
+            Ok((row, true)) => ("declared", fields(&row)),
+            Ok((row, false)) => ("older", fields(&row)),
+            Err(keyschema::DecodeError::AmbiguousLayout { .. }) => ("ambiguous", "null".into()),
+            Err(_) => ("error", "null".into()),
+        };
+        let _ = writeln!(
+            out,
+            "{{\"schema\":{},\"key\":\"{}\",\"layout\":\"{layout}\",\"fields\":{fields}}}",
+            K::schema().to_json(),
+            hex(key)
+        );
+    }
+    let event_fields = |e: &Event| {
+        format!(
+            "{{\"user_id\":{},\"site\":{},\"timestamp\":{}}}",
+            json_string(&e.user_id),
+            json_string(&e.site),
+            e.timestamp
+        )
+    };
+    let thing_fields = |t: &Thing| format!("{{\"id\":{},\"seq\":{}}}", t.id, t.seq);
+    let mut out = String::new();
+    let mut n = 0;
+    for i in 0..250u64 {
+        let event = Event {
+            user_id: format!("u{}", i % 17),
+            site: ["", "s", "shop"][(i % 3) as usize].to_string(),
+            timestamp: common::history::T - 125 + i,
+        };
+        for key in [event.encode(), event.encode_older().expect("a history")] {
+            line::<Event>(&mut out, &key, event_fields);
+            n += 1;
+        }
+        let thing = Thing {
+            id: i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            seq: i as u32,
+        };
+        for key in [thing.encode(), thing.encode_older().expect("a history")] {
+            line::<Thing>(&mut out, &key, thing_fields);
+            n += 1;
+        }
+    }
+    std::fs::write(dir.join("history.keys"), out).expect("write the history keys");
+    n
+}
+
 #[test]
 fn the_python_package_agrees_with_the_rust_code() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -260,6 +315,7 @@ fn the_python_package_agrees_with_the_rust_code() {
     };
     catalog::for_each(&mut writer);
     let edges = write_limit_edges(dir.path());
+    let history = write_history_keys(dir.path());
     let root = env!("CARGO_MANIFEST_DIR");
     let output = Command::new("python3")
         .args([
@@ -308,6 +364,10 @@ fn the_python_package_agrees_with_the_rust_code() {
     assert!(
         stderr.contains(&format!("cross limits: {edges} edges, {edges} agree")),
         "python did not check every limit edge:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("cross history: {history} keys, {history} agree")),
+        "python did not check every history key:\n{stderr}"
     );
     for (name, rows) in &writer.rows {
         assert!(

@@ -5,6 +5,7 @@
 //! `KEYSCHEMA_BLESS=1 cargo test --test vectors` rewrites the tables.
 
 mod common;
+mod vectors_history;
 
 use common::schemas::Event;
 use keyschema::dynamic::{DynSchema, Value};
@@ -717,6 +718,17 @@ fn text_component_rows() -> Vec<String> {
 }
 
 /// Byte strings the `Event` decoder must reject, with the error each gets.
+/// The layout-history table; its entries go to `docs/vectors.json`.
+fn history_table() -> Vec<String> {
+    vectors_history::history_rows()
+        .into_iter()
+        .map(|(row, entry)| {
+            record("history", entry);
+            row
+        })
+        .collect()
+}
+
 fn reject_rows() -> Vec<String> {
     let good = Event::get_key("u1", "s", 1_700_000_000);
     let mut salt_out_of_range = good.clone();
@@ -816,6 +828,7 @@ fn encoding_md_vectors_match_the_code() {
         ("text", "| declaration | key fields | key (text) |\n|---|---|---|", text_rows()),
         ("constructs", "| declaration | field types | key fields | key | rendered |\n|---|---|---|---|---|", construct_rows()),
         ("reject", "| input | bytes | error |\n|---|---|---|", reject_rows()),
+        ("history", "| declaration | key fields | key | layout |\n|---|---|---|---|", history_table()),
         ("text_components", "| type | width | value | text form (`sep = \"#\"`) |\n|---|---|---|---|", text_component_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");

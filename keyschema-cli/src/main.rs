@@ -11,7 +11,7 @@ mod forms;
 
 use clap::{Parser, Subcommand};
 use forms::{Form, Output};
-use keyschema::dynamic::{DynSchema, Value, ValueRange};
+use keyschema::dynamic::{DynSchema, Layout, Value, ValueRange};
 use keyschema::sizing::Partition;
 use std::io::{BufRead, Write};
 use std::ops::Bound;
@@ -126,16 +126,19 @@ fn main() -> ExitCode {
     let mut out = std::io::stdout().lock();
     let result = match cli.command {
         Command::Decode { keys, input, json } => each_key(&schema, keys, input, &mut out, |key| {
-            let values = schema.decode(key).map_err(|e| e.to_string())?;
+            // A schema with a layout history reads keys of either layout and
+            // says which (`layout=older`).
+            let (values, layout) = schema.decode_stored(key).map_err(|e| e.to_string())?;
+            let layout = schema.history().map(|_| layout);
             Ok(if json {
-                json_fields(&schema, &values)
+                json_fields(&schema, &values, layout)
             } else {
-                text_fields(&schema, &values)
+                text_fields(&schema, &values, layout)
             })
         }),
-        Command::Render { keys, input } => {
-            each_key(&schema, keys, input, &mut out, |key| Ok(schema.render(key)))
-        }
+        Command::Render { keys, input } => each_key(&schema, keys, input, &mut out, |key| {
+            Ok(render(&schema, key))
+        }),
         Command::Encode {
             fields,
             bucket,
@@ -202,23 +205,36 @@ fn each_key(
     Ok(ok)
 }
 
-fn text_fields(schema: &DynSchema, values: &[Value]) -> String {
-    let pairs: Vec<String> = schema
+/// A key's rendering; a key of a history's older layout in that layout,
+/// marked `(older layout)`.
+fn render(schema: &DynSchema, key: &[u8]) -> String {
+    match (schema.history(), schema.decode_stored(key)) {
+        (Some(history), Ok((_, Layout::Older))) => {
+            format!("{} (older layout)", history.older().render(key))
+        }
+        _ => schema.render(key),
+    }
+}
+
+fn text_fields(schema: &DynSchema, values: &[Value], layout: Option<Layout>) -> String {
+    let mut pairs: Vec<String> = schema
         .fields()
         .iter()
         .zip(values)
         .map(|(f, v)| format!("{}={}", f.name(), v.to_text()))
         .collect();
+    pairs.extend(layout.map(|l| format!("layout={l}")));
     pairs.join(" ")
 }
 
-fn json_fields(schema: &DynSchema, values: &[Value]) -> String {
-    let pairs: Vec<String> = schema
+fn json_fields(schema: &DynSchema, values: &[Value], layout: Option<Layout>) -> String {
+    let mut pairs: Vec<String> = schema
         .fields()
         .iter()
         .zip(values)
         .map(|(f, v)| format!("{}:{}", Value::from(f.name()).to_json(), v.to_json()))
         .collect();
+    pairs.extend(layout.map(|l| format!("\"layout\":\"{l}\"")));
     format!("{{{}}}", pairs.join(","))
 }
 

@@ -321,3 +321,45 @@ fn a_bad_schema_document_is_named() {
         "{err}"
     );
 }
+
+/// A cut-over by field: unsalted before `timestamp = 1_700_000_000`.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+#[rowkey_was(salt = none, until = timestamp >= 1_700_000_000)]
+struct Moved {
+    user_id: String,
+    site: String,
+    timestamp: u64,
+}
+
+#[test]
+fn a_schema_with_a_history_decodes_and_renders_keys_of_either_layout_and_says_which() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("moved.json");
+    std::fs::write(&path, Moved::schema().to_json()).expect("write schema");
+    let old = Moved {
+        user_id: "u1".into(),
+        site: "s".into(),
+        timestamp: 1_600_000_000,
+    };
+    let new = Moved {
+        timestamp: 1_700_000_000,
+        ..old.clone()
+    };
+    let older_key = old.encode_older().expect("a history");
+    assert_eq!(
+        stdout(keyschema(&path).args(["decode", &hex(&older_key)])),
+        "user_id=u1 site=s timestamp=1600000000 layout=older\n"
+    );
+    assert_eq!(
+        stdout(keyschema(&path).args(["decode", "--json", &hex(&new.encode())])),
+        "{\"user_id\":\"u1\",\"site\":\"s\",\"timestamp\":1700000000,\"layout\":\"declared\"}\n"
+    );
+    assert_eq!(
+        stdout(keyschema(&path).args(["render", &hex(&older_key)])),
+        "u1|s|~1600000000 (older layout)\n"
+    );
+    // A row the older binary wrote past the cut-over is older too.
+    let stranded = new.encode_older().expect("a history");
+    assert!(stdout(keyschema(&path).args(["decode", &hex(&stranded)])).ends_with(" layout=older\n"));
+}

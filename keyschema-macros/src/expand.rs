@@ -92,10 +92,15 @@ fn schema(spec: &KeySpec) -> TokenStream {
     };
     let components: Vec<TokenStream> = components.collect();
     let was = was_schema(spec, &components, &format, &partition);
+    let declared = quote!(__ks::schema(
+        #name, #prefix, #salt, &[#(#components),*], #format, #partition, __keyschema_check,
+    ));
+    let declared = match &spec.was {
+        None => declared,
+        Some(_) => quote!(__ks::with_history(#declared, &__KEYSCHEMA_HISTORY)),
+    };
     quote! {
-        static __KEYSCHEMA: __ks::Schema = __ks::schema(
-            #name, #prefix, #salt, &[#(#components),*], #format, #partition, __keyschema_check,
-        );
+        static __KEYSCHEMA: __ks::Schema = #declared;
 
         #was
 

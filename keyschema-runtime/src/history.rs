@@ -68,6 +68,21 @@ pub struct Layouts {
     pub declared: bool,
 }
 
+impl Schema {
+    /// The older layout and the cut-over, for a key type declared with
+    /// `#[rowkey_was(...)]` (as [`RowKey::history`](crate::RowKey::history));
+    /// the schema document carries them.
+    pub fn history(&self) -> Option<&'static History> {
+        self.history
+    }
+
+    /// The schema with its history (the derive's).
+    pub(crate) const fn with_history(mut self, history: &'static History) -> Self {
+        self.history = Some(history);
+        self
+    }
+}
+
 impl History {
     #[doc(hidden)]
     pub const fn new(old: &'static Schema, cut: Cut) -> Self {

@@ -120,6 +120,11 @@ pub mod __private {
     }
 
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
+    /// The declared schema, with its `history`.
+    pub const fn with_history(schema: Schema, history: &'static History) -> Schema {
+        schema.with_history(history)
+    }
+
     pub const fn history(
         old: &'static Schema,
         cut: crate::history::Cut,

@@ -88,6 +88,24 @@ class Vectors(unittest.TestCase):
                 schema.decode(bytes.fromhex(v["key"]))
             self.assertEqual(str(caught.exception), v["error"], v["what"])
 
+    def test_layout_histories(self):
+        """ENCODING.md, "Layout histories": each key read in the layout the
+        Rust decode_stored reads it in, or refused as ambiguous."""
+        for v in self.vectors["history"]:
+            with self.subTest(declaration=v["declaration"], key=v["key"]):
+                schema = Schema.from_json(json.dumps(v["schema"]))
+                self.assertIsNotNone(schema.history)
+                key = bytes.fromhex(v["key"])
+                if v["layout"] == "ambiguous":
+                    with self.assertRaises(keyschema.DecodeError) as caught:
+                        schema.decode_stored(key)
+                    self.assertIn("the cut-over does not decide", str(caught.exception))
+                    continue
+                fields, layout = schema.decode_stored(key)
+                self.assertEqual(layout, v["layout"])
+                for f in schema.fields:
+                    self.assertEqual(value_to_json(f.encoding, fields[f.name]), v["fields"][f.name])
+
 
 if __name__ == "__main__":
     unittest.main()

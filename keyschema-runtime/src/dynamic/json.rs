@@ -10,8 +10,10 @@ use serde_json::{Map, Value as Json};
 use std::collections::BTreeSet;
 use std::sync::{Mutex, OnceLock};
 
-/// The versions of the document this build reads.
+/// The versions of the document this build reads: 2, and 3, which is 2
+/// with a layout history.
 const VERSION: u64 = 2;
+const HISTORY_VERSION: u64 = 3;
 
 /// A schema document that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,7 +32,7 @@ pub enum SchemaError {
     },
 }
 
-fn invalid(at: impl Into<String>, reason: impl Into<String>) -> SchemaError {
+pub(super) fn invalid(at: impl Into<String>, reason: impl Into<String>) -> SchemaError {
     SchemaError::Invalid {
         at: at.into(),
         reason: reason.into(),
@@ -40,7 +42,7 @@ fn invalid(at: impl Into<String>, reason: impl Into<String>) -> SchemaError {
 /// Names live as long as the program, as the derived schemas' do (errors
 /// hold `&'static str`); each distinct name is stored once, however many
 /// times a schema is loaded.
-fn intern(name: &str) -> &'static str {
+pub(super) fn intern(name: &str) -> &'static str {
     static NAMES: OnceLock<Mutex<BTreeSet<&'static str>>> = OnceLock::new();
     let mut names = NAMES
         .get_or_init(Default::default)
@@ -54,12 +56,20 @@ fn intern(name: &str) -> &'static str {
     leaked
 }
 
-fn field<'j>(obj: &'j Map<String, Json>, at: &str, key: &str) -> Result<&'j Json, SchemaError> {
+pub(super) fn field<'j>(
+    obj: &'j Map<String, Json>,
+    at: &str,
+    key: &str,
+) -> Result<&'j Json, SchemaError> {
     obj.get(key)
         .ok_or_else(|| invalid(format!("{at}{key}"), "missing"))
 }
 
-fn string<'j>(obj: &'j Map<String, Json>, at: &str, key: &str) -> Result<&'j str, SchemaError> {
+pub(super) fn string<'j>(
+    obj: &'j Map<String, Json>,
+    at: &str,
+    key: &str,
+) -> Result<&'j str, SchemaError> {
     field(obj, at, key)?
         .as_str()
         .ok_or_else(|| invalid(format!("{at}{key}"), "expected a string"))
@@ -83,7 +93,7 @@ impl DynSchema {
     /// use keyschema::dynamic::DynSchema;
     ///
     /// let err = DynSchema::from_json(r#"{"keyschema":1}"#).unwrap_err();
-    /// assert_eq!(err.to_string(), "schema `keyschema`: version 1 is not supported; this build reads version 2");
+    /// assert_eq!(err.to_string(), "schema `keyschema`: version 1 is not supported; this build reads versions 2 and 3 (a layout history)");
     /// ```
     pub fn from_json(text: &str) -> Result<DynSchema, SchemaError> {
         let doc: Json = serde_json::from_str(text).map_err(|e| SchemaError::Json(e.to_string()))?;
@@ -91,10 +101,16 @@ impl DynSchema {
             .as_object()
             .ok_or_else(|| invalid("", "expected a JSON object"))?;
         let version = number(obj, "", "keyschema")?;
-        if version != VERSION {
+        if version != VERSION && version != HISTORY_VERSION {
             return Err(invalid(
                 "keyschema",
-                format!("version {version} is not supported; this build reads version {VERSION}"),
+                format!("version {version} is not supported; this build reads versions {VERSION} and {HISTORY_VERSION} (a layout history)"),
+            ));
+        }
+        if (version == HISTORY_VERSION) != obj.contains_key("history") {
+            return Err(invalid(
+                "history",
+                format!("version {HISTORY_VERSION} documents, and only they, have a `history`"),
             ));
         }
         let name = intern(string(obj, "", "name")?);
@@ -127,7 +143,7 @@ impl DynSchema {
             },
         };
         let fields = fields_of(&components)?;
-        Ok(DynSchema {
+        let mut schema = DynSchema {
             name,
             prefix,
             format,
@@ -135,7 +151,12 @@ impl DynSchema {
             partition,
             components,
             fields,
-        })
+            history: None,
+        };
+        if version == HISTORY_VERSION {
+            schema.history = Some(Box::new(super::history::read_history(obj, &schema)?));
+        }
+        Ok(schema)
     }
 }
 
@@ -164,7 +185,7 @@ fn read_format(format: &Json) -> Result<Format, SchemaError> {
     }
 }
 
-fn read_hex(text: &str) -> Option<Vec<u8>> {
+pub(super) fn read_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
     }
@@ -311,7 +332,7 @@ fn read_components(list: &Json, format: Format) -> Result<Vec<DynComponent>, Sch
     Ok(out)
 }
 
-fn read_salt(salt: &Json, components: usize) -> Result<Option<DynSalt>, SchemaError> {
+pub(super) fn read_salt(salt: &Json, components: usize) -> Result<Option<DynSalt>, SchemaError> {
     let obj = match salt {
         Json::Null => return Ok(None),
         Json::Object(obj) => obj,

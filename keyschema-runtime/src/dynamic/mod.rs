@@ -28,10 +28,12 @@
 mod component;
 
 pub(crate) use component::render_plain;
+mod history;
 mod json;
 mod scan;
 mod value;
 
+pub use history::{DynCut, DynHistory, Layout};
 pub use json::SchemaError;
 pub use scan::ValueRange;
 pub use value::Value;
@@ -51,6 +53,8 @@ pub struct DynSchema {
     partition: Option<usize>,
     components: Vec<DynComponent>,
     fields: Vec<DynField>,
+    /// The older layout and the cut-over (a version 3 document).
+    history: Option<Box<DynHistory>>,
 }
 
 /// The salt of a [`DynSchema`].

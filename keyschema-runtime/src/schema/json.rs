@@ -1,17 +1,21 @@
 //! The schema as a versioned JSON document, for tools and other languages
 //! (see "The schema as JSON" in `docs/ENCODING.md`).
 
-use super::{Format, Order, Schema};
+use super::{Format, Order, Salt, Schema};
+use crate::history::Cut;
 use std::fmt::Write as _;
 
 /// The version of the JSON document [`Schema::to_json`] writes.
 const JSON_VERSION: u32 = 2;
+/// The version of a document with a layout history (`"history"`).
+const HISTORY_VERSION: u32 = 3;
 
 impl Schema {
     /// The layout as a JSON document: name, format and separator, prefix
-    /// (hex), salt (kind, N, hashed components), the partition, and every
-    /// component with its type, order and transform. The format is
-    /// specified in `docs/ENCODING.md`.
+    /// (hex), salt (kind, N, hashed components), the partition, every
+    /// component with its type, order and transform, and for a key type
+    /// with `#[rowkey_was(...)]` the older layout's prefix and salt and the
+    /// cut-over (version 3). The format is specified in `docs/ENCODING.md`.
     ///
     /// ```
     /// use keyschema::RowKey;
@@ -27,7 +31,14 @@ impl Schema {
     /// ```
     pub fn to_json(&self) -> String {
         let mut out = String::new();
-        let _ = write!(out, "{{\"keyschema\":{JSON_VERSION},\"name\":");
+        // Version 3 is version 2 with a `history`; a key type without one
+        // writes version 2, which every earlier reader reads.
+        let version = if self.history.is_some() {
+            HISTORY_VERSION
+        } else {
+            JSON_VERSION
+        };
+        let _ = write!(out, "{{\"keyschema\":{version},\"name\":");
         string(&mut out, self.name);
         out.push_str(",\"format\":");
         match self.format {
@@ -38,26 +49,10 @@ impl Schema {
                 out.push('}');
             }
         }
-        out.push_str(",\"prefix\":\"");
-        for b in self.prefix {
-            let _ = write!(out, "{b:02x}");
-        }
-        out.push_str("\",\"salt\":");
-        match self.salt {
-            None => out.push_str("null"),
-            Some(s) if s.random => {
-                let _ = write!(out, "{{\"kind\":\"random\",\"buckets\":{}}}", s.buckets);
-            }
-            Some(s) => {
-                let hashed: Vec<String> = s.hashed.iter().map(usize::to_string).collect();
-                let _ = write!(
-                    out,
-                    "{{\"kind\":\"hash\",\"buckets\":{},\"hashed\":[{}]}}",
-                    s.buckets,
-                    hashed.join(",")
-                );
-            }
-        }
+        out.push_str(",\"prefix\":");
+        hex(&mut out, self.prefix);
+        out.push_str(",\"salt\":");
+        salt(&mut out, self.salt);
         out.push_str(",\"partition\":");
         match self.partition {
             Some(n) => {
@@ -100,8 +95,56 @@ impl Schema {
             }
             out.push('}');
         }
-        out.push_str("]}");
+        out.push(']');
+        if let Some(history) = self.history {
+            out.push_str(",\"history\":{\"prefix\":");
+            hex(&mut out, history.older().prefix);
+            out.push_str(",\"salt\":");
+            salt(&mut out, history.older().salt);
+            out.push_str(",\"cut\":");
+            match history.cut() {
+                Cut::Migration => out.push_str("{\"kind\":\"migration\"}"),
+                Cut::Field { component, at } => {
+                    let _ = write!(
+                        out,
+                        "{{\"kind\":\"field\",\"component\":{component},\"at\":"
+                    );
+                    hex(&mut out, at());
+                    out.push('}');
+                }
+            }
+            out.push('}');
+        }
+        out.push('}');
         out
+    }
+}
+
+/// Appends `bytes` as a JSON string of lowercase hex.
+fn hex(out: &mut String, bytes: &[u8]) {
+    out.push('"');
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out.push('"');
+}
+
+/// Appends a salt: `null`, `{"kind":"random",...}` or `{"kind":"hash",...}`.
+fn salt(out: &mut String, salt: Option<Salt>) {
+    match salt {
+        None => out.push_str("null"),
+        Some(s) if s.random => {
+            let _ = write!(out, "{{\"kind\":\"random\",\"buckets\":{}}}", s.buckets);
+        }
+        Some(s) => {
+            let hashed: Vec<String> = s.hashed.iter().map(usize::to_string).collect();
+            let _ = write!(
+                out,
+                "{{\"kind\":\"hash\",\"buckets\":{},\"hashed\":[{}]}}",
+                s.buckets,
+                hashed.join(",")
+            );
+        }
     }
 }
 

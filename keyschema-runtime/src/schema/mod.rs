@@ -80,6 +80,8 @@ pub struct Schema {
     check: Option<CheckFn>,
     /// `then = (a, b), c`: how many leading components form the partition key.
     partition: Option<usize>,
+    /// `#[rowkey_was(...)]`: the older layout and the cut-over.
+    pub(crate) history: Option<&'static crate::history::History>,
 }
 
 /// Decodes a key of the schema's type and drops the value.
@@ -126,6 +128,7 @@ impl Schema {
             salt_span: salt_span(salt, components),
             check: None,
             partition: None,
+            history: None,
         }
     }
 

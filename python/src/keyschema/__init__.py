@@ -50,6 +50,7 @@ MAX_COMPONENTS = 64
 MAX_BUCKETS = 65536
 MAX_BUCKET_EXPANSION = 4096
 VERSION = 2
+HISTORY_VERSION = 3
 
 
 class DecodeError(Exception):
@@ -180,6 +181,35 @@ def _check(enc, v):
     elif b in ("f32", "f64"):
         if isinstance(v, bool) or not isinstance(v, (float, int)):
             raise ValueError_("expected a float, got %r" % (v,))
+
+
+def _written_prefix(prefix, sep, at):
+    """ENCODING.md, "The prefix": escaped and terminated like a string in
+    binary keys, followed by the separator in text keys, so that no prefix
+    begins another's keys."""
+    if not prefix:
+        return b""
+    if sep is None:
+        return _escape(prefix)
+    if sep in prefix:
+        raise SchemaError("schema `%s`: holds the separator %r: its keys would begin like another prefix's" % (at, chr(sep)))
+    return prefix + bytes([sep])
+
+
+def _read_salt(salt, n, at):
+    """A document's salt: ``(buckets, hashed, random)``, checked."""
+    if salt is None:
+        return None, [], False
+    buckets = int(salt["buckets"])
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise SchemaError("schema `%s.buckets`: N = %d is outside 1..=%d" % (at, buckets, MAX_BUCKETS))
+    random = salt["kind"] == "random"
+    hashed = [] if random else list(salt["hashed"])
+    if any(not 0 <= h < n for h in hashed):
+        raise SchemaError("schema `%s.hashed`: not a component index" % at)
+    if not random and (not hashed or len(set(hashed)) != len(hashed)):
+        raise SchemaError("schema `%s.hashed`: each component at most once, and at least one" % at)
+    return buckets, hashed, random
 
 
 def _escape(data):
@@ -677,8 +707,11 @@ class Schema:
             raise SchemaError("the schema is not valid JSON: %s" % e)
         if not isinstance(doc, dict):
             raise SchemaError("schema: expected a JSON object")
-        if doc.get("keyschema") != VERSION:
-            raise SchemaError("schema `keyschema`: version %r is not supported; this package reads version %d" % (doc.get("keyschema"), VERSION))
+        version = doc.get("keyschema")
+        if version not in (VERSION, HISTORY_VERSION):
+            raise SchemaError("schema `keyschema`: version %r is not supported; this package reads versions %d and %d (a layout history)" % (version, VERSION, HISTORY_VERSION))
+        if (version == HISTORY_VERSION) != ("history" in doc):
+            raise SchemaError("schema `history`: version %d documents, and only they, have a `history`" % HISTORY_VERSION)
         self = cls()
         self.name = doc["name"]
         fmt = doc["format"]
@@ -692,17 +725,7 @@ class Schema:
         else:
             raise SchemaError("schema `format.kind`: %r" % fmt["kind"])
         self.prefix = bytes.fromhex(doc["prefix"])
-        # ENCODING.md, "The prefix": escaped and terminated like a string in
-        # binary keys, followed by the separator in text keys, so that no
-        # prefix begins another's keys.
-        if not self.prefix:
-            self._written_prefix = b""
-        elif self.sep is None:
-            self._written_prefix = _escape(self.prefix)
-        elif self.sep in self.prefix:
-            raise SchemaError("schema `prefix`: holds the separator %r: its keys would begin like another prefix's" % chr(self.sep))
-        else:
-            self._written_prefix = self.prefix + bytes([self.sep])
+        self._written_prefix = _written_prefix(self.prefix, self.sep, "prefix")
         self.components = []
         for i, c in enumerate(doc["components"]):
             if c.get("encoding") is None:
@@ -724,17 +747,7 @@ class Schema:
             self.components.append(Component(c["name"], c["type"], enc, c["order"] == "desc", transform, width))
         if not 1 <= len(self.components) <= MAX_COMPONENTS:
             raise SchemaError("schema `components`: a key has 1..=%d components" % MAX_COMPONENTS)
-        salt = doc["salt"]
-        if salt is None:
-            self.buckets, self.hashed, self.random = None, [], False
-        else:
-            self.buckets = int(salt["buckets"])
-            if not 1 <= self.buckets <= MAX_BUCKETS:
-                raise SchemaError("schema `salt.buckets`: N = %d is outside 1..=%d" % (self.buckets, MAX_BUCKETS))
-            self.random = salt["kind"] == "random"
-            self.hashed = [] if self.random else list(salt["hashed"])
-            if any(not 0 <= h < len(self.components) for h in self.hashed):
-                raise SchemaError("schema `salt.hashed`: not a component index")
+        self.buckets, self.hashed, self.random = _read_salt(doc["salt"], len(self.components), "salt")
         for i, c in enumerate(self.components):
             if c.transform == "bucket":
                 nxt = self.components[i + 1] if i + 1 < len(self.components) else None
@@ -746,8 +759,7 @@ class Schema:
                 raise SchemaError("schema `components[%d].transform`: `reverse` is stored ascending" % i)
             if self.sep is not None and c.descending and not c.encoding.is_integer():
                 raise SchemaError("schema `components[%d].order`: `rev` in a text key needs a number" % i)
-        if self.buckets is not None and not self.random and (not self.hashed or len(set(self.hashed)) != len(self.hashed)):
-            raise SchemaError("schema `salt.hashed`: each component at most once, and at least one")
+
         self.partition = doc.get("partition")
         if self.partition is not None and not 1 <= self.partition <= len(self.components):
             raise SchemaError("schema `partition`: expected null or 1..=%d components" % len(self.components))
@@ -762,7 +774,19 @@ class Schema:
             if i > 0 and self.components[i - 1].transform == "bucket":
                 bucket = (i - 1, self.components[i - 1].width)
             self.fields.append(Field(c.name, c.encoding, i, bucket))
+        self.history = None
+        if version == HISTORY_VERSION:
+            from ._history import read_history
+            self.history = read_history(self, doc["history"])
         return self
+
+    def decode_stored(self, key):
+        """A stored key of either layout of a schema with a history (version
+        3): ``(fields, "declared" | "older")``, by the rules of the Rust
+        ``decode_stored`` (ENCODING.md, "Layout histories"). Without a
+        history, ``(decode(key), "declared")``."""
+        from ._history import decode_stored
+        return decode_stored(self, key)
 
     # -- the header -------------------------------------------------------
 
