@@ -7,31 +7,7 @@
 //! order, a cursor means the same in both, and a row moves from one layout
 //! to the other by changing its header alone.
 
-use crate::schema::Schema;
-
-/// The older layout of a key type and what decides a row's layout. Made by
-/// `#[rowkey_was(...)]`; see [`RowKey::history`](crate::RowKey::history).
-#[derive(Debug)]
-pub struct History {
-    old: &'static Schema,
-    cut: Cut,
-}
-
-/// What decides a row's layout.
-#[derive(Debug, Clone, Copy)]
-pub enum Cut {
-    /// `until = field >= value`: rows whose component `component` is at or
-    /// past the value are in the declared layout. `at` gives the value's
-    /// ascending encoding.
-    Field {
-        /// The cut-over field's index in [`Schema::components`].
-        component: usize,
-        /// The ascending encoding of the cut-over value (computed once).
-        at: fn() -> &'static [u8],
-    },
-    /// `until = migration`: the [`Phase`] alone decides.
-    Migration,
-}
+pub use crate::schema::{Cut, History};
 
 /// Where a layout change stands. Reads and writes of a key type with a
 /// history take the phase the application is in (from its configuration,
@@ -68,49 +44,12 @@ pub struct Layouts {
     pub declared: bool,
 }
 
-impl Schema {
-    /// The older layout and the cut-over, for a key type declared with
-    /// `#[rowkey_was(...)]` (as [`RowKey::history`](crate::RowKey::history));
-    /// the schema document carries them.
-    pub fn history(&self) -> Option<&'static History> {
-        self.history
-    }
-
-    /// The schema with its history (the derive's).
-    pub(crate) const fn with_history(mut self, history: &'static History) -> Self {
-        self.history = Some(history);
-        self
-    }
-}
-
 impl History {
-    #[doc(hidden)]
-    pub const fn new(old: &'static Schema, cut: Cut) -> Self {
-        History { old, cut }
-    }
-
-    /// The older layout.
-    pub fn older(&self) -> &'static Schema {
-        self.old
-    }
-
-    /// What decides a row's layout.
-    pub fn cut(&self) -> Cut {
-        self.cut
-    }
-
-    /// Whether a key reads as the same components in both layouts (their
-    /// headers have one length): then a key that reads in both is one row,
-    /// and a row's two keys may be the same bytes.
-    pub fn same_components(&self, declared: &Schema) -> bool {
-        self.old.header_len() == declared.header_len()
-    }
-
     /// The phase a key type starts in: `Split` for a cut-over by field
     /// (new rows past the value, old rows where they are), `Old` for a
     /// migration.
     pub fn first_phase(&self) -> Phase {
-        match self.cut {
+        match self.cut() {
             Cut::Field { .. } => Phase::Split,
             Cut::Migration => Phase::Old,
         }
@@ -118,7 +57,7 @@ impl History {
 
     /// Whether `phase` belongs to this kind of cut-over.
     pub fn allows(&self, phase: Phase) -> bool {
-        match self.cut {
+        match self.cut() {
             Cut::Field { .. } => matches!(phase, Phase::Split | Phase::New),
             Cut::Migration => matches!(phase, Phase::Old | Phase::Dual | Phase::New),
         }

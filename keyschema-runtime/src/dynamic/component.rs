@@ -54,43 +54,6 @@ macro_rules! dispatch {
             })
         }
 
-        /// Renders one encoding as `Schema::render` does.
-        pub(crate) fn render_plain(encoding: Encoding, input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
-            if let Some(inner) = encoding.inner() {
-                let at = input.offset();
-                return match input.read_byte("an Option tag")? {
-                    NONE => {
-                        out.push_str("<none>");
-                        Ok(())
-                    }
-                    SOME => {
-                        // As `Option<T>::render_key`: `<some v>` when `v` reads like a None.
-                        let start = out.len();
-                        render_plain(inner, input, out)?;
-                        if out[start..].starts_with("<none>") || out[start..].starts_with("<some ") {
-                            out.insert_str(start, "<some ");
-                            out.push('>');
-                        }
-                        Ok(())
-                    }
-                    other => Err(input.invalid_byte(at, other, "0x00 (None) or 0x01 (Some)")),
-                };
-            }
-            match encoding.base() {
-                $(Base::$v => <$t>::render_key(input, out),)*
-                Base::String => String::render_key(input, out),
-                Base::Bytes => <Vec<u8>>::render_key(input, out),
-                Base::Array(n) => {
-                    let bytes = input.read_vec(n, "a fixed-size byte array")?;
-                    out.push_str("0x");
-                    for b in bytes {
-                        crate::encoding::push_hex(out, b);
-                    }
-                    Ok(())
-                }
-            }
-        }
-
         /// Appends the text form of `value`, which is of the encoding.
         pub(crate) fn encode_text(encoding: Encoding, value: &Value, out: &mut Vec<u8>, sep: u8) {
             match (encoding.inner(), value) {

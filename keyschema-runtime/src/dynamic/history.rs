@@ -3,18 +3,15 @@
 //! and salt) and the cut-over, so that tools read a key of either layout
 //! and say which, by the rules of the derived `decode_stored`.
 
-use super::component::{decode_plain, encode_plain};
-use super::json::{field, invalid, read_hex, read_salt, string, SchemaError};
+use super::component::encode_plain;
 use super::{DynSchema, Value};
-use crate::encoding::Reader;
 use crate::error::DecodeError;
-use serde_json::{Map, Value as Json};
 
 /// The older layout and the cut-over of a [`DynSchema`].
 #[derive(Debug, Clone)]
 pub struct DynHistory {
-    older: DynSchema,
-    cut: DynCut,
+    pub(super) older: DynSchema,
+    pub(super) cut: DynCut,
 }
 
 /// What decides a row's layout.
@@ -125,87 +122,4 @@ impl DynSchema {
         encode_plain(self.fields[i].encoding, &values[i], &mut encoded);
         encoded.as_slice() >= at.as_slice()
     }
-}
-
-/// The `history` member of a version 3 document, checked as the derive
-/// checks `#[rowkey_was(...)]`: the older layout differs from the declared
-/// one in its prefix or salt, its salt is not random, and a cut-over field
-/// is a key field stored plain or `rev` whose value reads in its encoding.
-pub(super) fn read_history(
-    obj: &Map<String, Json>,
-    declared: &DynSchema,
-) -> Result<DynHistory, SchemaError> {
-    let history = field(obj, "", "history")?
-        .as_object()
-        .ok_or_else(|| invalid("history", "expected an object"))?;
-    let prefix = read_hex(string(history, "history.", "prefix")?).ok_or_else(|| {
-        invalid(
-            "history.prefix",
-            "expected lowercase hex digits, two per byte",
-        )
-    })?;
-    let salt = read_salt(
-        field(history, "history.", "salt")?,
-        declared.components.len(),
-    )?;
-    if salt.as_ref().is_some_and(|s| s.random) {
-        return Err(invalid(
-            "history.salt",
-            "an older layout cannot have a random salt: its rows could not be found by key",
-        ));
-    }
-    if prefix == declared.prefix && salt == declared.salt {
-        return Err(invalid(
-            "history",
-            "the older layout is the declared one (same prefix and salt)",
-        ));
-    }
-    let cut = field(history, "history.", "cut")?
-        .as_object()
-        .ok_or_else(|| invalid("history.cut", "expected an object"))?;
-    let cut = match string(cut, "history.cut.", "kind")? {
-        "migration" => DynCut::Migration,
-        "field" => {
-            let component = cut
-                .get("component")
-                .and_then(Json::as_u64)
-                .and_then(|c| usize::try_from(c).ok())
-                .filter(|&c| {
-                    declared
-                        .fields
-                        .iter()
-                        .any(|f| f.component == c && f.bucket.is_none())
-                        && declared.components[c].transform() == super::Transform::Plain
-                })
-                .ok_or_else(|| {
-                    invalid(
-                        "history.cut.component",
-                        "expected the index of a key field stored plain or `rev` (not `reverse`d, not a bucket)",
-                    )
-                })?;
-            let at = read_hex(string(cut, "history.cut.", "at")?)
-                .ok_or_else(|| invalid("history.cut.at", "expected lowercase hex digits"))?;
-            let encoding = declared.components[component].encoding();
-            let mut reader = Reader::new(&at);
-            if decode_plain(encoding, &mut reader).is_err() || !reader.is_empty() {
-                return Err(invalid(
-                    "history.cut.at",
-                    format!("is not one value of the encoding {encoding}"),
-                ));
-            }
-            DynCut::Field { component, at }
-        }
-        other => {
-            return Err(invalid(
-                "history.cut.kind",
-                format!("{other:?}: expected \"migration\" or \"field\""),
-            ))
-        }
-    };
-    let mut older = declared.clone();
-    older.name = super::json::intern(&format!("{} (older layout)", declared.name));
-    older.prefix = prefix;
-    older.salt = salt;
-    older.history = None;
-    Ok(DynHistory { older, cut })
 }

@@ -2,8 +2,9 @@
 //! into a [`DynSchema`], with every rule the derive checks at compile time
 //! checked here, so no document yields a layout the derive could not.
 
-use super::{DynComponent, DynField, DynSalt, DynSchema, Transform};
-use crate::encoding::{Base, Encoding};
+use super::component::decode_plain;
+use super::{DynComponent, DynCut, DynField, DynHistory, DynSalt, DynSchema, Transform};
+use crate::encoding::{Base, Encoding, Reader};
 use crate::limits::{MAX_BUCKETS, MAX_COMPONENTS};
 use crate::schema::{Format, Order};
 use serde_json::{Map, Value as Json};
@@ -32,7 +33,7 @@ pub enum SchemaError {
     },
 }
 
-pub(super) fn invalid(at: impl Into<String>, reason: impl Into<String>) -> SchemaError {
+fn invalid(at: impl Into<String>, reason: impl Into<String>) -> SchemaError {
     SchemaError::Invalid {
         at: at.into(),
         reason: reason.into(),
@@ -42,7 +43,7 @@ pub(super) fn invalid(at: impl Into<String>, reason: impl Into<String>) -> Schem
 /// Names live as long as the program, as the derived schemas' do (errors
 /// hold `&'static str`); each distinct name is stored once, however many
 /// times a schema is loaded.
-pub(super) fn intern(name: &str) -> &'static str {
+fn intern(name: &str) -> &'static str {
     static NAMES: OnceLock<Mutex<BTreeSet<&'static str>>> = OnceLock::new();
     let mut names = NAMES
         .get_or_init(Default::default)
@@ -56,20 +57,12 @@ pub(super) fn intern(name: &str) -> &'static str {
     leaked
 }
 
-pub(super) fn field<'j>(
-    obj: &'j Map<String, Json>,
-    at: &str,
-    key: &str,
-) -> Result<&'j Json, SchemaError> {
+fn field<'j>(obj: &'j Map<String, Json>, at: &str, key: &str) -> Result<&'j Json, SchemaError> {
     obj.get(key)
         .ok_or_else(|| invalid(format!("{at}{key}"), "missing"))
 }
 
-pub(super) fn string<'j>(
-    obj: &'j Map<String, Json>,
-    at: &str,
-    key: &str,
-) -> Result<&'j str, SchemaError> {
+fn string<'j>(obj: &'j Map<String, Json>, at: &str, key: &str) -> Result<&'j str, SchemaError> {
     field(obj, at, key)?
         .as_str()
         .ok_or_else(|| invalid(format!("{at}{key}"), "expected a string"))
@@ -154,7 +147,7 @@ impl DynSchema {
             history: None,
         };
         if version == HISTORY_VERSION {
-            schema.history = Some(Box::new(super::history::read_history(obj, &schema)?));
+            schema.history = Some(Box::new(read_history(obj, &schema)?));
         }
         Ok(schema)
     }
@@ -185,7 +178,7 @@ fn read_format(format: &Json) -> Result<Format, SchemaError> {
     }
 }
 
-pub(super) fn read_hex(text: &str) -> Option<Vec<u8>> {
+fn read_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
     }
@@ -332,7 +325,7 @@ fn read_components(list: &Json, format: Format) -> Result<Vec<DynComponent>, Sch
     Ok(out)
 }
 
-pub(super) fn read_salt(salt: &Json, components: usize) -> Result<Option<DynSalt>, SchemaError> {
+fn read_salt(salt: &Json, components: usize) -> Result<Option<DynSalt>, SchemaError> {
     let obj = match salt {
         Json::Null => return Ok(None),
         Json::Object(obj) => obj,
@@ -417,4 +410,84 @@ fn fields_of(components: &[DynComponent]) -> Result<Vec<DynField>, SchemaError> 
         });
     }
     Ok(fields)
+}
+
+/// The `history` member of a version 3 document, checked as the derive
+/// checks `#[rowkey_was(...)]`: the older layout differs from the declared
+/// one in its prefix or salt, its salt is not random, and a cut-over field
+/// is a key field stored plain or `rev` whose value reads in its encoding.
+fn read_history(obj: &Map<String, Json>, declared: &DynSchema) -> Result<DynHistory, SchemaError> {
+    let history = field(obj, "", "history")?
+        .as_object()
+        .ok_or_else(|| invalid("history", "expected an object"))?;
+    let prefix = read_hex(string(history, "history.", "prefix")?).ok_or_else(|| {
+        invalid(
+            "history.prefix",
+            "expected lowercase hex digits, two per byte",
+        )
+    })?;
+    let salt = read_salt(
+        field(history, "history.", "salt")?,
+        declared.components.len(),
+    )?;
+    if salt.as_ref().is_some_and(|s| s.random) {
+        return Err(invalid(
+            "history.salt",
+            "an older layout cannot have a random salt: its rows could not be found by key",
+        ));
+    }
+    if prefix == declared.prefix && salt == declared.salt {
+        return Err(invalid(
+            "history",
+            "the older layout is the declared one (same prefix and salt)",
+        ));
+    }
+    let cut = field(history, "history.", "cut")?
+        .as_object()
+        .ok_or_else(|| invalid("history.cut", "expected an object"))?;
+    let cut = match string(cut, "history.cut.", "kind")? {
+        "migration" => DynCut::Migration,
+        "field" => {
+            let component = cut
+                .get("component")
+                .and_then(Json::as_u64)
+                .and_then(|c| usize::try_from(c).ok())
+                .filter(|&c| {
+                    declared
+                        .fields
+                        .iter()
+                        .any(|f| f.component == c && f.bucket.is_none())
+                        && declared.components[c].transform() == super::Transform::Plain
+                })
+                .ok_or_else(|| {
+                    invalid(
+                        "history.cut.component",
+                        "expected the index of a key field stored plain or `rev` (not `reverse`d, not a bucket)",
+                    )
+                })?;
+            let at = read_hex(string(cut, "history.cut.", "at")?)
+                .ok_or_else(|| invalid("history.cut.at", "expected lowercase hex digits"))?;
+            let encoding = declared.components[component].encoding();
+            let mut reader = Reader::new(&at);
+            if decode_plain(encoding, &mut reader).is_err() || !reader.is_empty() {
+                return Err(invalid(
+                    "history.cut.at",
+                    format!("is not one value of the encoding {encoding}"),
+                ));
+            }
+            DynCut::Field { component, at }
+        }
+        other => {
+            return Err(invalid(
+                "history.cut.kind",
+                format!("{other:?}: expected \"migration\" or \"field\""),
+            ))
+        }
+    };
+    let mut older = declared.clone();
+    older.name = intern(&format!("{} (older layout)", declared.name));
+    older.prefix = prefix;
+    older.salt = salt;
+    older.history = None;
+    Ok(DynHistory { older, cut })
 }

@@ -26,8 +26,6 @@
 //! ```
 
 mod component;
-
-pub(crate) use component::render_plain;
 mod history;
 mod json;
 mod scan;
@@ -643,7 +641,7 @@ impl RenderPart for DynComponent {
         (self.transform == Transform::Reverse).then(|| self.encoding.fixed_width().unwrap_or(0))
     }
     fn render_part(&self, input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
-        component::render_plain(self.encoding, input, out)
+        self.encoding.render(input, out)
     }
 }
 

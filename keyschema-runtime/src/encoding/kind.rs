@@ -247,3 +247,62 @@ impl FromStr for Encoding {
         Ok(Encoding { base, options })
     }
 }
+
+impl Encoding {
+    /// Renders one value of this encoding from `input`, as the built-in
+    /// type's `render_key` does (`Schema::render`, the dynamic schemas, and
+    /// the default `render_key` of a type that declares its encoding).
+    pub(crate) fn render(
+        self,
+        input: &mut super::Reader<'_>,
+        out: &mut String,
+    ) -> Result<(), crate::error::DecodeError> {
+        use super::KeyComponent;
+        if let Some(inner) = self.inner() {
+            let at = input.offset();
+            return match input.read_byte("an Option tag")? {
+                0x00 => {
+                    out.push_str("<none>");
+                    Ok(())
+                }
+                0x01 => {
+                    // As `Option<T>::render_key`: `<some v>` when `v` reads like a None.
+                    let start = out.len();
+                    inner.render(input, out)?;
+                    if out[start..].starts_with("<none>") || out[start..].starts_with("<some ") {
+                        out.insert_str(start, "<some ");
+                        out.push('>');
+                    }
+                    Ok(())
+                }
+                other => Err(input.invalid_byte(at, other, "0x00 (None) or 0x01 (Some)")),
+            };
+        }
+        match self.base() {
+            Base::U8 => u8::render_key(input, out),
+            Base::U16 => u16::render_key(input, out),
+            Base::U32 => u32::render_key(input, out),
+            Base::U64 => u64::render_key(input, out),
+            Base::U128 => u128::render_key(input, out),
+            Base::I8 => i8::render_key(input, out),
+            Base::I16 => i16::render_key(input, out),
+            Base::I32 => i32::render_key(input, out),
+            Base::I64 => i64::render_key(input, out),
+            Base::I128 => i128::render_key(input, out),
+            Base::Bool => bool::render_key(input, out),
+            Base::Char => char::render_key(input, out),
+            Base::F32 => f32::render_key(input, out),
+            Base::F64 => f64::render_key(input, out),
+            Base::String => String::render_key(input, out),
+            Base::Bytes => <Vec<u8>>::render_key(input, out),
+            Base::Array(n) => {
+                let bytes = input.read_vec(n, "a fixed-size byte array")?;
+                out.push_str("0x");
+                for b in bytes {
+                    super::push_hex(out, b);
+                }
+                Ok(())
+            }
+        }
+    }
+}

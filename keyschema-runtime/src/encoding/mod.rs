@@ -130,7 +130,7 @@ pub trait KeyComponent: Sized {
         if let Some(encoding) = Self::ENCODING {
             let mut again = before.clone();
             let mark = out.len();
-            let rendered = crate::dynamic::render_plain(encoding, &mut again, out);
+            let rendered = encoding.render(&mut again, out);
             if rendered.is_ok() && again.offset() == input.offset() {
                 return Ok(());
             }

@@ -2,10 +2,12 @@
 //! splits, estimating sizes.
 
 mod header;
+mod history;
 mod json;
 mod render;
 
 pub(crate) use header::Header;
+pub use history::{Cut, History};
 pub(crate) use json::string as json_string;
 pub(crate) use render::{rendered, rendered_prefix, try_render, Attempt, RenderPart};
 
@@ -81,7 +83,7 @@ pub struct Schema {
     /// `then = (a, b), c`: how many leading components form the partition key.
     partition: Option<usize>,
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
-    pub(crate) history: Option<&'static crate::history::History>,
+    pub(crate) history: Option<&'static History>,
 }
 
 /// Decodes a key of the schema's type and drops the value.

@@ -1,0 +1,69 @@
+//! The older layout of a key type with a layout history
+//! (`#[rowkey_was(...)]`) and its cut-over: what a [`Schema`] carries of it
+//! (and writes in its document). The phases a migration goes through are
+//! in [`crate::history`].
+
+use super::Schema;
+
+/// The older layout of a key type and what decides a row's layout. Made by
+/// `#[rowkey_was(...)]`; see [`RowKey::history`](crate::RowKey::history).
+#[derive(Debug)]
+pub struct History {
+    old: &'static Schema,
+    cut: Cut,
+}
+
+/// What decides a row's layout.
+#[derive(Debug, Clone, Copy)]
+pub enum Cut {
+    /// `until = field >= value`: rows whose component `component` is at or
+    /// past the value are in the declared layout. `at` gives the value's
+    /// ascending encoding.
+    Field {
+        /// The cut-over field's index in [`Schema::components`].
+        component: usize,
+        /// The ascending encoding of the cut-over value (computed once).
+        at: fn() -> &'static [u8],
+    },
+    /// `until = migration`: the [`Phase`](crate::history::Phase) alone decides.
+    Migration,
+}
+
+impl Schema {
+    /// The older layout and the cut-over, for a key type declared with
+    /// `#[rowkey_was(...)]` (as [`RowKey::history`](crate::RowKey::history));
+    /// the schema document carries them.
+    pub fn history(&self) -> Option<&'static History> {
+        self.history
+    }
+
+    /// The schema with its history (the derive's).
+    pub(crate) const fn with_history(mut self, history: &'static History) -> Self {
+        self.history = Some(history);
+        self
+    }
+}
+
+impl History {
+    #[doc(hidden)]
+    pub const fn new(old: &'static Schema, cut: Cut) -> Self {
+        History { old, cut }
+    }
+
+    /// The older layout.
+    pub fn older(&self) -> &'static Schema {
+        self.old
+    }
+
+    /// What decides a row's layout.
+    pub fn cut(&self) -> Cut {
+        self.cut
+    }
+
+    /// Whether a key reads as the same components in both layouts (their
+    /// headers have one length): then a key that reads in both is one row,
+    /// and a row's two keys may be the same bytes.
+    pub fn same_components(&self, declared: &Schema) -> bool {
+        self.old.header_len() == declared.header_len()
+    }
+}
