@@ -5,35 +5,12 @@
 mod common;
 
 use common::dynalite;
-use common::schemas::Line;
+use common::dynalite::store;
+use common::schemas::{line, Line, TextLine};
 use futures_util::StreamExt;
 use keyschema::store::dynamodb::{DynamoError, DynamoStore, MAX_PARTITION_KEY, MAX_SORT_KEY};
 use keyschema::store::{Mutation, RowError};
 use keyschema::RowKey;
-
-/// A readable text key: string key attributes.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(format = text(sep = "#"), prefix = "INVOICE", then = (invoice_id), line_no)]
-struct TextLine {
-    invoice_id: u32,
-    line_no: u16,
-}
-
-async fn store<K: RowKey>(prefix: &str) -> DynamoStore {
-    let store =
-        DynamoStore::connect_local::<K>(&dynalite::endpoint(), &dynalite::fresh_table(prefix))
-            .expect("a store");
-    assert!(store.create_table().await.expect("create table"), "created");
-    store
-}
-
-fn line(invoice: &str, created_at: u64, line_no: u16) -> Line {
-    Line {
-        invoice_id: invoice.into(),
-        created_at,
-        line_no,
-    }
-}
 
 #[tokio::test]
 async fn writes_gets_and_deletes_in_batches_of_25() {

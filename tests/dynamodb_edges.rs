@@ -9,7 +9,8 @@
 mod common;
 
 use common::dynalite;
-use common::schemas::Line;
+use common::dynalite::store;
+use common::schemas::{line, Line, TextLine};
 use futures_util::StreamExt;
 use keyschema::backfill::{Backfill, BackfillError};
 use keyschema::history::Phase;
@@ -18,14 +19,6 @@ use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::dynamodb::{DynamoError, DynamoStore, MAX_PARTITION_KEY};
 use keyschema::store::{AsyncStore, RowError};
 use keyschema::RowKey;
-
-/// The same fields as `Line`, as readable text keys: string attributes.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(format = text(sep = "#"), prefix = "INVOICE", then = (invoice_id), line_no)]
-struct TextLine {
-    invoice_id: u32,
-    line_no: u16,
-}
 
 /// A key with a partition and no sort part: a table without a sort key.
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -41,22 +34,6 @@ struct Invoice {
 struct Visit {
     user: String,
     ts: u64,
-}
-
-async fn store<K: RowKey>(prefix: &str) -> DynamoStore {
-    let store =
-        DynamoStore::connect_local::<K>(&dynalite::endpoint(), &dynalite::fresh_table(prefix))
-            .expect("a store");
-    assert!(store.create_table().await.expect("create table"), "created");
-    store
-}
-
-fn line(invoice: &str, created_at: u64, line_no: u16) -> Line {
-    Line {
-        invoice_id: invoice.into(),
-        created_at,
-        line_no,
-    }
 }
 
 fn mismatch<T: std::fmt::Debug>(result: Result<T, DynamoError>) -> String {

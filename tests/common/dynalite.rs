@@ -19,6 +19,18 @@ pub fn endpoint() -> String {
     ENDPOINT.get_or_init(start).clone()
 }
 
+/// A store on a fresh table of key type `K`, created.
+#[cfg(feature = "dynamodb")]
+pub async fn store<K: keyschema::RowKey>(prefix: &str) -> keyschema::store::dynamodb::DynamoStore {
+    let store = keyschema::store::dynamodb::DynamoStore::connect_local::<K>(
+        &endpoint(),
+        &fresh_table(prefix),
+    )
+    .expect("a store");
+    assert!(store.create_table().await.expect("create table"), "created");
+    store
+}
+
 /// A table name no other test uses.
 pub fn fresh_table(prefix: &str) -> String {
     format!(

@@ -21,3 +21,21 @@ pub struct Line {
     pub created_at: u64,
     pub line_no: u16,
 }
+
+/// The invoice line of `Line` as readable text keys (`INVOICE#7#1`): string
+/// key attributes on DynamoDB.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(format = text(sep = "#"), prefix = "INVOICE", then = (invoice_id), line_no)]
+pub struct TextLine {
+    pub invoice_id: u32,
+    pub line_no: u16,
+}
+
+/// A `Line`.
+pub fn line(invoice: &str, created_at: u64, line_no: u16) -> Line {
+    Line {
+        invoice_id: invoice.into(),
+        created_at,
+        line_no,
+    }
+}

@@ -22,7 +22,7 @@ mod write;
 pub use write::MAX_BATCH_ITEMS;
 
 /// The AWS SDK this store is built on, at the version it uses: for a
-/// [`Client`](sdk::Client) to pass to [`DynamoStore::from_client`], or for
+/// [`Client`] to pass to [`DynamoStore::from_client`], or for
 /// requests keyschema does not make ([`DynamoStore::client`]).
 pub use aws_sdk_dynamodb as sdk;
 
