@@ -7,6 +7,7 @@ pub mod dynalite;
 pub mod emulator;
 pub mod history;
 pub mod http_faults;
+pub mod layout_model;
 pub mod model;
 pub mod proxy;
 pub mod schemas;
