@@ -7,7 +7,7 @@
 mod common;
 
 use common::history::{Event, Request};
-use common::layout_model::{op, run, Driver};
+use common::layout_model::{op, run, Driver, Page};
 use keyschema::backfill::{Backfill, Progress, Verification};
 use keyschema::history::Phase;
 use keyschema::store::{Cas, Direction, MemoryStore, Mutation, RedbStore, RowStore, Store};
@@ -139,7 +139,7 @@ where
         r: &Request,
         phase: Phase,
         after: Option<Cursor>,
-    ) -> Result<(Vec<(Event, Vec<u8>)>, Cursor), String> {
+    ) -> Result<Page, String> {
         let mut scan = common::history::request(r, phase);
         if let Some(c) = after {
             scan = scan.after(c);

@@ -12,7 +12,7 @@ mod common;
 
 use common::emulator;
 use common::history::{Event, Request};
-use common::layout_model::{op, run, Driver};
+use common::layout_model::{op, run, Driver, Page};
 use futures_util::StreamExt;
 use keyschema::backfill::{Backfill, Progress, Verification};
 use keyschema::history::Phase;
@@ -173,7 +173,7 @@ impl Driver for Emulated {
         r: &Request,
         phase: Phase,
         after: Option<Cursor>,
-    ) -> Result<(Vec<(Event, Vec<u8>)>, Cursor), String> {
+    ) -> Result<Page, String> {
         let mut scan = common::history::request(r, phase);
         if let Some(c) = after {
             scan = scan.after(c);

@@ -76,6 +76,9 @@ pub fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// One page of a scan, and the cursor after it.
+pub type Page = (Vec<(Event, Vec<u8>)>, Cursor);
+
 /// One store under the model: each public operation, run to its end (an
 /// async store's on a runtime). The driver keeps the store and the
 /// backfill (batches of 3, with a checkpoint file); `restart` and a crash
@@ -95,7 +98,7 @@ pub trait Driver {
         r: &Request,
         phase: Phase,
         after: Option<Cursor>,
-    ) -> Result<(Vec<(Event, Vec<u8>)>, Cursor), String>;
+    ) -> Result<Page, String>;
     fn copy_batch(&mut self);
     /// A copy batch that dies after `n` compare-and-sets; the backfill
     /// object is replaced by a fresh one (the process died). The error,
