@@ -7,7 +7,7 @@
 mod common;
 
 use common::history::{Event, Request};
-use common::layout_model::{op, run, Driver, Page};
+use common::layout_model::{fresh_backfill as fresh, op, run, scan_from, Driver, Page};
 use keyschema::backfill::{Backfill, Progress, Verification};
 use keyschema::history::Phase;
 use keyschema::store::{Cas, Direction, MemoryStore, Mutation, RedbStore, RowStore, Store};
@@ -97,14 +97,6 @@ where
     }
 }
 
-/// A backfill as a new process makes it: batches of 3, from the checkpoint.
-fn fresh(checkpoint: &std::path::Path) -> Backfill<Event> {
-    Backfill::<Event>::new()
-        .expect("a history")
-        .batch(3)
-        .checkpoint(checkpoint)
-}
-
 impl<S: Store> Driver for Sync<'_, S>
 where
     S::Error: std::fmt::Debug,
@@ -140,10 +132,7 @@ where
         phase: Phase,
         after: Option<Cursor>,
     ) -> Result<Page, String> {
-        let mut scan = common::history::request(r, phase);
-        if let Some(c) = after {
-            scan = scan.after(c);
-        }
+        let scan = scan_from(r, phase, after);
         let mut rows = scan.run(self.store());
         let page = rows
             .by_ref()

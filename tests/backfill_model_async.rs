@@ -12,7 +12,7 @@ mod common;
 
 use common::emulator;
 use common::history::{Event, Request};
-use common::layout_model::{op, run, Driver, Page};
+use common::layout_model::{fresh_backfill as fresh, op, run, scan_from, Driver, Page};
 use futures_util::StreamExt;
 use keyschema::backfill::{Backfill, Progress, Verification};
 use keyschema::history::Phase;
@@ -106,14 +106,6 @@ async fn connect(table: &str) -> BigtableStore {
         .expect("connect")
 }
 
-/// A backfill as a new process makes it: batches of 3, from the checkpoint.
-fn fresh(checkpoint: &std::path::Path) -> Backfill<Event> {
-    Backfill::<Event>::new()
-        .expect("a history")
-        .batch(3)
-        .checkpoint(checkpoint)
-}
-
 impl Emulated {
     fn new(dir: &std::path::Path, case: usize) -> Self {
         let rt = Runtime::new().expect("a runtime");
@@ -174,10 +166,7 @@ impl Driver for Emulated {
         phase: Phase,
         after: Option<Cursor>,
     ) -> Result<Page, String> {
-        let mut scan = common::history::request(r, phase);
-        if let Some(c) = after {
-            scan = scan.after(c);
-        }
+        let scan = scan_from(r, phase, after);
         let mut rows = scan.stream(&self.store);
         let page = self.rt.block_on(async {
             let mut page = Vec::new();

@@ -76,6 +76,27 @@ pub fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// A backfill as a new process makes it: batches of 3, from the checkpoint.
+pub fn fresh_backfill(checkpoint: &std::path::Path) -> keyschema::backfill::Backfill<Event> {
+    keyschema::backfill::Backfill::<Event>::new()
+        .expect("a history")
+        .batch(3)
+        .checkpoint(checkpoint)
+}
+
+/// The scan of request `r` in `phase`, from `after` when given.
+pub fn scan_from(
+    r: &Request,
+    phase: Phase,
+    after: Option<Cursor>,
+) -> keyschema::ScanRequest<Event, keyschema::Phased> {
+    let scan = super::history::request(r, phase);
+    match after {
+        Some(c) => scan.after(c),
+        None => scan,
+    }
+}
+
 /// One page of a scan, and the cursor after it.
 pub type Page = (Vec<(Event, Vec<u8>)>, Cursor);
 
