@@ -8,6 +8,7 @@
 mod common;
 
 use common::catalog::{self, Sample, Visit};
+use common::fields_json;
 use keyschema::dynamic::{DynSchema, Value, ValueRange};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
@@ -22,16 +23,6 @@ fn hex(bytes: &[u8]) -> String {
 
 fn json_string(s: &str) -> String {
     Value::from(s).to_json()
-}
-
-fn fields_json(schema: &DynSchema, values: &[Value]) -> String {
-    let pairs: Vec<String> = schema
-        .fields()
-        .iter()
-        .zip(values)
-        .map(|(f, v)| format!("{}:{}", json_string(f.name()), v.to_json()))
-        .collect();
-    format!("{{{}}}", pairs.join(","))
 }
 
 fn ranges_json(set: Result<keyschema::ScanRangeSet, keyschema::dynamic::ValueError>) -> String {

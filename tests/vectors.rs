@@ -66,12 +66,7 @@ fn plain_hex(bytes: &[u8]) -> String {
 fn recorded<K: RowKey>(table: &'static str, key: Vec<u8>) -> Vec<u8> {
     let schema = DynSchema::from_json(&K::schema().to_json()).expect("schema reads back");
     let values = schema.decode(&key).expect("a vector decodes");
-    let fields: Vec<String> = schema
-        .fields()
-        .iter()
-        .zip(&values)
-        .map(|(f, v)| format!("{}:{}", Value::from(f.name()).to_json(), v.to_json()))
-        .collect();
+
     let bucket = match schema.salt() {
         Some(s) if s.is_random() => K::schema().bucket_of(&key).expect("salt").to_string(),
         _ => "null".to_string(),
@@ -79,10 +74,10 @@ fn recorded<K: RowKey>(table: &'static str, key: Vec<u8>) -> Vec<u8> {
     record(
         table,
         format!(
-            r#"{{"declaration":{},"schema":{},"fields":{{{}}},"bucket":{bucket},"key":"{}","rendered":{}}}"#,
+            r#"{{"declaration":{},"schema":{},"fields":{},"bucket":{bucket},"key":"{}","rendered":{}}}"#,
             Value::from(K::schema().to_string()).to_json(),
             K::schema().to_json(),
-            fields.join(","),
+            common::fields_json(&schema, &values),
             plain_hex(&key),
             Value::from(K::render(&key)).to_json()
         ),

@@ -336,10 +336,6 @@ fn row_key_impl(spec: &KeySpec) -> TokenStream {
             quote!(<#ty as __ks::KeyComponent>::as_key_ref(&self.#f))
         });
         quote! {
-            fn history() -> __ks::Option<&'static __ks::History> {
-                __ks::Option::Some(&__KEYSCHEMA_HISTORY)
-            }
-
             fn decode_older(__bytes: &[u8]) -> __ks::Result<Self, __ks::DecodeError> {
                 let mut __decoder = __ks::KeyDecoder::<#n>::new(&__KEYSCHEMA_WAS, __bytes)?;
                 #(#reads)*

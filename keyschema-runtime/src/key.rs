@@ -63,9 +63,10 @@ pub trait RowKey: Sized {
     }
 
     /// The layout of the table's older rows and the cut-over, when the type
-    /// declares one with `#[rowkey_was(...)]`.
+    /// declares one with `#[rowkey_was(...)]`: its schema's
+    /// ([`Schema::history`](crate::Schema::history)).
     fn history() -> Option<&'static History> {
-        None
+        Self::schema().history()
     }
 
     /// Reads a key of the older layout (see [`history`](Self::history)),

@@ -38,3 +38,21 @@ pub fn within<T: Ord>(v: &T, lo: &Bound<T>, hi: &Bound<T>) -> bool {
     above && below
 }
 pub mod catalog;
+
+/// A row's fields as the JSON object the vectors and the cross-language
+/// files hold: `{"name": value, ...}` in field order.
+pub fn fields_json(
+    schema: &keyschema::dynamic::DynSchema,
+    values: &[keyschema::dynamic::Value],
+) -> String {
+    let pairs: Vec<String> = schema
+        .fields()
+        .iter()
+        .zip(values)
+        .map(|(f, v)| {
+            let name = keyschema::dynamic::Value::from(f.name()).to_json();
+            format!("{name}:{}", v.to_json())
+        })
+        .collect();
+    format!("{{{}}}", pairs.join(","))
+}

@@ -59,18 +59,12 @@ fn row<K: RowKey>(decl: &str, fields: &str, key: Vec<u8>) -> (String, String) {
         Ok((values, _)) => values,
         Err(_) => schema.decode(&key).expect("reads as declared"),
     };
-    let json_fields: Vec<String> = schema
-        .fields()
-        .iter()
-        .zip(&values)
-        .map(|(f, v)| format!("{}:{}", Value::from(f.name()).to_json(), v.to_json()))
-        .collect();
     let doc_row = format!("| `{decl}` | `{fields}` | `{}` | {layout} |", hex(&key));
     let entry = format!(
-        r#"{{"declaration":{},"schema":{},"fields":{{{}}},"key":"{}","layout":"{layout}"}}"#,
+        r#"{{"declaration":{},"schema":{},"fields":{},"key":"{}","layout":"{layout}"}}"#,
         Value::from(decl).to_json(),
         K::schema().to_json(),
-        json_fields.join(","),
+        super::common::fields_json(&schema, &values),
         hex(&key).replace(' ', "")
     );
     (doc_row, entry)

@@ -125,10 +125,10 @@ pub trait KeyComponent: Sized {
     /// (a newtype over `i64` reads `-7`, as its schema document says), or
     /// as hex (`0x0a1b`) without one.
     fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
-        let before = input.clone();
+        let mut again = input.clone();
         Self::decode_key(input)?;
+        let start = again.offset();
         if let Some(encoding) = Self::ENCODING {
-            let mut again = before.clone();
             let mark = out.len();
             let rendered = encoding.render(&mut again, out);
             if rendered.is_ok() && again.offset() == input.offset() {
@@ -137,7 +137,7 @@ pub trait KeyComponent: Sized {
             // Bytes the declared encoding does not read as the type did.
             out.truncate(mark);
         }
-        input.render_hex_since(before.offset(), out);
+        input.render_hex_since(start, out);
         Ok(())
     }
 }

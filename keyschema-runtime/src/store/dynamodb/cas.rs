@@ -2,7 +2,7 @@
 //! checks the condition and writes the item as one step.
 
 use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, VALUE};
-use crate::store::{Cas, Mutation};
+use crate::store::Cas;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -49,15 +49,7 @@ impl DynamoStore {
         match &cas.set {
             Some(set) => {
                 // Checked against DynamoDB's limits as a batch put is.
-                let put = Mutation::Put {
-                    key: cas.key.clone(),
-                    value: set.clone(),
-                };
-                let item = self
-                    .write_request(index, &put)?
-                    .put_request()
-                    .map(|p| p.item().clone())
-                    .unwrap_or_default();
+                let item = self.put_item(index, &cas.key, set)?;
                 let sent = self
                     .client
                     .put_item()

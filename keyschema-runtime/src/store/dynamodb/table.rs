@@ -126,7 +126,8 @@ impl DynamoStore {
         let Some(table) = described.table() else {
             return Ok(false);
         };
-        let found: Vec<(String, String, String)> = table
+        // Each key attribute as `name KEYTYPE TYPE` (`pk HASH B`).
+        let found: Vec<String> = table
             .key_schema()
             .iter()
             .map(|k| {
@@ -136,39 +137,24 @@ impl DynamoStore {
                     .iter()
                     .find(|d| d.attribute_name() == name)
                     .map_or("?", |d| d.attribute_type().as_str());
-                (
-                    name.to_string(),
-                    k.key_type().as_str().to_string(),
-                    scalar.to_string(),
-                )
+                format!("{name} {} {scalar}", k.key_type().as_str())
             })
             .collect();
         let scalar = if self.text() { "S" } else { "B" };
-        let mut wanted = vec![(PARTITION_KEY, "HASH", scalar)];
+        let mut wanted = vec![format!("{PARTITION_KEY} HASH {scalar}")];
         if self.has_sort_key() {
-            wanted.push((SORT_KEY, "RANGE", scalar));
+            wanted.push(format!("{SORT_KEY} RANGE {scalar}"));
         }
-        let same = found.len() == wanted.len()
-            && found
-                .iter()
-                .zip(&wanted)
-                .all(|(f, w)| (f.0.as_str(), f.1.as_str(), f.2.as_str()) == *w);
-        if same {
+        if found == wanted {
             return Ok(true);
         }
-        let show = |keys: Vec<(&str, &str, &str)>| {
-            keys.iter()
-                .map(|(n, k, t)| format!("{n} {k} {t}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         Err(DynamoError::TableMismatch {
             table: self.table.clone(),
             reason: format!(
                 "its key is [{}] and `{}` needs [{}] (attribute, key type, attribute type): use another table name, or the key type the table was made for",
-                show(found.iter().map(|f| (f.0.as_str(), f.1.as_str(), f.2.as_str())).collect()),
+                found.join(", "),
                 self.schema.name(),
-                show(wanted),
+                wanted.join(", "),
             ),
         })
     }

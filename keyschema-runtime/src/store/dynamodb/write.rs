@@ -53,48 +53,55 @@ impl DynamoStore {
     }
 
     /// The WriteRequest of one mutation, checked against the limits.
-    pub(super) fn write_request(
-        &self,
-        index: usize,
-        m: &Mutation,
-    ) -> Result<WriteRequest, DynamoError> {
-        let mut item = self.key_item(index, key_of(m))?;
+    fn write_request(&self, index: usize, m: &Mutation) -> Result<WriteRequest, DynamoError> {
         let request = match m {
             Mutation::Put { key, value } => {
-                let size = item
-                    .iter()
-                    .map(|(name, v)| name.len() + attr_len(v))
-                    .sum::<usize>()
-                    + VALUE.len()
-                    + value.len();
-                if size > MAX_ITEM {
-                    return Err(DynamoError::Limit {
-                        index,
-                        key: key[..key.len().min(64)].to_vec(),
-                        what: "item",
-                        len: size,
-                        max: MAX_ITEM,
-                    });
-                }
-                item.insert(
-                    VALUE.to_string(),
-                    AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(value.clone())),
-                );
                 let put = PutRequest::builder()
-                    .set_item(Some(item))
+                    .set_item(Some(self.put_item(index, key, value)?))
                     .build()
                     .map_err(|e| request_error("BatchWriteItem", e))?;
                 WriteRequest::builder().put_request(put).build()
             }
-            Mutation::Delete { .. } => {
+            Mutation::Delete { key } => {
                 let delete = DeleteRequest::builder()
-                    .set_key(Some(item))
+                    .set_key(Some(self.key_item(index, key)?))
                     .build()
                     .map_err(|e| request_error("BatchWriteItem", e))?;
                 WriteRequest::builder().delete_request(delete).build()
             }
         };
         Ok(request)
+    }
+
+    /// The item a put of `value` under `key` writes (item `index` of its
+    /// batch), checked against DynamoDB's key and item limits.
+    pub(super) fn put_item(
+        &self,
+        index: usize,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<HashMap<String, AttributeValue>, DynamoError> {
+        let mut item = self.key_item(index, key)?;
+        let size = item
+            .iter()
+            .map(|(name, v)| name.len() + attr_len(v))
+            .sum::<usize>()
+            + VALUE.len()
+            + value.len();
+        if size > MAX_ITEM {
+            return Err(DynamoError::Limit {
+                index,
+                key: key[..key.len().min(64)].to_vec(),
+                what: "item",
+                len: size,
+                max: MAX_ITEM,
+            });
+        }
+        item.insert(
+            VALUE.to_string(),
+            AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(value.to_vec())),
+        );
+        Ok(item)
     }
 
     /// One piece of at most 25 items, its unprocessed items retried. Items
