@@ -76,6 +76,26 @@ pub fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// The operations of a store where the backfill is refused (DynamoDB):
+/// writes by both binaries, gets, restarts, and scans that bind the
+/// partition (user and site), as DynamoDB's typed scans must.
+#[allow(dead_code)]
+pub fn op_on_partitions() -> impl Strategy<Value = Op> {
+    op().prop_filter("no backfill", |op| {
+        !matches!(
+            op,
+            Op::CopyBatch | Op::CrashInCopy(_) | Op::Advance | Op::DeleteOlder(_)
+        )
+    })
+    .prop_map(|op| match op {
+        Op::Scan(mut r) => {
+            r.bind = r.bind.max(2);
+            Op::Scan(r)
+        }
+        op => op,
+    })
+}
+
 /// A backfill as a new process makes it: batches of 3, from the checkpoint.
 pub fn fresh_backfill(checkpoint: &std::path::Path) -> keyschema::backfill::Backfill<Event> {
     keyschema::backfill::Backfill::<Event>::new()

@@ -37,6 +37,29 @@ impl Schema {
         self.history
     }
 
+    /// The layout a whole stored key is in: the older one for a key that
+    /// reads in the older layout alone, the declared one otherwise (a key
+    /// that reads in both is the declared layout's, as every read takes
+    /// it, and the writes refuse older keys that would). A store that
+    /// splits keys by layout (DynamoDB's partition and sort key) splits
+    /// each by this one, as the older binary split its own.
+    pub(crate) fn layout_of(&'static self, key: &[u8]) -> &'static Schema {
+        match self.history {
+            Some(h) if !self.reads(key) && h.old.reads(key) => h.old,
+            _ => self,
+        }
+    }
+
+    /// Whether `key` is a whole key of this layout.
+    fn reads(&self, key: &[u8]) -> bool {
+        match self.check {
+            Some(check) => check(key).is_ok(),
+            None => self
+                .start_of(key, self.components.len())
+                .is_ok_and(|end| end == key.len()),
+        }
+    }
+
     /// The schema with its history (the derive's).
     pub(crate) const fn with_history(mut self, history: &'static History) -> Self {
         self.history = Some(history);

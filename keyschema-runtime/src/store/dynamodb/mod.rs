@@ -417,10 +417,13 @@ impl DynamoStore {
         })
     }
 
-    /// The key's partition and sort parts, checked against DynamoDB's limits.
+    /// The key's partition and sort parts, checked against DynamoDB's
+    /// limits. A key of a type's older layout (`#[rowkey_was]`) is split by
+    /// that layout, as the older binary split it.
     fn split<'k>(&self, index: usize, key: &'k [u8]) -> Result<(&'k [u8], &'k [u8]), DynamoError> {
         let (partition, sort) = self
             .schema
+            .layout_of(key)
             .split_key(key)
             .map_err(|source| DynamoError::Key {
                 schema: self.schema.name(),

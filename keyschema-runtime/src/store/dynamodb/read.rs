@@ -121,7 +121,12 @@ impl DynamoStore {
                 .collect(),
         };
         let start = range.start();
-        let at = self.schema.partition_end(start).map_err(|_| unbound())?;
+        // A range a scan reads in a type's older layout is split by it.
+        let layout = match self.schema.history() {
+            Some(h) if range.bucket() & crate::range::OLDER_LAYOUT != 0 => h.older(),
+            _ => self.schema,
+        };
+        let at = layout.partition_end(start).map_err(|_| unbound())?;
         let partition = &start[..at];
         if partition.len() > super::MAX_PARTITION_KEY {
             return Err(DynamoError::ReadLimit {
