@@ -4,7 +4,12 @@
 //! batches) with no checkpoint, no ambiguity checks and no progress. On
 //! memory (the library's own cost) and redb (a real store).
 //!
-//! Run: `cargo bench --bench backfill` (about a minute).
+//! Run: `cargo bench --bench backfill` (about a minute). Measured
+//! 2026-11-23 on the 2-core CI machine: memory 109 ms against 26 ms
+//! (4.2×), redb 322 ms against 76 ms (4.2×). Before every write became a
+//! compare-and-set (the copy now reads both keys, writes by compare-and-set
+//! and reads the older key again), the ratios were 1.6× and 1.3×; `perf`
+//! shows the point reads dominate.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use keyschema::backfill::Backfill;
