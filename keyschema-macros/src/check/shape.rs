@@ -1,0 +1,124 @@
+//! Rules of the struct's shape: named fields, no generics, each field in
+//! the key or skipped, `then` given, and the component count.
+
+use super::{error, Errors, Listed, StructFields};
+use crate::attr::KeyAttr;
+use crate::limits::MAX_COMPONENTS;
+use crate::model::Field;
+use darling::{util::Flag, FromField};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, FieldsNamed};
+
+/// A field's `#[rowkey(...)]` options, as darling reads them.
+#[derive(FromField)]
+#[darling(attributes(rowkey))]
+struct FieldOpts {
+    ident: Option<syn::Ident>,
+    ty: syn::Type,
+    skip: Flag,
+}
+
+/// Rule: the derive needs a struct with named fields.
+pub(super) fn named_fields<'a>(
+    input: &'a DeriveInput,
+    errors: &mut Errors,
+) -> Option<&'a FieldsNamed> {
+    match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(named),
+            Fields::Unnamed(_) => {
+                errors.push(error(
+                    input.ident.span(),
+                    "`RowKey` needs a struct with named fields; this is a tuple struct. Name the fields so `then = ...` can list them",
+                ));
+                None
+            }
+            Fields::Unit => {
+                errors.push(error(
+                    input.ident.span(),
+                    "`RowKey` needs a struct with named fields; this is a unit struct",
+                ));
+                None
+            }
+        },
+        Data::Enum(e) => {
+            errors.push(error(
+                e.enum_token.span,
+                "`RowKey` can be derived only for a struct with named fields, not an enum",
+            ));
+            None
+        }
+        Data::Union(u) => {
+            errors.push(error(
+                u.union_token.span,
+                "`RowKey` can be derived only for a struct with named fields, not a union",
+            ));
+            None
+        }
+    }
+}
+
+/// Rule: a key's layout is fixed, so the struct has no generics.
+pub(super) fn not_generic(input: &DeriveInput, errors: &mut Errors) {
+    if !input.generics.params.is_empty() {
+        errors.push(error(
+            input.generics.span(),
+            "`RowKey` does not support generic structs: a key's layout must be fixed; use concrete field types",
+        ));
+    }
+}
+
+/// The named fields with their `#[rowkey(skip)]` flag (darling reports bad field attributes).
+pub(super) fn field_list(named: &FieldsNamed, errors: &mut Errors) -> Vec<(Field, bool)> {
+    named
+        .named
+        .iter()
+        .filter_map(|f| {
+            let opts = errors.handle(FieldOpts::from_field(f))?;
+            let ident = opts.ident?;
+            Some((Field { ident, ty: opts.ty }, opts.skip.is_present()))
+        })
+        .collect()
+}
+
+/// Rule: `then = ...` is required.
+pub(super) fn missing_then(input: &DeriveInput, attr_seen: bool, errors: &mut Errors) {
+    let message = if attr_seen {
+        "missing `then = ...`: list the key's components in order, e.g. `#[rowkey(then = user_id, rev(timestamp))]`"
+    } else {
+        "missing `#[rowkey(then = ...)]`: list the key's components in order, e.g. `#[rowkey(then = user_id, rev(timestamp))]`"
+    };
+    errors.push(error(input.ident.span(), message));
+}
+
+/// Rule: every field is in the key or skipped: a field left out would make
+/// distinct rows share a key.
+pub(super) fn every_field_in_key(attr: &KeyAttr, fields: &StructFields, errors: &mut Errors) {
+    let Some((_, exprs)) = &attr.then else {
+        return;
+    };
+    for (field, skipped) in &fields.list {
+        if !skipped && !exprs.iter().any(|e| e.field == field.ident) {
+            errors.push(error(
+                field.span(),
+                format!(
+                    "field `{}` is not in the row key: add it to `then = ...`, or mark it `#[rowkey(skip)]` if it is not part of the key (a field left out of the key makes distinct rows share one key and overwrite each other)",
+                    field.ident
+                ),
+            ));
+        }
+    }
+}
+
+/// Rule: at most `MAX_COMPONENTS` components.
+pub(super) fn component_count(input: &DeriveInput, listed: &[Listed], errors: &mut Errors) {
+    if listed.len() > MAX_COMPONENTS {
+        errors.push(error(
+            input.ident.span(),
+            format!(
+                "a key has at most {MAX_COMPONENTS} components; this one has {}",
+                listed.len()
+            ),
+        ));
+    }
+}
