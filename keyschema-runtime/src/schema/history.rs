@@ -43,6 +43,7 @@ impl Schema {
     /// it, and the writes refuse older keys that would). A store that
     /// splits keys by layout (DynamoDB's partition and sort key) splits
     /// each by this one, as the older binary split its own.
+    #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
     pub(crate) fn layout_of(&'static self, key: &[u8]) -> &'static Schema {
         match self.history {
             Some(h) if !self.reads(key) && h.old.reads(key) => h.old,
@@ -51,6 +52,7 @@ impl Schema {
     }
 
     /// Whether `key` is a whole key of this layout.
+    #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
     fn reads(&self, key: &[u8]) -> bool {
         match self.check {
             Some(check) => check(key).is_ok(),
