@@ -24,8 +24,30 @@ pub struct KeySpec {
     pub partition: Option<usize>,
     /// Fields outside the key, filled with `Default` on decode.
     pub skipped: Vec<Field>,
+    /// `#[rowkey(value)]` fields: stored beside the key, `Default` when a
+    /// key alone is decoded.
+    pub values: Vec<ValueSpec>,
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     pub was: Option<WasSpec>,
+}
+
+/// A value field.
+pub struct ValueSpec {
+    pub field: Field,
+    /// Whether a stored row may lack it (then it takes its `Default`): an
+    /// `Option`, or `#[rowkey(value, default)]`.
+    pub optional: bool,
+}
+
+/// Where a field of the struct goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// In the key (it must be listed in `then`).
+    Key,
+    /// `#[rowkey(skip)]`: not stored.
+    Skip,
+    /// `#[rowkey(value)]`, with `default` when given.
+    Value { default: bool },
 }
 
 /// The layout of the table's older rows: the declared components under

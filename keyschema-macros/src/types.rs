@@ -31,6 +31,24 @@ pub fn not_bucketable(ty: &Type) -> Option<String> {
     Some(name(ty))
 }
 
+/// Whether the type is written as an `Option` (`Option<T>`,
+/// `std::option::Option<T>`): a value field that may be missing.
+pub fn is_option(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|s| s.ident == "Option")
+        }
+        Type::Group(g) => is_option(&g.elem),
+        Type::Paren(p) => is_option(&p.elem),
+        _ => false,
+    }
+}
+
+/// The type as written, as the schema names it.
+pub fn type_name(ty: &Type) -> String {
+    name(ty)
+}
+
 /// The type as written, without the spaces token printing adds.
 fn name(ty: &Type) -> String {
     quote::quote!(#ty)

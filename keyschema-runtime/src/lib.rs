@@ -19,6 +19,7 @@ pub mod hotspot;
 mod key;
 mod limits;
 mod range;
+pub mod record;
 pub mod salt;
 mod scan;
 mod schema;
@@ -33,6 +34,7 @@ pub use error::{CursorError, DecodeError};
 pub use key::{OneLayout, RowKey};
 pub use limits::{MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
+pub use record::{Record, RecordError, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
 pub use scan::{PhaseKnown, Phased, Unphased};
 pub use schema::{Component, Format, Order, Salt, Schema};
@@ -46,6 +48,9 @@ pub mod __private {
     pub use crate::codec::{KeyDecoder, KeyEncoder};
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
     pub use crate::history::{Cut, History, Phase};
+    pub use crate::record::{
+        Record, ValueError, ValueField, ValueFieldCheck, ValueReader, ValueWriter,
+    };
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};
     pub use crate::store::{AsyncStore, BoxFuture, RowError, RowStore, Store, TypedGet, TypedRow};

@@ -4,7 +4,7 @@
 use super::{error, Errors, Listed, StructFields};
 use crate::attr::ComponentExpr;
 use crate::limits::SCAN_METHODS;
-use crate::model::{Field, Layout, Order, Part, Role};
+use crate::model::{Field, Layout, Order, Part, Place, Role};
 use syn::spanned::Spanned;
 
 /// The components `then` lists, in key order, each checked by the rules
@@ -124,7 +124,7 @@ pub(super) fn known_field<'f>(
     fields: &'f StructFields,
     errors: &mut Errors,
 ) -> Option<&'f Field> {
-    let Some((field, skipped)) = fields.find(&expr.field) else {
+    let Some((field, place)) = fields.find(&expr.field) else {
         errors.push(error(
             expr.field.span(),
             format!(
@@ -136,17 +136,19 @@ pub(super) fn known_field<'f>(
         ));
         return None;
     };
-    if *skipped {
-        errors.push(error(
-            expr.field.span(),
-            format!(
-                "`{}` is marked `#[rowkey(skip)]` and cannot also be a key component",
-                expr.field
-            ),
-        ));
-        return None;
-    }
-    Some(field)
+    let marked = match place {
+        Place::Key => return Some(field),
+        Place::Skip => "#[rowkey(skip)]",
+        Place::Value { .. } => "#[rowkey(value)]",
+    };
+    errors.push(error(
+        expr.field.span(),
+        format!(
+            "`{}` is marked `{marked}` and cannot also be a key component",
+            expr.field
+        ),
+    ));
+    None
 }
 
 /// Rule: each field is one component (a bucket of it and the field itself

@@ -3,7 +3,7 @@
 //! reported together; what passes becomes the [`KeySpec`] model.
 
 use crate::attr::KeyAttr;
-use crate::model::{Field, KeySpec, Role};
+use crate::model::{Field, KeySpec, Place, Role, ValueSpec};
 use syn::DeriveInput;
 
 mod components;
@@ -27,11 +27,11 @@ type Errors = darling::error::Accumulator;
 /// The struct's named fields, each with whether it is `#[rowkey(skip)]`.
 struct StructFields<'a> {
     owner: &'a syn::Ident,
-    list: Vec<(Field, bool)>,
+    list: Vec<(Field, Place)>,
 }
 
 impl StructFields<'_> {
-    fn find(&self, name: &syn::Ident) -> Option<&(Field, bool)> {
+    fn find(&self, name: &syn::Ident) -> Option<&(Field, Place)> {
         self.list.iter().find(|(f, _)| f.ident == *name)
     }
 
@@ -99,9 +99,20 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         partition,
         skipped: fields
             .list
+            .iter()
+            .filter(|(_, place)| *place == Place::Skip)
+            .map(|(f, _)| f.clone())
+            .collect(),
+        values: fields
+            .list
             .into_iter()
-            .filter(|(_, skip)| *skip)
-            .map(|(f, _)| f)
+            .filter_map(|(field, place)| match place {
+                Place::Value { default } => Some(ValueSpec {
+                    optional: default || crate::types::is_option(&field.ty),
+                    field,
+                }),
+                _ => None,
+            })
             .collect(),
         was,
     })

@@ -4,7 +4,7 @@
 use super::{error, Errors, Listed, StructFields};
 use crate::attr::KeyAttr;
 use crate::limits::MAX_COMPONENTS;
-use crate::model::Field;
+use crate::model::{Field, Place};
 use darling::{util::Flag, FromField};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, FieldsNamed};
@@ -16,6 +16,8 @@ struct FieldOpts {
     ident: Option<syn::Ident>,
     ty: syn::Type,
     skip: Flag,
+    value: Flag,
+    default: Flag,
 }
 
 /// Rule: the derive needs a struct with named fields.
@@ -68,15 +70,37 @@ pub(super) fn not_generic(input: &DeriveInput, errors: &mut Errors) {
     }
 }
 
-/// The named fields with their `#[rowkey(skip)]` flag (darling reports bad field attributes).
-pub(super) fn field_list(named: &FieldsNamed, errors: &mut Errors) -> Vec<(Field, bool)> {
+/// The named fields, each with where it goes (darling reports bad field
+/// attributes). Rules: `skip` and `value` exclude each other; `default`
+/// goes with `value`.
+pub(super) fn field_list(named: &FieldsNamed, errors: &mut Errors) -> Vec<(Field, Place)> {
     named
         .named
         .iter()
         .filter_map(|f| {
             let opts = errors.handle(FieldOpts::from_field(f))?;
             let ident = opts.ident?;
-            Some((Field { ident, ty: opts.ty }, opts.skip.is_present()))
+            let place = match (opts.skip.is_present(), opts.value.is_present()) {
+                (true, true) => {
+                    errors.push(error(
+                        opts.value.span(),
+                        format!("`{ident}` is marked both `skip` (not stored) and `value` (stored beside the key): keep one"),
+                    ));
+                    Place::Skip
+                }
+                (true, false) => Place::Skip,
+                (false, true) => Place::Value {
+                    default: opts.default.is_present(),
+                },
+                (false, false) => Place::Key,
+            };
+            if opts.default.is_present() && !opts.value.is_present() {
+                errors.push(error(
+                    opts.default.span(),
+                    format!("`default` applies to value fields: write `#[rowkey(value, default)]` on `{ident}`"),
+                ));
+            }
+            Some((Field { ident, ty: opts.ty }, place))
         })
         .collect()
 }
@@ -91,18 +115,18 @@ pub(super) fn missing_then(input: &DeriveInput, attr_seen: bool, errors: &mut Er
     errors.push(error(input.ident.span(), message));
 }
 
-/// Rule: every field is in the key or skipped: a field left out would make
-/// distinct rows share a key.
+/// Rule: every field is in the key, a value or skipped: a field left out
+/// would make distinct rows share a key.
 pub(super) fn every_field_in_key(attr: &KeyAttr, fields: &StructFields, errors: &mut Errors) {
     let Some((_, exprs)) = &attr.then else {
         return;
     };
-    for (field, skipped) in &fields.list {
-        if !skipped && !exprs.iter().any(|e| e.field == field.ident) {
+    for (field, place) in &fields.list {
+        if *place == Place::Key && !exprs.iter().any(|e| e.field == field.ident) {
             errors.push(error(
                 field.span(),
                 format!(
-                    "field `{}` is not in the row key: add it to `then = ...`, or mark it `#[rowkey(skip)]` if it is not part of the key (a field left out of the key makes distinct rows share one key and overwrite each other)",
+                    "field `{}` is not in the row key: add it to `then = ...`, mark it `#[rowkey(value)]` to store it beside the key, or `#[rowkey(skip)]` to not store it (a field left out of the key makes distinct rows share one key and overwrite each other)",
                     field.ident
                 ),
             ));

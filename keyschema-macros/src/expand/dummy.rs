@@ -73,6 +73,22 @@ pub fn dummy(input: &syn::DeriveInput) -> TokenStream {
                 }
             }
 
+            impl #krate::Record for #ident {
+                const VALUES: &'static [#krate::record::ValueField] = &[];
+                fn write_values<__W: #krate::record::ValueWriter>(
+                    &self,
+                    _: &mut __W,
+                ) -> ::std::result::Result<(), __W::Error> {
+                    unimplemented!()
+                }
+                fn read_values<__R: #krate::record::ValueReader>(
+                    &mut self,
+                    _: &mut __R,
+                ) -> ::std::result::Result<(), #krate::ValueError> {
+                    unimplemented!()
+                }
+            }
+
             // Every generated form stays callable, so one mistake is one error.
             impl #krate::OneLayout for #ident {}
 

@@ -8,12 +8,14 @@ use syn::spanned::Spanned;
 
 mod dummy;
 mod get_key;
+mod record;
 mod row_key;
 mod scan;
 mod schema;
 
 pub use dummy::dummy;
 use get_key::get_key_fns;
+use record::record_impl;
 use row_key::row_key_impl;
 use scan::scan_builder;
 use schema::schema;
@@ -26,6 +28,7 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
     let aliases = aliases(spec);
     let schema = schema(spec);
     let row_key = row_key_impl(spec);
+    let record = record_impl(spec);
     let get_key = get_key_fns(spec);
     let scan = scan_builder(spec, &scan_ident);
     let doc = format!(
@@ -46,6 +49,7 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
             #aliases
             #schema
             #row_key
+            #record
             #get_key
             #scan
         };
@@ -59,13 +63,22 @@ fn checked(field: &Field) -> syn::Ident {
     format_ident!("__KsT_{}", field.ident, span = field.ty.span())
 }
 
-/// One alias per key field; see [`checked`].
+/// The alias of a value field's type: `<T as ValueFieldCheck>::Checked`.
+fn checked_value(field: &Field) -> syn::Ident {
+    format_ident!("__KsV_{}", field.ident, span = field.ty.span())
+}
+
+/// One alias per key field and per value field; see [`checked`].
 fn aliases(spec: &KeySpec) -> TokenStream {
-    let defs = spec.parts.iter().map(|part| {
+    let keys = spec.parts.iter().map(|part| {
         let (alias, ty) = (checked(&part.field), &part.field.ty);
         quote_spanned!(ty.span()=> type #alias = <#ty as __ks::KeyComponentCheck>::Checked;)
     });
-    quote!(#(#defs)*)
+    let values = spec.values.iter().map(|v| {
+        let (alias, ty) = (checked_value(&v.field), &v.field.ty);
+        quote_spanned!(ty.span()=> type #alias = <#ty as __ks::ValueFieldCheck>::Checked;)
+    });
+    quote!(#(#keys)* #(#values)*)
 }
 
 #[cfg(test)]

@@ -102,6 +102,8 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
         Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &#ident, #width)?;))
     });
     let fields: Vec<&syn::Ident> = spec.parts.iter().map(|part| &part.field.ident).collect();
+    // Skipped and value fields: their `Default` (a key alone is decoded;
+    // a whole-row read then sets the value fields).
     let skipped: Vec<TokenStream> = spec
         .skipped
         .iter()
@@ -109,6 +111,10 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
             let ident = &f.ident;
             quote_spanned!(f.ty.span()=> #ident: __ks::Default::default())
         })
+        .chain(spec.values.iter().map(|v| {
+            let (ident, ty) = (&v.field.ident, super::checked_value(&v.field));
+            quote_spanned!(ty.span()=> #ident: <#ty as __ks::Default>::default())
+        }))
         .collect();
     let reads: Vec<TokenStream> = reads.collect();
     let checks: Vec<TokenStream> = checks.collect();

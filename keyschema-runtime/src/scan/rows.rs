@@ -170,6 +170,14 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
     }
 }
 
+impl<'s, K: crate::record::Record, S: Store> TypedRows<'s, K, S> {
+    /// The same rows, whole: each with its value fields read from its value
+    /// (see [`RecordStore`](crate::store::RecordStore)).
+    pub fn records(self) -> crate::store::Records<Self> {
+        crate::store::Records::new(self)
+    }
+}
+
 impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     type Item = Result<TypedRow<K>, RowError<S::Error>>;
 

@@ -34,6 +34,7 @@ mod cas;
 pub mod dynamodb;
 pub(crate) mod layout;
 mod memory;
+mod records;
 #[cfg(feature = "redb")]
 mod redb;
 
@@ -41,6 +42,7 @@ mod redb;
 pub use self::redb::RedbStore;
 pub use cas::Cas;
 pub use memory::MemoryStore;
+pub use records::{RecordStore, Records};
 
 pub use crate::range::Direction;
 
@@ -308,6 +310,18 @@ pub enum RowError<E> {
     /// A cursor from another scan was passed to `after`.
     #[error(transparent)]
     Cursor(#[from] CursorError),
+    /// A row's value fields do not read as its type's, or one cannot be
+    /// written.
+    #[error("row {} of `{schema}`: {source}", key.escape_ascii())]
+    Value {
+        /// The key type.
+        schema: &'static str,
+        /// The row's key.
+        key: Vec<u8>,
+        /// Why.
+        #[source]
+        source: crate::record::ValueError,
+    },
 }
 
 /// Typed writes, gets and deletes on any [`Store`], through the generated

@@ -1,0 +1,172 @@
+//! Whole rows: the value fields of a key type (`#[rowkey(value)]`), written
+//! beside its key and read back typed.
+//!
+//! `#[derive(RowKey)]` implements [`Record`] for every key type: it lists
+//! the value fields ([`Record::VALUES`]), hands each to a [`ValueWriter`],
+//! and fills them from a [`ValueReader`]. Each store has its own writer and
+//! reader, so a row is stored in the store's own shape; the ordered stores
+//! (memory, redb) keep a row's value fields as one MessagePack map from
+//! field name to value ([`msgpack`], specified in `docs/ENCODING.md`).
+//!
+//! Fields are found by name, so a struct may add a field (with a default),
+//! drop one or reorder them and still read the rows written before:
+//! unknown fields are skipped, a missing `Option` or
+//! `#[rowkey(value, default)]` field takes its `Default`, and any other
+//! missing field is a [`ValueError::Missing`] naming it.
+
+pub mod msgpack;
+
+use crate::key::RowKey;
+
+/// A value field of a key type, as declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueField {
+    /// The field's name: the MessagePack map key, DynamoDB attribute or
+    /// Bigtable column qualifier.
+    pub name: &'static str,
+    /// Its Rust type, as written.
+    pub type_name: &'static str,
+    /// Whether a stored row must hold it: `false` for an `Option` and for
+    /// `#[rowkey(value, default)]`, which take their `Default` when missing.
+    pub required: bool,
+}
+
+/// A key type whose whole row is typed: its key fields (in the key) and its
+/// value fields (stored beside it). Derived with `RowKey`; a key type
+/// without `#[rowkey(value)]` fields is a record of its key alone.
+pub trait Record: RowKey {
+    /// The value fields, in declaration order.
+    const VALUES: &'static [ValueField];
+
+    /// Hands every value field to `writer`, in declaration order.
+    fn write_values<W: ValueWriter>(&self, writer: &mut W) -> Result<(), W::Error>;
+
+    /// Sets the value fields from `reader` (the key fields are already
+    /// decoded); unknown fields are skipped, and a missing one keeps its
+    /// `Default` when it is not [`required`](ValueField::required).
+    fn read_values<R: ValueReader>(&mut self, reader: &mut R) -> Result<(), ValueError>;
+}
+
+/// Where a row's value fields are written: one call per field.
+pub trait ValueWriter {
+    /// What can go wrong.
+    type Error;
+
+    /// Writes the field `name`.
+    fn field<T: serde::Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), Self::Error>;
+}
+
+/// Where a row's value fields are read from, in the order they are stored.
+pub trait ValueReader {
+    /// The next stored field that is one of `names`, as its index there;
+    /// fields not in `names` are skipped. `None` after the last.
+    fn next_field(&mut self, names: &[&str]) -> Result<Option<usize>, ValueError>;
+
+    /// The value of the field [`next_field`](Self::next_field) returned.
+    fn value<T: serde::de::DeserializeOwned>(
+        &mut self,
+        field: &'static str,
+    ) -> Result<T, ValueError>;
+}
+
+/// Names a value field's type in generated code: one error at the field
+/// when it is not a value type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a value field: it must implement serde's `Serialize` and `Deserialize`, and `Default`",
+    label = "a `#[rowkey(value)]` field of this type",
+    note = "derive them (`#[derive(Serialize, Deserialize, Default)]`; for an enum, mark the default variant `#[default]`): a key decoded alone fills value fields with `Default`"
+)]
+pub trait ValueFieldCheck {
+    /// The type itself.
+    type Checked: serde::Serialize + serde::de::DeserializeOwned + Default;
+}
+
+impl<T: serde::Serialize + serde::de::DeserializeOwned + Default> ValueFieldCheck for T {
+    type Checked = T;
+}
+
+/// Why a row's stored value fields do not read as its type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueError {
+    /// A required value field is not stored.
+    #[error("value field `{field}` is missing: the row was written without it (by an older version of the struct, or by another program); make the field an `Option` or mark it `#[rowkey(value, default)]` to read such rows")]
+    Missing {
+        /// The field.
+        field: &'static str,
+    },
+    /// A stored field does not read as its declared type.
+    #[error("value field `{field}` does not read as its declared type: {message}")]
+    Field {
+        /// The field.
+        field: &'static str,
+        /// What the format's reader said.
+        message: String,
+    },
+    /// The stored value is not in the store's value format at all.
+    #[error("the stored value is not a row's value fields: {message}")]
+    Format {
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The value fields of `row` in the ordered stores' format: a MessagePack
+/// map from field name to value ([`msgpack`]). An error names a field whose
+/// `Serialize` failed.
+pub fn encode_values<K: Record>(row: &K) -> Result<Vec<u8>, ValueError> {
+    let mut out = Vec::new();
+    msgpack::write_values(row, &mut out)?;
+    Ok(out)
+}
+
+/// A whole row from its key and its value in the ordered stores' format.
+pub fn decode_record<K: Record>(key: &[u8], value: &[u8]) -> Result<K, RecordError> {
+    let mut row = K::decode(key).map_err(|source| RecordError::Key {
+        key: key.to_vec(),
+        source,
+    })?;
+    let mut reader = msgpack::MapReader::new(value).map_err(|source| RecordError::Value {
+        schema: K::schema().name(),
+        key: key.to_vec(),
+        source,
+    })?;
+    row.read_values(&mut reader)
+        .map_err(|source| RecordError::Value {
+            schema: K::schema().name(),
+            key: key.to_vec(),
+            source,
+        })?;
+    Ok(row)
+}
+
+/// Why a stored row does not read as a whole row of its type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The key does not decode.
+    #[error("key {} does not decode: {source}", key.escape_ascii())]
+    Key {
+        /// The key.
+        key: Vec<u8>,
+        /// Why.
+        #[source]
+        source: crate::DecodeError,
+    },
+    /// The value fields do not read.
+    #[error("row {} of `{schema}`: {source}", key.escape_ascii())]
+    Value {
+        /// The key type.
+        schema: &'static str,
+        /// The row's key.
+        key: Vec<u8>,
+        /// Why.
+        #[source]
+        source: ValueError,
+    },
+}

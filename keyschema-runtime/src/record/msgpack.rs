@@ -1,0 +1,103 @@
+//! The value fields of a row on the ordered stores (memory, redb): one
+//! MessagePack map from each field's name (a str) to its value, in
+//! declaration order, nested structs as maps too (serde's data model as
+//! rmp-serde writes it with named fields). Any MessagePack library reads
+//! it: `msgpack.unpackb(value)` in Python gives a dict.
+
+use super::{Record, ValueError, ValueReader, ValueWriter};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+/// Appends `row`'s value fields to `out` as one map; a field that serde
+/// cannot write (its `Serialize` failed) is an error naming it.
+pub(super) fn write_values<K: Record>(row: &K, out: &mut Vec<u8>) -> Result<(), ValueError> {
+    let count = u32::try_from(K::VALUES.len()).unwrap_or(u32::MAX);
+    rmp::encode::write_map_len(out, count).map_err(|e| ValueError::Format {
+        message: e.to_string(),
+    })?;
+    let mut writer = MapWriter { out };
+    row.write_values(&mut writer)
+}
+
+/// Writes each field as a name and a value.
+struct MapWriter<'o> {
+    out: &'o mut Vec<u8>,
+}
+
+impl ValueWriter for MapWriter<'_> {
+    type Error = ValueError;
+
+    fn field<T: serde::Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), ValueError> {
+        let failed = |e: &dyn std::fmt::Display| ValueError::Field {
+            field: name,
+            message: format!("it cannot be written as MessagePack: {e}"),
+        };
+        rmp::encode::write_str(self.out, name).map_err(|e| failed(&e))?;
+        let mut ser = rmp_serde::Serializer::new(&mut *self.out).with_struct_map();
+        value.serialize(&mut ser).map_err(|e| failed(&e))
+    }
+}
+
+/// Reads a map's entries in stored order.
+pub struct MapReader<'v> {
+    rest: &'v [u8],
+    left: u32,
+}
+
+impl<'v> MapReader<'v> {
+    /// A reader of the map `value` holds.
+    pub fn new(value: &'v [u8]) -> Result<Self, ValueError> {
+        let mut rest = value;
+        let left = rmp::decode::read_map_len(&mut rest).map_err(|e| ValueError::Format {
+            message: format!("expected a MessagePack map of value fields: {e}"),
+        })?;
+        Ok(MapReader { rest, left })
+    }
+
+    fn skip(&mut self) -> Result<(), ValueError> {
+        let mut de = rmp_serde::Deserializer::new(&mut self.rest);
+        IgnoredAny::deserialize(&mut de).map_err(|e| ValueError::Format {
+            message: format!("an entry of the map does not read: {e}"),
+        })?;
+        Ok(())
+    }
+}
+
+impl ValueReader for MapReader<'_> {
+    fn next_field(&mut self, names: &[&str]) -> Result<Option<usize>, ValueError> {
+        while self.left > 0 {
+            self.left -= 1;
+            let len =
+                rmp::decode::read_str_len(&mut self.rest).map_err(|e| ValueError::Format {
+                    message: format!("a field name is not a MessagePack str: {e}"),
+                })?;
+            let len = usize::try_from(len).unwrap_or(usize::MAX);
+            let Some((name, rest)) = self.rest.split_at_checked(len) else {
+                return Err(ValueError::Format {
+                    message: "the value ends inside a field name".into(),
+                });
+            };
+            self.rest = rest;
+            match names.iter().position(|n| n.as_bytes() == name) {
+                Some(i) => return Ok(Some(i)),
+                None => self.skip()?,
+            }
+        }
+        Ok(None)
+    }
+
+    fn value<T: serde::de::DeserializeOwned>(
+        &mut self,
+        field: &'static str,
+    ) -> Result<T, ValueError> {
+        let mut de = rmp_serde::Deserializer::new(&mut self.rest);
+        T::deserialize(&mut de).map_err(|e| ValueError::Field {
+            field,
+            message: e.to_string(),
+        })
+    }
+}

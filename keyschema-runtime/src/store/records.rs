@@ -1,0 +1,128 @@
+//! Whole rows on the ordered stores: a row's key fields in its key and its
+//! value fields ([`Record`]) in its value, as one MessagePack map
+//! ([`crate::record::msgpack`]). The raw-bytes forms of [`RowStore`] stay
+//! for values a program encodes itself.
+
+use crate::key::OneLayout;
+use crate::record::msgpack::MapReader;
+use crate::record::{encode_values, Record, ValueError};
+use crate::store::{put_batch, replace_batch, RowError, RowStore, Store, TypedRow};
+
+/// Whole typed rows on any [`Store`]: put, replace and get a row with its
+/// value fields, and read a typed scan's rows whole ([`Records`]).
+///
+/// ```
+/// use keyschema::store::{MemoryStore, RecordStore};
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// #[rowkey(salt = hash(user_id) % 4, then = user_id, rev(ts))]
+/// struct Visit {
+///     user_id: String,
+///     ts: u64,
+///     #[rowkey(value)]
+///     page: String,
+///     #[rowkey(value)]
+///     referrer: Option<String>,
+/// }
+///
+/// let store = MemoryStore::new();
+/// let visit = Visit { user_id: "u1".into(), ts: 7, page: "/home".into(), referrer: None };
+/// store.put_record(&visit)?;
+/// assert_eq!(store.get_record::<Visit>(&Visit::get_key("u1", 7))?, Some(visit));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait RecordStore: RowStore {
+    /// Stores `row`, key and value fields. With a `random % N` salt this is
+    /// an insert, as [`put_row`](RowStore::put_row).
+    fn put_record<K: OneLayout + Record>(&self, row: &K) -> Result<(), RowError<Self::Error>> {
+        let value = values_of(row)?;
+        self.put(&row.encode(), &value).map_err(RowError::Store)
+    }
+
+    /// Stores `row` wherever it is, as [`replace_row`](RowStore::replace_row).
+    fn replace_record<K: OneLayout + Record>(&self, row: &K) -> Result<(), RowError<Self::Error>> {
+        let value = values_of(row)?;
+        self.write_batch(&replace_batch::<K>(&row.encode(), &value))
+            .map_err(RowError::Store)
+    }
+
+    /// Stores many rows in one batch (atomic where the store allows).
+    fn put_records<'r, K: OneLayout + Record + 'r>(
+        &self,
+        rows: impl IntoIterator<Item = &'r K>,
+    ) -> Result<(), RowError<Self::Error>> {
+        let rows: Vec<(&K, Vec<u8>)> = rows
+            .into_iter()
+            .map(|row| Ok((row, values_of(row)?)))
+            .collect::<Result<_, RowError<Self::Error>>>()?;
+        self.write_batch(&put_batch(rows.iter().map(|(k, v)| (*k, v))))
+            .map_err(RowError::Store)
+    }
+
+    /// The whole row stored under `key`: key fields from the key, value
+    /// fields from the value; `None` when absent.
+    fn get_record<K: OneLayout + Record>(
+        &self,
+        key: &[u8],
+    ) -> Result<Option<K>, RowError<Self::Error>> {
+        match self.get_row::<K>(key)? {
+            Some(row) => whole(row).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<S: Store + ?Sized> RecordStore for S {}
+
+/// A row's value fields as stored, or the field that cannot be written.
+fn values_of<K: Record, E>(row: &K) -> Result<Vec<u8>, RowError<E>> {
+    encode_values(row).map_err(|source| RowError::Value {
+        schema: K::schema().name(),
+        key: row.encode(),
+        source,
+    })
+}
+
+/// The whole row from a typed row and its stored value.
+pub(crate) fn whole<K: Record, E>((mut row, value): TypedRow<K>) -> Result<K, RowError<E>> {
+    let read = MapReader::new(&value).and_then(|mut reader| row.read_values(&mut reader));
+    match read {
+        Ok(()) => Ok(row),
+        Err(source) => Err(value_error::<K, E>(&row, source)),
+    }
+}
+
+fn value_error<K: Record, E>(row: &K, source: ValueError) -> RowError<E> {
+    RowError::Value {
+        schema: K::schema().name(),
+        key: row.encode(),
+        source,
+    }
+}
+
+/// A typed scan's rows, whole: each row's value fields read from its value
+/// (`scan.run(&store).records()`). A row whose value does not read is an
+/// error item ([`RowError::Value`]); the scan goes on after it.
+pub struct Records<I> {
+    rows: I,
+}
+
+impl<I> Records<I> {
+    pub(crate) fn new(rows: I) -> Self {
+        Records { rows }
+    }
+
+    /// The scan underneath (for its cursor).
+    pub fn inner(&self) -> &I {
+        &self.rows
+    }
+}
+
+impl<K: Record, E, I: Iterator<Item = Result<TypedRow<K>, RowError<E>>>> Iterator for Records<I> {
+    type Item = Result<K, RowError<E>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(self.rows.next()?.and_then(whole))
+    }
+}
