@@ -44,13 +44,8 @@ pub fn is_option(ty: &Type) -> bool {
     }
 }
 
-/// The type as written, as the schema names it.
-pub fn type_name(ty: &Type) -> String {
-    name(ty)
-}
-
 /// The type as written, without the spaces token printing adds.
-fn name(ty: &Type) -> String {
+pub fn name(ty: &Type) -> String {
     quote::quote!(#ty)
         .to_string()
         .replace(" < ", "<")

@@ -34,7 +34,7 @@ pub use error::{CursorError, DecodeError};
 pub use key::{OneLayout, RowKey};
 pub use limits::{MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
-pub use record::{Record, RecordError, ValueError};
+pub use record::{Record, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
 pub use scan::{PhaseKnown, Phased, Unphased};
 pub use schema::{Component, Format, Order, Salt, Schema};

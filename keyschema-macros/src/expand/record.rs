@@ -11,7 +11,7 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
     let ident = &spec.ident;
     let fields = spec.values.iter().map(|v| {
         let name = v.field.name();
-        let type_name = crate::types::type_name(&v.field.ty);
+        let type_name = crate::types::name(&v.field.ty);
         let required = !v.optional;
         quote!(__ks::ValueField { name: #name, type_name: #type_name, required: #required })
     });
@@ -52,7 +52,6 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
                 __ks::Result::Ok(())
             }
 
-            #[allow(unused_mut, unreachable_code)]
             fn read_values<__R: __ks::ValueReader>(
                 &mut self,
                 __reader: &mut __R,

@@ -125,48 +125,9 @@ pub fn encode_values<K: Record>(row: &K) -> Result<Vec<u8>, ValueError> {
     Ok(out)
 }
 
-/// A whole row from its key and its value in the ordered stores' format.
-pub fn decode_record<K: Record>(key: &[u8], value: &[u8]) -> Result<K, RecordError> {
-    let mut row = K::decode(key).map_err(|source| RecordError::Key {
-        key: key.to_vec(),
-        source,
-    })?;
-    let mut reader = msgpack::MapReader::new(value).map_err(|source| RecordError::Value {
-        schema: K::schema().name(),
-        key: key.to_vec(),
-        source,
-    })?;
-    row.read_values(&mut reader)
-        .map_err(|source| RecordError::Value {
-            schema: K::schema().name(),
-            key: key.to_vec(),
-            source,
-        })?;
-    Ok(row)
-}
-
-/// Why a stored row does not read as a whole row of its type.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RecordError {
-    /// The key does not decode.
-    #[error("key {} does not decode: {source}", key.escape_ascii())]
-    Key {
-        /// The key.
-        key: Vec<u8>,
-        /// Why.
-        #[source]
-        source: crate::DecodeError,
-    },
-    /// The value fields do not read.
-    #[error("row {} of `{schema}`: {source}", key.escape_ascii())]
-    Value {
-        /// The key type.
-        schema: &'static str,
-        /// The row's key.
-        key: Vec<u8>,
-        /// Why.
-        #[source]
-        source: ValueError,
-    },
+/// Sets `row`'s value fields from `value`, in the ordered stores' format
+/// (the inverse of [`encode_values`]; `row` is its key decoded, as a raw
+/// scan or [`RowStore::get_row`](crate::store::RowStore::get_row) gives it).
+pub fn decode_values<K: Record>(row: &mut K, value: &[u8]) -> Result<(), ValueError> {
+    row.read_values(&mut msgpack::MapReader::new(value)?)
 }

@@ -4,8 +4,7 @@
 //! for values a program encodes itself.
 
 use crate::key::OneLayout;
-use crate::record::msgpack::MapReader;
-use crate::record::{encode_values, Record, ValueError};
+use crate::record::{decode_values, encode_values, Record, ValueError};
 use crate::store::{put_batch, replace_batch, RowError, RowStore, Store, TypedRow};
 
 /// Whole typed rows on any [`Store`]: put, replace and get a row with its
@@ -77,22 +76,18 @@ impl<S: Store + ?Sized> RecordStore for S {}
 
 /// A row's value fields as stored, or the field that cannot be written.
 fn values_of<K: Record, E>(row: &K) -> Result<Vec<u8>, RowError<E>> {
-    encode_values(row).map_err(|source| RowError::Value {
-        schema: K::schema().name(),
-        key: row.encode(),
-        source,
-    })
+    encode_values(row).map_err(|source| value_error(row, source))
 }
 
 /// The whole row from a typed row and its stored value.
-pub(crate) fn whole<K: Record, E>((mut row, value): TypedRow<K>) -> Result<K, RowError<E>> {
-    let read = MapReader::new(&value).and_then(|mut reader| row.read_values(&mut reader));
-    match read {
+fn whole<K: Record, E>((mut row, value): TypedRow<K>) -> Result<K, RowError<E>> {
+    match decode_values(&mut row, &value) {
         Ok(()) => Ok(row),
-        Err(source) => Err(value_error::<K, E>(&row, source)),
+        Err(source) => Err(value_error(&row, source)),
     }
 }
 
+/// A value error, with the row's key type and key.
 fn value_error<K: Record, E>(row: &K, source: ValueError) -> RowError<E> {
     RowError::Value {
         schema: K::schema().name(),
