@@ -58,6 +58,37 @@ pub fn name(ty: &Type) -> String {
         .replace(" :: ", "::")
 }
 
+/// Why a key component of this type, stored ascending and first in an
+/// unsalted, unprefixed key, usually begins with a byte below `buckets`
+/// (a salt byte's range), or `None` when it rarely does or the type is
+/// not known: unsigned integers, `bool`, `char` and `Option` (whose tag is
+/// 0 or 1) begin with a small byte; signed integers and floats with 0x7f
+/// or 0x80 near zero; byte strings and arrays with any byte.
+pub fn small_first_byte(ty: &Type, buckets: u32) -> Option<&'static str> {
+    match ty {
+        Type::Group(g) => return small_first_byte(&g.elem, buckets),
+        Type::Paren(p) => return small_first_byte(&p.elem, buckets),
+        Type::Array(_) => return Some("a byte array begins with any byte"),
+        Type::Path(p) if p.qself.is_none() => {}
+        _ => return None,
+    }
+    let named = name(ty);
+    let last = named.rsplit("::").next().unwrap_or(&named);
+    match last {
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => {
+            Some("an unsigned integer below 2^56 begins with byte 0")
+        }
+        "bool" => Some("a bool is byte 0 or 1"),
+        "char" => Some("a char begins with byte 0"),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "f32" | "f64" if buckets > 0x7f => {
+            Some("a number near zero begins with byte 0x7f or 0x80")
+        }
+        "Vec<u8>" => Some("a byte string begins with any byte"),
+        _ if last.starts_with("Option<") => Some("an `Option` begins with its tag, 0 or 1"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,6 +35,41 @@ pub enum Phase {
     New,
 }
 
+/// A read or write that a key type's layout history refuses
+/// ([`RowError::Layout`](crate::store::RowError::Layout)).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LayoutError {
+    /// A phase the key type's kind of cut-over does not have.
+    #[error("`{schema}` has no `Phase::{phase:?}`: {why}")]
+    Phase {
+        /// The key type.
+        schema: &'static str,
+        /// The phase asked for.
+        phase: Phase,
+        /// Which phases the cut-over has, and what this one would lose.
+        why: &'static str,
+    },
+    /// A write whose older-layout key would also read as another row of the
+    /// declared layout: every reader would take it for that row.
+    #[error(
+        "a row of `{schema}` is not written in `Phase::{phase:?}`: its older-layout key {} also reads as another row of the declared layout, {other}, and every reader would take it for that row, so the older layout cannot hold it; write it once every process is in `Phase::New` (the declared layout alone), where its key is {}",
+        older.escape_ascii(), declared.escape_ascii()
+    )]
+    Ambiguous {
+        /// The key type.
+        schema: &'static str,
+        /// The phase of the write.
+        phase: Phase,
+        /// The row's key in the older layout.
+        older: Vec<u8>,
+        /// The declared row that key reads as, rendered.
+        other: String,
+        /// The row's key in the declared layout.
+        declared: Vec<u8>,
+    },
+}
+
 /// Which layouts an operation touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layouts {
@@ -55,12 +90,31 @@ impl History {
         }
     }
 
-    /// Whether `phase` belongs to this kind of cut-over.
+    /// Whether `phase` belongs to this kind of cut-over: `Split` and `New`
+    /// for a cut-over by field (and `Old`, what the older binary does), `Old`,
+    /// `Dual` and `New` for a migration.
     pub fn allows(&self, phase: Phase) -> bool {
         match self.cut() {
-            Cut::Field { .. } => matches!(phase, Phase::Split | Phase::New),
+            Cut::Field { .. } => matches!(phase, Phase::Old | Phase::Split | Phase::New),
             Cut::Migration => matches!(phase, Phase::Old | Phase::Dual | Phase::New),
         }
+    }
+
+    /// Refuses a phase this kind of cut-over does not have (every
+    /// phase-aware read and write asks): in it, some row would be written
+    /// where no reader looks, or read where no writer writes.
+    pub fn check_phase(&self, schema: &'static str, phase: Phase) -> Result<(), LayoutError> {
+        if self.allows(phase) {
+            return Ok(());
+        }
+        let why = match self.cut() {
+            // Dual reads the older layout alone: rows past the cut-over
+            // are in the declared one.
+            Cut::Field { .. } => "it cuts over on a field (`until = field >= value`), whose phases are `Split` then `New` (and `Old` for what the older binary does); `Dual` reads the older layout alone, where no row past the cut-over is",
+            // Split writes a row to the declared layout alone.
+            Cut::Migration => "it cuts over by migration (`until = migration`), whose phases are `Old`, `Dual`, then `New`; `Split` would write rows to the declared layout alone, where readers in `Old` and `Dual` do not look",
+        };
+        Err(LayoutError::Phase { schema, phase, why })
     }
 
     /// The layouts a read looks in during `phase`.

@@ -141,6 +141,6 @@ pub trait RowKey: Sized {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has a layout history (`#[rowkey_was]`): this read or write does not say which layouts it touches",
     label = "a key type with a layout history",
-    note = "name the migration's phase: `put_row_in(phase, ..)`, `replace_row_in`, `put_rows_in`, `delete_row_in`, `get_row_in`, `{Self}::get_in(phase, ..)`, or `.phase(phase)` on a scan; a phase-blind write would miss the other layout and the backfill would copy the stale row back"
+    note = "name the migration's phase: `put_row_in(phase, ..)`, `replace_row_in`, `put_rows_in`, `delete_row_in`, `get_row_in`, `{Self}::get_in(&store, phase, ..)`, or `.phase(phase)` on a scan; a phase-blind write would miss the other layout and the backfill would copy the stale row back"
 )]
 pub trait OneLayout: RowKey {}

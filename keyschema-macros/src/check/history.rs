@@ -4,7 +4,7 @@ use super::format::text_separator_of;
 use super::salt::salt_spec;
 use super::{error, Errors, Listed, StructFields};
 use crate::attr::{KeyAttr, Until, WasAttr};
-use crate::model::{Cut, Role, SaltSpec, WasSpec};
+use crate::model::{Cut, Order, Role, SaltSpec, WasSpec};
 use syn::spanned::Spanned;
 use syn::DeriveInput;
 
@@ -107,6 +107,34 @@ pub(super) fn was_spec(
             was.span,
             "with `until = migration` nothing tells which layout a key is in, so the two layouts must not read one key as two rows: keep the salt's width (N up to 256, or both above) and the prefix, or give the older layout a prefix of its own; or cut over on a field (`until = field >= value`)",
         ));
+    }
+    // With a cut-over on a field, a key that reads in both layouts is
+    // decided by the field only when one reading is past it: an older key
+    // before it that also reads as a declared row is taken for that row.
+    // Refuse the layouts where that is common, not rare: an unsalted,
+    // unprefixed older layout whose first component usually begins with a
+    // byte the declared salt can be.
+    if let (Some(Until::Field { .. }), Some(salt), Some(first)) = (&was.until, salt, listed.first())
+    {
+        let bare = prefix.is_empty() && old_salt.is_none() && declared_prefix.is_empty();
+        let why = match first.role {
+            Role::Bucket { .. } => Some("a bucket number begins with byte 0"),
+            Role::Value(Order::Ascending) => {
+                crate::types::small_first_byte(&first.field.ty, salt.buckets())
+            }
+            _ => None,
+        };
+        if let (true, Some(why)) = (bare && text_separator_of(attr).is_none(), why) {
+            let n = salt.buckets();
+            errors.push(error(
+                was.span,
+                format!(
+                    "older keys would be taken for other rows: the older layout's keys begin with `{}`, and {why}, which is also a salt byte of the declared layout (0 to {}), so about 1 in {n} rows before the cut-over would read as another row of the declared layout and the two would overwrite each other; give the declared layout a prefix (`prefix = \"...\"`: an older key is then misread only if it begins with the prefix's bytes)",
+                    first.field.name(),
+                    n - 1,
+                ),
+            ));
+        }
     }
     let cut = match was.until {
         None => {

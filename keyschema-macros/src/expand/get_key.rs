@@ -63,9 +63,27 @@ pub(super) fn get_key_fns(spec: &KeySpec) -> TokenStream {
     };
     let encode = encode_steps(spec, quote!(__encoder.finish();));
     let get_in = get_in_fns(spec, &params, &key);
-    // A key type with a history reads through `get_in` alone.
+    // A key type with a history reads through `get_in` alone: its `get`
+    // exists only to say so where it is called (the bound does not hold).
+    let args: Vec<_> = spec.parts.iter().map(|part| &part.field.ident).collect();
     let plain_get = match &spec.was {
-        Some(_) => TokenStream::new(),
+        Some(_) => quote! {
+            #[doc(hidden)]
+            #vis fn get<__S: __ks::Store + __ks::ScanWithoutPhase<Self>>(
+                __store: &__S,
+                #(#params),*
+            ) -> __ks::Result<__ks::Option<__ks::TypedRow<Self>>, __ks::RowError<__S::Error>> {
+                Self::get_in(__store, __ks::Phase::New, #(#args),*)
+            }
+
+            #[doc(hidden)]
+            #vis fn get_async<'__s, __S: __ks::AsyncStore + __ks::ScanWithoutPhase<Self>>(
+                __store: &'__s __S,
+                #(#params),*
+            ) -> __ks::BoxFuture<'__s, __ks::TypedGet<Self, __S::Error>> {
+                Self::get_in_async(__store, __ks::Phase::New, #(#args),*)
+            }
+        },
         None => quote! {
             #[doc = #doc_get]
             #vis fn get<__S: __ks::Store>(

@@ -6,13 +6,16 @@ use super::progress::{Mark, Step};
 use super::BackfillError;
 use std::path::Path;
 
-const CHECKPOINT_FORMAT: &str = "keyschema-backfill 2";
+const CHECKPOINT_FORMAT: &str = "keyschema-backfill 3";
 
-/// The marks of both steps.
+/// The marks of both steps, and the store they were made on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Marks {
     pub(crate) copy: Option<Mark>,
     pub(crate) delete: Option<Mark>,
+    /// [`Store::identity`](crate::store::Store::identity) of the store the
+    /// steps ran on, once one ran on a store that names itself.
+    pub(crate) store: Option<String>,
 }
 
 impl Marks {
@@ -29,6 +32,12 @@ impl Marks {
             Step::Delete => self.delete = Some(mark),
         }
     }
+}
+
+/// A store's identity as one word of the checkpoint (its spaces, newlines
+/// and other escapes written as `\u{..}` or `\x20`), the form marks keep.
+pub(crate) fn store_word(identity: &str) -> String {
+    identity.escape_default().to_string().replace(' ', "\\x20")
 }
 
 fn line(name: &str, mark: Option<&Mark>) -> String {
@@ -62,8 +71,9 @@ pub(crate) fn write_checkpoint<E>(
     schema: &str,
     marks: &Marks,
 ) -> Result<(), BackfillError<E>> {
+    let store = marks.store.as_deref().unwrap_or("-");
     let text = format!(
-        "{CHECKPOINT_FORMAT}\nschema {schema}\n{}{}",
+        "{CHECKPOINT_FORMAT}\nschema {schema}\nstore {store}\n{}{}",
         line("copy", marks.copy.as_ref()),
         line("delete", marks.delete.as_ref()),
     );
@@ -92,13 +102,15 @@ pub(crate) fn read_checkpoint<E>(path: &Path, schema: &str) -> Result<Marks, Bac
         reason: format!("{reason}; delete the file to start the backfill over"),
     };
     let mut lines = text.lines();
-    match lines.next() {
-        Some(CHECKPOINT_FORMAT) => {}
+    // Format 2 is format 3 without the store's identity.
+    let with_store = match lines.next() {
+        Some(CHECKPOINT_FORMAT) => true,
+        Some("keyschema-backfill 2") => false,
         Some("keyschema-backfill 1") => {
             return Err(bad("a checkpoint of an older keyschema (format 1)"))
         }
-        _ => return Err(bad("not a keyschema backfill checkpoint (format 2)")),
-    }
+        _ => return Err(bad("not a keyschema backfill checkpoint (format 3)")),
+    };
     let owner = lines
         .next()
         .and_then(|l| l.strip_prefix("schema "))
@@ -107,6 +119,13 @@ pub(crate) fn read_checkpoint<E>(path: &Path, schema: &str) -> Result<Marks, Bac
         return Err(bad(&format!("it belongs to `{owner}`, not `{schema}`")));
     }
     let mut marks = Marks::default();
+    if with_store {
+        let store = lines
+            .next()
+            .and_then(|l| l.strip_prefix("store "))
+            .ok_or_else(|| bad("missing `store`"))?;
+        marks.store = (store != "-").then(|| store.to_string());
+    }
     for (name, step) in [("copy", Step::Copy), ("delete", Step::Delete)] {
         let text = lines
             .next()

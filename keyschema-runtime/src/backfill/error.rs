@@ -58,6 +58,23 @@ pub enum BackfillError<E> {
         /// The key type of the backfill.
         schema: &'static str,
     },
+    /// `copy` after `delete_older` began (this backfill's marks or its
+    /// checkpoint say so): writers are then in `Phase::New`, the declared
+    /// layout holds the newer rows, and a copy would bring the older ones
+    /// back over them and delete the rows written since.
+    #[error("the delete of the older rows began (the checkpoint says so): a copy now would overwrite rows written in Phase::New with their older versions and delete the rows written since; nothing was read or written. Resume `delete_older` instead")]
+    DeleteBegan,
+    /// A verification or a checkpoint made on another store than the one
+    /// given.
+    #[error("the {what} was made on {made_on}, not on this store ({this}): nothing was read or written; run `verify` (or start the backfill with a new checkpoint) on this store")]
+    OtherStore {
+        /// `verification` or `checkpoint`.
+        what: &'static str,
+        /// The store it was made on.
+        made_on: String,
+        /// The store given.
+        this: String,
+    },
     /// A row kept changing while a batch wrote it (other writers): the
     /// batch stopped, its cursor not moved; running again resumes there.
     #[error("row {} of the older layout kept changing while the backfill wrote it: the checkpoint stands before its batch; run the step again", key.escape_ascii())]

@@ -78,7 +78,7 @@ use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::scan::builder::ScanState;
 use crate::store::{AsyncStore, Row, Store};
 use apply::{Answer, Apply, Next, Pair};
-use checkpoint::{read_checkpoint, write_checkpoint, Marks};
+use checkpoint::{read_checkpoint, store_word, write_checkpoint, Marks};
 use futures_core::Stream;
 use progress::Mark;
 use std::collections::HashMap;
@@ -181,6 +181,29 @@ impl<K: RowKey> Backfill<K> {
         Ok(self.marks.get_or_insert_with(Marks::default))
     }
 
+    /// Before a step runs on a store: the marks loaded, a checkpoint made
+    /// on another store refused, and a copy once the delete began (the
+    /// declared layout then holds the newer rows).
+    fn open<E>(&mut self, store: Option<String>, step: Step) -> Result<(), BackfillError<E>> {
+        let this = store.as_deref().map(store_word);
+        let marks = self.marks()?;
+        match (&marks.store, this) {
+            (Some(made), Some(this)) if *made != this => {
+                return Err(BackfillError::OtherStore {
+                    what: "checkpoint",
+                    made_on: made.clone(),
+                    this,
+                })
+            }
+            (None, Some(this)) => marks.store = Some(this),
+            _ => {}
+        }
+        if step == Step::Copy && marks.delete.is_some() {
+            return Err(BackfillError::DeleteBegan);
+        }
+        Ok(())
+    }
+
     /// The mark `step` resumes from; `None` when it starts a new pass.
     fn resume<E>(&mut self, step: Step) -> Result<Option<Mark>, BackfillError<E>> {
         let sources = self.sources(step);
@@ -226,13 +249,28 @@ impl<K: RowKey> Backfill<K> {
     /// one that covers every older row to resume it (writers in
     /// `Phase::New` change declared rows alone, so the layouts differ by
     /// then). A verification of an earlier table state never begins it.
-    fn allowed<E>(&mut self, verified: &Verification) -> Result<(), BackfillError<E>> {
+    fn allowed<E>(
+        &mut self,
+        verified: &Verification,
+        store: Option<String>,
+    ) -> Result<(), BackfillError<E>> {
         if verified.schema() != K::schema().name() {
             return Err(BackfillError::OtherSchema {
                 verified: verified.schema(),
                 schema: K::schema().name(),
             });
         }
+        let this = store.as_deref().map(store_word);
+        if let (Some(made), Some(this)) = (verified.store(), this) {
+            if made != this {
+                return Err(BackfillError::OtherStore {
+                    what: "verification",
+                    made_on: made.to_string(),
+                    this,
+                });
+            }
+        }
+        self.open(store, Step::Delete)?;
         let began = self.marks()?.delete.is_some();
         if verified.matches() || (began && verified.covers()) {
             return Ok(());
@@ -260,7 +298,7 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         verified: &Verification,
     ) -> Result<Progress, BackfillError<S::Error>> {
-        self.allowed(verified)?;
+        self.allowed(verified, store.identity())?;
         self.run(store, Step::Delete)
     }
 
@@ -269,6 +307,7 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         step: Step,
     ) -> Result<Progress, BackfillError<S::Error>> {
+        self.open(store.identity(), step)?;
         let started = Instant::now();
         let mut this_run = 0;
         loop {
@@ -283,6 +322,7 @@ impl<K: RowKey> Backfill<K> {
     /// One batch of the copy: at most `batch` rows handled and the cursor
     /// saved. The progress says when the pass is finished.
     pub fn copy_batch<S: Store>(&mut self, store: &S) -> Result<Progress, BackfillError<S::Error>> {
+        self.open(store.identity(), Step::Copy)?;
         Ok(self.batch_sync(store, Step::Copy, Instant::now(), 0)?.0)
     }
 
@@ -409,6 +449,7 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
     ) -> Result<Progress, BackfillError<S::Error>> {
         self.check_async(store)?;
+        self.open(store.identity(), Step::Copy)?;
         Ok(self
             .batch_async(store, Step::Copy, Instant::now(), 0)
             .await?
@@ -421,7 +462,7 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         verified: &Verification,
     ) -> Result<Progress, BackfillError<S::Error>> {
-        self.allowed(verified)?;
+        self.allowed(verified, store.identity())?;
         self.run_async(store, Step::Delete).await
     }
 
@@ -448,6 +489,7 @@ impl<K: RowKey> Backfill<K> {
         step: Step,
     ) -> Result<Progress, BackfillError<S::Error>> {
         self.check_async(store)?;
+        self.open(store.identity(), step)?;
         let started = Instant::now();
         let mut this_run = 0;
         loop {

@@ -1,6 +1,7 @@
 //! The verification between the copy and the delete: rows and a checksum
 //! per salt bucket of the declared layout, under both layouts.
 
+use super::checkpoint::store_word;
 use super::rows::Older;
 use super::{next, Backfill, BackfillError};
 use crate::history::Cut;
@@ -31,6 +32,9 @@ pub struct BucketCheck {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verification {
     schema: &'static str,
+    /// The identity of the store it was made on (as the checkpoint writes
+    /// it), when the store names itself.
+    store: Option<String>,
     buckets: Vec<BucketCheck>,
     uncovered: u64,
     stranded: u64,
@@ -78,6 +82,12 @@ impl Verification {
         self.stranded
     }
 
+    /// The store it was made on ([`Store::identity`]), when the store
+    /// names itself: `delete_older` refuses it on another store.
+    pub fn store(&self) -> Option<&str> {
+        self.store.as_deref()
+    }
+
     /// The name of the key type verified.
     pub fn schema(&self) -> &'static str {
         self.schema
@@ -121,7 +131,7 @@ impl<K: RowKey> Backfill<K> {
                 self.tally_declared(&mut tally.checks, &row);
             }
         }
-        Ok(self.verification(tally))
+        Ok(self.verification(tally, store.identity()))
     }
 
     fn tally(&self) -> Tally {
@@ -140,9 +150,10 @@ impl<K: RowKey> Backfill<K> {
         }
     }
 
-    fn verification(&self, tally: Tally) -> Verification {
+    fn verification(&self, tally: Tally, store: Option<String>) -> Verification {
         Verification {
             schema: K::schema().name(),
+            store: store.as_deref().map(store_word),
             buckets: tally.checks,
             uncovered: tally.uncovered,
             stranded: tally.stranded,
@@ -224,7 +235,7 @@ impl<K: RowKey> Backfill<K> {
                 self.tally_declared(&mut tally.checks, &row);
             }
         }
-        Ok(self.verification(tally))
+        Ok(self.verification(tally, store.identity()))
     }
 }
 

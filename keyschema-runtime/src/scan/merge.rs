@@ -6,7 +6,7 @@
 
 use super::cursor::{fingerprint, Cursor, Position};
 use crate::error::CursorError;
-use crate::history::{Cut, History, Phase};
+use crate::history::{Cut, History, LayoutError, Phase};
 use crate::key::RowKey;
 use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::schema::Schema;
@@ -103,12 +103,20 @@ pub(super) struct ScanCore {
     /// The key type's layout, for the request's fingerprint (computed only
     /// when a cursor is given or asked for, not on every scan).
     pub(super) schema: &'static Schema,
-    /// The cursor given to `after` belongs to another request: returned
-    /// as the first item, and nothing is read.
-    pub(super) refused: Option<CursorError>,
+    /// The cursor given to `after` belongs to another request, or the
+    /// phase is not one of the key type's cut-over: returned as the first
+    /// item, and nothing is read.
+    pub(super) refused: Option<Refused>,
     /// A key type with a layout history: the phase read in, and the older
     /// layout's header length.
     pub(super) history: Option<(Phase, usize)>,
+}
+
+/// Why a scan reads nothing.
+#[derive(Debug)]
+pub(super) enum Refused {
+    Cursor(CursorError),
+    Layout(LayoutError),
 }
 
 impl ScanCore {
@@ -123,9 +131,15 @@ impl ScanCore {
         });
         let refused = foreign.then(|| {
             options.after = None;
-            CursorError::OtherRequest {
+            Refused::Cursor(CursorError::OtherRequest {
                 schema: schema.name(),
-            }
+            })
+        });
+        let refused = refused.or_else(|| {
+            let (h, phase) = history?;
+            h.check_phase(schema.name(), phase)
+                .err()
+                .map(Refused::Layout)
         });
         let mut core = ScanCore {
             options,
@@ -147,11 +161,15 @@ impl ScanCore {
         core
     }
 
-    /// The refusal of a foreign cursor, once; the scan then ends.
+    /// The refusal of a foreign cursor or a phase, once; the scan then
+    /// ends.
     pub(super) fn take_refusal<E>(&mut self) -> Option<RowError<E>> {
         let refused = self.refused.take()?;
         self.failed = true;
-        Some(RowError::Cursor(refused))
+        Some(match refused {
+            Refused::Cursor(e) => RowError::Cursor(e),
+            Refused::Layout(e) => RowError::Layout(e),
+        })
     }
 
     pub(super) fn initial_position(&self, bucket: u32) -> Position {

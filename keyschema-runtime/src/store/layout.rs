@@ -4,7 +4,7 @@
 //! phase-aware writes and the phase-aware gets.
 
 use crate::error::DecodeError;
-use crate::history::{Cut, Phase};
+use crate::history::{Cut, LayoutError, Phase};
 use crate::key::RowKey;
 use crate::store::{
     delete_batch, replace_batch, AsyncStore, BoxFuture, Mutation, RowError, Store, TypedGet,
@@ -40,21 +40,40 @@ pub(crate) fn unambiguous<K: RowKey>(key: &[u8], older: bool) -> Result<(), Deco
     Ok(())
 }
 
+/// Refuses a phase `K`'s cut-over does not have (a key type without a
+/// history has every phase).
+pub(crate) fn check_phase<K: RowKey>(phase: Phase) -> Result<(), LayoutError> {
+    match K::history() {
+        Some(history) => history.check_phase(K::schema().name(), phase),
+        None => Ok(()),
+    }
+}
+
 /// The keys a write of `row` goes to in `phase`, each with whether it is
-/// the older layout's; refused when a key would be ambiguous.
+/// the older layout's; refused in a phase the cut-over does not have, and
+/// when a key would be ambiguous.
 pub(crate) fn write_keys<K: RowKey>(
     phase: Phase,
     row: &K,
-) -> Result<Vec<(Vec<u8>, bool)>, DecodeError> {
+) -> Result<Vec<(Vec<u8>, bool)>, LayoutError> {
     let Some(history) = K::history() else {
         return Ok(vec![(row.encode(), false)]);
     };
+    check_phase::<K>(phase)?;
     let layouts = history.writes(phase, row.past_cut_over());
     let mut keys = Vec::with_capacity(2);
     for (wanted, older) in [(layouts.older, true), (layouts.declared, false)] {
         if wanted {
             let key = key_in(row, older);
-            unambiguous::<K>(&key, older)?;
+            if unambiguous::<K>(&key, older).is_err() {
+                return Err(LayoutError::Ambiguous {
+                    schema: K::schema().name(),
+                    phase,
+                    other: K::schema().render(&key),
+                    older: key,
+                    declared: row.encode(),
+                });
+            }
             if !keys.iter().any(|(k, _)| *k == key) {
                 keys.push((key, older));
             }
@@ -66,8 +85,13 @@ pub(crate) fn write_keys<K: RowKey>(
 /// The keys a delete of `row` removes, in every phase: both layouts'
 /// (the older key unless it would read as another row of the declared
 /// layout). A row the older binary wrote, or a copy the backfill made, is
-/// then never left to come back.
-pub(crate) fn delete_keys<K: RowKey>(row: &K) -> Result<Vec<(Vec<u8>, bool)>, DecodeError> {
+/// then never left to come back. Refused in a phase the cut-over does not
+/// have.
+pub(crate) fn delete_keys<K: RowKey>(
+    phase: Phase,
+    row: &K,
+) -> Result<Vec<(Vec<u8>, bool)>, LayoutError> {
+    check_phase::<K>(phase)?;
     let declared = row.encode();
     let mut keys = Vec::with_capacity(2);
     if let Some(older) = row.encode_older() {
@@ -149,13 +173,9 @@ pub(crate) fn phased_batch<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r, E>(
     let mut batch = Vec::new();
     for (row, value) in rows {
         let keys = match write {
-            Write::Delete => delete_keys(row),
-            _ => write_keys(phase, row),
+            Write::Delete => delete_keys(phase, row)?,
+            _ => write_keys(phase, row)?,
         };
-        let keys = keys.map_err(|source| RowError::Decode {
-            key: row.encode(),
-            source,
-        })?;
         for (key, _) in keys {
             match write {
                 Write::Put => batch.push(Mutation::Put {
@@ -179,6 +199,7 @@ pub(crate) fn get_in<K: RowKey, S: Store + ?Sized>(
     key: Vec<u8>,
     older: bool,
 ) -> Result<Option<TypedRow<K>>, RowError<S::Error>> {
+    check_phase::<K>(phase)?;
     if let Some(value) = store.get(&key).map_err(RowError::Store)? {
         return decode_in(key, value, older);
     }
@@ -198,14 +219,18 @@ pub(crate) fn get_in_async<K: RowKey, S: AsyncStore + ?Sized>(
     key: Vec<u8>,
     older: bool,
 ) -> BoxFuture<'_, TypedGet<K, S::Error>> {
-    let refused = store.check_key_type(K::schema()).err();
+    let refused = store
+        .check_key_type(K::schema())
+        .map_err(RowError::Store)
+        .and_then(|()| check_phase::<K>(phase).map_err(RowError::Layout))
+        .err();
     let stranded = stranded_key::<K>(phase, &key, older);
     let mut keys = vec![key.clone()];
     keys.extend(stranded.clone());
     let get = store.get_many(keys);
     Box::pin(async move {
         if let Some(e) = refused {
-            return Err(RowError::Store(e));
+            return Err(e);
         }
         let found = get.await.map_err(RowError::Store)?;
         // The declared key first; the stranded older key only without it.

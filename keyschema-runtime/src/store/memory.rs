@@ -52,6 +52,11 @@ impl Store for MemoryStore {
     type Error = Infallible;
     type Rows<'a> = MemoryRows;
 
+    /// `memory:` and the address of the map its clones share.
+    fn identity(&self) -> Option<String> {
+        Some(format!("memory:{:p}", Arc::as_ptr(&self.map)))
+    }
+
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Infallible> {
         Ok(self
             .map

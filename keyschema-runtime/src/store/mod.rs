@@ -103,6 +103,14 @@ pub trait Store {
     /// returns, per entry, whether it was applied.
     fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, Self::Error>;
 
+    /// Names the table this store reads and writes (`redb:/abs/path`,
+    /// `bigtable:projects/p/instances/i/tables/t`), so that a backfill's
+    /// verification and checkpoint are never used on another one. `None`
+    /// (the default, for a store that cannot name itself) checks nothing.
+    fn identity(&self) -> Option<String> {
+        None
+    }
+
     /// Sets `key` to `value`.
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), Self::Error> {
         self.write_batch(&[Mutation::Put {
@@ -136,6 +144,9 @@ impl<S: Store + ?Sized> Store for &S {
     }
     fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, S::Error> {
         (**self).compare_and_write(batch)
+    }
+    fn identity(&self) -> Option<String> {
+        (**self).identity()
     }
 }
 
@@ -181,6 +192,14 @@ pub trait AsyncStore {
     fn check_key_type(&self, schema: &'static Schema) -> Result<(), Self::Error> {
         let _ = schema;
         Ok(())
+    }
+
+    /// [`Store::identity`]: names the table this store reads and writes
+    /// (`bigtable:projects/p/instances/i/tables/t`, `dynamodb:table`), so
+    /// that a backfill's verification and checkpoint are never used on
+    /// another one. `None` (the default) checks nothing.
+    fn identity(&self) -> Option<String> {
+        None
     }
 
     /// Refuses, before any work, a range this store cannot scan in key
@@ -310,6 +329,10 @@ pub enum RowError<E> {
     /// A cursor from another scan was passed to `after`.
     #[error(transparent)]
     Cursor(#[from] CursorError),
+    /// A read or write that the key type's layout history refuses: a phase
+    /// its cut-over does not have, or a row the older layout cannot hold.
+    #[error(transparent)]
+    Layout(#[from] crate::history::LayoutError),
     /// A row's value fields do not read as its type's, or one cannot be
     /// written.
     #[error("row {} of `{schema}`: {source}", key.escape_ascii())]

@@ -141,6 +141,12 @@ impl Store for RedbStore {
     type Error = redb::Error;
     type Rows<'a> = RedbRows;
 
+    /// `redb:` and the database file's absolute path.
+    fn identity(&self) -> Option<String> {
+        let path = std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone());
+        Some(format!("redb:{}", path.display()))
+    }
+
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, redb::Error> {
         let txn = self.db.begin_read()?;
         let table = match txn.open_table(ROWS) {

@@ -377,6 +377,12 @@ impl BigtableStore {
 impl AsyncStore for BigtableStore {
     type Error = BigtableError;
 
+    /// `bigtable:` and the table's full name (the endpoint aside: one
+    /// table read through a proxy is the same table).
+    fn identity(&self) -> Option<String> {
+        Some(format!("bigtable:{}", self.table_name))
+    }
+
     fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, BigtableError>> {
         Box::pin(BigtableStore::get_many(self, keys))
     }

@@ -182,6 +182,11 @@ impl DynamoStore {
 impl AsyncStore for DynamoStore {
     type Error = DynamoError;
 
+    /// `dynamodb:` and the table name.
+    fn identity(&self) -> Option<String> {
+        Some(format!("dynamodb:{}", self.table))
+    }
+
     fn scan_stream(
         &self,
         range: &KeyRange,
