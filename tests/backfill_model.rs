@@ -101,8 +101,10 @@ impl<S: Store> Driver for Sync<'_, S>
 where
     S::Error: std::fmt::Debug,
 {
-    fn put_in(&mut self, phase: Phase, e: &Event, value: &[u8]) {
-        self.store().put_row_in(phase, e, value).expect("put");
+    fn put_in(&mut self, phase: Phase, e: &Event, value: &[u8]) -> Result<(), String> {
+        self.store()
+            .put_row_in(phase, e, value)
+            .map_err(|e| e.to_string())
     }
     fn replace_in(&mut self, phase: Phase, e: &Event, value: &[u8]) {
         self.store()
@@ -140,10 +142,11 @@ where
             .map_err(|e| format!("{e:?}"))?;
         Ok((page, rows.cursor()))
     }
-    fn copy_batch(&mut self) {
+    fn copy_batch(&mut self) -> Result<(), String> {
         self.backfill
             .copy_batch(self.store.as_ref().expect("open"))
-            .expect("copy");
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
     fn crash_in_copy(&mut self, n: usize) -> Option<String> {
         // The process dies: its backfill object goes with it.

@@ -134,9 +134,9 @@ impl Emulated {
 }
 
 impl Driver for Emulated {
-    fn put_in(&mut self, phase: Phase, e: &Event, value: &[u8]) {
+    fn put_in(&mut self, phase: Phase, e: &Event, value: &[u8]) -> Result<(), String> {
         let put = AsyncStore::put_row_in(&self.store, phase, e, value);
-        self.rt.block_on(put).expect("put");
+        self.rt.block_on(put).map_err(|e| e.to_string())
     }
     fn replace_in(&mut self, phase: Phase, e: &Event, value: &[u8]) {
         let replace = AsyncStore::replace_row_in(&self.store, phase, e, value);
@@ -177,9 +177,12 @@ impl Driver for Emulated {
         })?;
         Ok((page, rows.cursor()))
     }
-    fn copy_batch(&mut self) {
+    fn copy_batch(&mut self) -> Result<(), String> {
         let copy = self.backfill.copy_batch_async(&self.store);
-        self.rt.block_on(copy).expect("copy");
+        self.rt
+            .block_on(copy)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
     fn crash_in_copy(&mut self, n: usize) -> Option<String> {
         // The process dies: its backfill object goes with it.

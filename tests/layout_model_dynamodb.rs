@@ -109,9 +109,9 @@ impl Dynamo {
 const NO_BACKFILL: &str = "the backfill is refused on DynamoDB; op_on_partitions draws none";
 
 impl Driver for Dynamo {
-    fn put_in(&mut self, phase: Phase, e: &Event, value: &[u8]) {
+    fn put_in(&mut self, phase: Phase, e: &Event, value: &[u8]) -> Result<(), String> {
         let put = AsyncStore::put_row_in(&self.store, phase, &PEvent::from(e), value);
-        self.rt.block_on(put).expect("put");
+        self.rt.block_on(put).map_err(|e| e.to_string())
     }
     fn replace_in(&mut self, phase: Phase, e: &Event, value: &[u8]) {
         let replace = AsyncStore::replace_row_in(&self.store, phase, &PEvent::from(e), value);
@@ -157,7 +157,7 @@ impl Driver for Dynamo {
         })?;
         Ok((page, rows.cursor()))
     }
-    fn copy_batch(&mut self) {
+    fn copy_batch(&mut self) -> Result<(), String> {
         unreachable!("{NO_BACKFILL}")
     }
     fn crash_in_copy(&mut self, _: usize) -> Option<String> {

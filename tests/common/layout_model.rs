@@ -41,6 +41,9 @@ pub enum Op {
     /// The delete of the older rows, failing after this many
     /// compare-and-sets when given.
     DeleteOlder(Option<usize>),
+    /// A put in `Phase::Dual`, which a cut-over by field does not have:
+    /// refused, nothing written.
+    WrongPhase(Event, u8),
 }
 
 pub fn event() -> impl Strategy<Value = (Event, bool)> {
@@ -73,6 +76,7 @@ pub fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Restart),
         1 => Just(Op::Advance),
         1 => prop::option::of(1usize..6).prop_map(Op::DeleteOlder),
+        1 => (event(), any::<u8>()).prop_map(|((e, _), v)| Op::WrongPhase(e, v)),
     ]
 }
 
@@ -125,7 +129,8 @@ pub type Page = (Vec<(Event, Vec<u8>)>, Cursor);
 /// backfill (batches of 3, with a checkpoint file); `restart` and a crash
 /// replace them with fresh objects.
 pub trait Driver {
-    fn put_in(&mut self, phase: Phase, e: &Event, value: &[u8]);
+    /// A put; the error's message when it is refused.
+    fn put_in(&mut self, phase: Phase, e: &Event, value: &[u8]) -> Result<(), String>;
     fn replace_in(&mut self, phase: Phase, e: &Event, value: &[u8]);
     fn delete_in(&mut self, phase: Phase, e: &Event);
     /// The older binary's delete: its own layout's key alone.
@@ -140,7 +145,8 @@ pub trait Driver {
         phase: Phase,
         after: Option<Cursor>,
     ) -> Result<Page, String>;
-    fn copy_batch(&mut self);
+    /// One copy batch; the error's message when it is refused.
+    fn copy_batch(&mut self) -> Result<(), String>;
     /// A copy batch that dies after `n` compare-and-sets; the backfill
     /// object is replaced by a fresh one (the process died). The error,
     /// if the batch did not end before.
@@ -164,6 +170,8 @@ struct Model {
     /// A copy batch ran: the older binary no longer writes past the
     /// cut-over (what the cut-over assumes, as the README says).
     copy_began: bool,
+    /// `delete_older` was called: its checkpoint says so from then on.
+    delete_began: bool,
 }
 
 impl Model {
@@ -187,13 +195,16 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
         stranded: BTreeSet::new(),
         phase: Phase::Split,
         copy_began: false,
+        delete_began: false,
     };
     for (step, op) in ops.iter().enumerate() {
         let at = format!("step {step}: {op:?}");
         match op {
             Op::Put(e, v) | Op::Replace(e, v) => {
                 if matches!(op, Op::Put(..)) {
-                    driver.put_in(model.phase, e, &[*v]);
+                    driver
+                        .put_in(model.phase, e, &[*v])
+                        .map_err(|e| TestCaseError::fail(format!("{at}: {e}")))?;
                 } else {
                     driver.replace_in(model.phase, e, &[*v]);
                 }
@@ -206,7 +217,9 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
                 model.stranded.remove(e);
             }
             Op::OldPut(e, v) if model.older_may_write(e) => {
-                driver.put_in(Phase::Old, e, &[*v]);
+                driver
+                    .put_in(Phase::Old, e, &[*v])
+                    .map_err(|e| TestCaseError::fail(format!("{at}: {e}")))?;
                 model.rows.insert(e.clone(), vec![*v]);
                 if e.timestamp >= T {
                     model.stranded.insert(e.clone());
@@ -225,7 +238,9 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
             Op::Scan(r) => check_scan(driver, &model, r, &at)?,
             Op::CopyBatch if model.phase == Phase::Split => {
                 model.copy_began = true;
-                driver.copy_batch();
+                driver
+                    .copy_batch()
+                    .map_err(|e| TestCaseError::fail(format!("{at}: {e}")))?;
                 // A moved row is a declared row like any other.
                 model.stranded.retain(|e| driver.older_holds(e));
             }
@@ -236,7 +251,32 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
                 }
                 model.stranded.retain(|e| driver.older_holds(e));
             }
+            // Off the documented path: a copy once the delete began (in
+            // this process or, by its checkpoint, in one before) is
+            // refused and changes nothing.
+            Op::CopyBatch if model.delete_began => {
+                let refused = driver.copy_batch();
+                prop_assert!(
+                    refused
+                        .as_ref()
+                        .is_err_and(|e| e.contains("delete of the older rows began")),
+                    "{}: {:?}",
+                    at,
+                    refused
+                );
+            }
             Op::CopyBatch | Op::CrashInCopy(_) => {}
+            Op::WrongPhase(e, v) => {
+                let refused = driver.put_in(Phase::Dual, e, &[*v]);
+                prop_assert!(
+                    refused
+                        .as_ref()
+                        .is_err_and(|e| e.contains("has no `Phase::Dual`")),
+                    "{}: {:?}",
+                    at,
+                    refused
+                );
+            }
             Op::Restart => {
                 in_hand = None;
                 driver.restart();
@@ -279,6 +319,10 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
                     in_hand = None;
                 }
                 let done = driver.delete_older(&verified, *fail);
+                // Begun unless refused before any row was touched.
+                if !matches!(&done, Err(e) if e.contains("does not allow")) {
+                    model.delete_began = true;
+                }
                 if trace() {
                     let short = done
                         .as_ref()

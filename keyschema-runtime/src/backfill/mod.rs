@@ -204,6 +204,17 @@ impl<K: RowKey> Backfill<K> {
         Ok(())
     }
 
+    /// A step's first mark; a delete's is saved at once, before any row
+    /// is touched, so that the checkpoint says the delete began (a copy is
+    /// refused from then on).
+    fn fresh<E>(&mut self, step: Step, totals: Vec<u64>) -> Result<Mark, BackfillError<E>> {
+        let mark = Mark::fresh(step, totals);
+        if step == Step::Delete {
+            self.save(mark.clone())?;
+        }
+        Ok(mark)
+    }
+
     /// The mark `step` resumes from; `None` when it starts a new pass.
     fn resume<E>(&mut self, step: Step) -> Result<Option<Mark>, BackfillError<E>> {
         let sources = self.sources(step);
@@ -347,7 +358,7 @@ impl<K: RowKey> Backfill<K> {
             }
             totals.push(n);
         }
-        Ok(Mark::fresh(step, totals))
+        self.fresh(step, totals)
     }
 
     fn batch_sync<S: Store>(
@@ -519,7 +530,7 @@ impl<K: RowKey> Backfill<K> {
             }
             totals.push(n);
         }
-        Ok(Mark::fresh(step, totals))
+        self.fresh(step, totals)
     }
 
     async fn batch_async<S: AsyncStore>(
