@@ -22,11 +22,19 @@
 //!   while the copy writes it is written again. A row the older binary
 //!   wrote past the cut-over is moved to the declared layout, unless a
 //!   newer one is there. Do not run the copy once any process is in
-//!   `Phase::New`: the declared layout is then the newer one.
+//!   `Phase::New`: the declared layout is then the newer one. Once the
+//!   delete began (its mark, or the checkpoint, says so) the copy is
+//!   refused ([`BackfillError::DeleteBegan`]).
 //! * The **delete** runs in `Phase::New`. It moves each older row: into the
 //!   declared layout only if its row is absent there (a present one is
 //!   newer), then out of the older layout only if it still holds what was
 //!   read. No row is lost if the table changed since the verification.
+//!
+//! Older binaries stop before [`Backfill::verify`]: a row one of them
+//! changes after a verification that matched is not looked at again.
+//! A verification and a checkpoint belong to the store they were made on
+//! ([`Store::identity`]); on another they are refused
+//! ([`BackfillError::OtherStore`]).
 //!
 //! On Cloud Bigtable and DynamoDB a writer's two keys are two requests: a
 //! row written in the instant between them can leave the layouts
