@@ -1,9 +1,10 @@
-//! The checkpoint file: where each step stands, written after every batch.
-//! The copy and the delete each keep their own mark, so neither overwrites
-//! the other's.
+//! Where each step stands: the marks a backfill keeps, and the checkpoint
+//! file they are written to after every batch. The copy and the delete
+//! each keep their own mark, so neither overwrites the other's.
 
 use super::progress::{Mark, Step};
-use super::BackfillError;
+use super::{Backfill, BackfillError};
+use crate::key::RowKey;
 use std::path::Path;
 
 const CHECKPOINT_FORMAT: &str = "keyschema-backfill 3";
@@ -31,6 +32,82 @@ impl Marks {
             Step::Copy => self.copy = Some(mark),
             Step::Delete => self.delete = Some(mark),
         }
+    }
+}
+
+impl<K: RowKey> Backfill<K> {
+    /// Both steps' marks, read from the checkpoint the first time.
+    pub(super) fn marks<E>(&mut self) -> Result<&mut Marks, BackfillError<E>> {
+        if self.marks.is_none() {
+            let marks = match &self.checkpoint {
+                Some(path) => read_checkpoint(path, K::schema().name())?,
+                None => Marks::default(),
+            };
+            self.marks = Some(marks);
+        }
+        Ok(self.marks.get_or_insert_with(Marks::default))
+    }
+
+    /// Before a step runs on a store: the marks loaded, a checkpoint made
+    /// on another store refused, and a copy once the delete began (the
+    /// declared layout then holds the newer rows).
+    pub(super) fn open<E>(
+        &mut self,
+        store: Option<String>,
+        step: Step,
+    ) -> Result<(), BackfillError<E>> {
+        let this = store.as_deref().map(store_word);
+        let marks = self.marks()?;
+        match (&marks.store, this) {
+            (Some(made), Some(this)) if *made != this => {
+                return Err(BackfillError::OtherStore {
+                    what: "checkpoint",
+                    made_on: made.clone(),
+                    this,
+                })
+            }
+            (None, Some(this)) => marks.store = Some(this),
+            _ => {}
+        }
+        if step == Step::Copy && marks.delete.is_some() {
+            return Err(BackfillError::DeleteBegan);
+        }
+        Ok(())
+    }
+
+    /// A step's first mark; a delete's is saved at once, before any row
+    /// is touched, so that the checkpoint says the delete began (a copy is
+    /// refused from then on).
+    pub(super) fn fresh<E>(
+        &mut self,
+        step: Step,
+        totals: Vec<u64>,
+    ) -> Result<Mark, BackfillError<E>> {
+        let mark = Mark::fresh(step, totals);
+        if step == Step::Delete {
+            self.save(mark.clone())?;
+        }
+        Ok(mark)
+    }
+
+    /// The mark `step` resumes from; `None` when it starts a new pass.
+    pub(super) fn resume<E>(&mut self, step: Step) -> Result<Option<Mark>, BackfillError<E>> {
+        let sources = self.sources(step);
+        Ok(self
+            .marks()?
+            .get(step)
+            .filter(|m| m.range < sources)
+            .cloned())
+    }
+
+    pub(super) fn save<E>(&mut self, mark: Mark) -> Result<(), BackfillError<E>> {
+        let marks = self.marks()?;
+        marks.set(mark);
+        let marks = marks.clone();
+        if let Some(path) = &self.checkpoint {
+            write_checkpoint(path, K::schema().name(), &marks)?;
+        }
+        Ok(())
     }
 }
 

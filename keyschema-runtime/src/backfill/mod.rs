@@ -86,7 +86,7 @@ use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::scan::builder::ScanState;
 use crate::store::{AsyncStore, Row, Store};
 use apply::{Answer, Apply, Next, Pair};
-use checkpoint::{read_checkpoint, store_word, write_checkpoint, Marks};
+use checkpoint::{store_word, Marks};
 use futures_core::Stream;
 use progress::Mark;
 use std::collections::HashMap;
@@ -175,72 +175,6 @@ impl<K: RowKey> Backfill<K> {
             Some(r) => (r, true),
             None => (&self.declared[i - self.ranges.len()], false),
         }
-    }
-
-    /// Both steps' marks, read from the checkpoint the first time.
-    fn marks<E>(&mut self) -> Result<&mut Marks, BackfillError<E>> {
-        if self.marks.is_none() {
-            let marks = match &self.checkpoint {
-                Some(path) => read_checkpoint(path, K::schema().name())?,
-                None => Marks::default(),
-            };
-            self.marks = Some(marks);
-        }
-        Ok(self.marks.get_or_insert_with(Marks::default))
-    }
-
-    /// Before a step runs on a store: the marks loaded, a checkpoint made
-    /// on another store refused, and a copy once the delete began (the
-    /// declared layout then holds the newer rows).
-    fn open<E>(&mut self, store: Option<String>, step: Step) -> Result<(), BackfillError<E>> {
-        let this = store.as_deref().map(store_word);
-        let marks = self.marks()?;
-        match (&marks.store, this) {
-            (Some(made), Some(this)) if *made != this => {
-                return Err(BackfillError::OtherStore {
-                    what: "checkpoint",
-                    made_on: made.clone(),
-                    this,
-                })
-            }
-            (None, Some(this)) => marks.store = Some(this),
-            _ => {}
-        }
-        if step == Step::Copy && marks.delete.is_some() {
-            return Err(BackfillError::DeleteBegan);
-        }
-        Ok(())
-    }
-
-    /// A step's first mark; a delete's is saved at once, before any row
-    /// is touched, so that the checkpoint says the delete began (a copy is
-    /// refused from then on).
-    fn fresh<E>(&mut self, step: Step, totals: Vec<u64>) -> Result<Mark, BackfillError<E>> {
-        let mark = Mark::fresh(step, totals);
-        if step == Step::Delete {
-            self.save(mark.clone())?;
-        }
-        Ok(mark)
-    }
-
-    /// The mark `step` resumes from; `None` when it starts a new pass.
-    fn resume<E>(&mut self, step: Step) -> Result<Option<Mark>, BackfillError<E>> {
-        let sources = self.sources(step);
-        Ok(self
-            .marks()?
-            .get(step)
-            .filter(|m| m.range < sources)
-            .cloned())
-    }
-
-    fn save<E>(&mut self, mark: Mark) -> Result<(), BackfillError<E>> {
-        let marks = self.marks()?;
-        marks.set(mark);
-        let marks = marks.clone();
-        if let Some(path) = &self.checkpoint {
-            write_checkpoint(path, K::schema().name(), &marks)?;
-        }
-        Ok(())
     }
 
     fn progress(&self, mark: &Mark, started: Instant, this_run: u64) -> Progress {
