@@ -134,9 +134,9 @@ fn a_row_whose_older_key_reads_as_another_row_is_refused_with_both_keys() {
 
 #[test]
 fn a_copy_after_the_delete_began_is_refused_and_changes_nothing() {
-    let dir = tempdir("copy-after-delete");
-    let store = RedbStore::open(&dir).expect("open");
-    let checkpoint = dir.join("backfill.checkpoint");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = RedbStore::open(dir.path()).expect("open");
+    let checkpoint = dir.path().join("backfill.checkpoint");
     for ts in [10, 20, T + 1] {
         store
             .put_row_in(Phase::Old, &event("u1", ts), b"old")
@@ -189,16 +189,14 @@ fn a_copy_after_the_delete_began_is_refused_and_changes_nothing() {
             (10, b"updated".to_vec())
         ]
     );
-    drop(store);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn a_verification_or_a_checkpoint_of_another_store_is_refused() {
     let (dir_a, dir_b) = (tempdir("store-a"), tempdir("store-b"));
     let (a, b) = (
-        RedbStore::open(&dir_a).expect("open"),
-        RedbStore::open(&dir_b).expect("open"),
+        RedbStore::open(dir_a.path()).expect("open"),
+        RedbStore::open(dir_b.path()).expect("open"),
     );
     for store in [&a, &b] {
         for ts in [10, 20] {
@@ -221,7 +219,7 @@ fn a_verification_or_a_checkpoint_of_another_store_is_refused() {
     assert_eq!(dump(&b), before, "nothing deleted on B");
 
     // A checkpoint of A's finished copy does not say B is copied.
-    let checkpoint = dir_a.join("backfill.checkpoint");
+    let checkpoint = dir_a.path().join("backfill.checkpoint");
     let mut with_checkpoint = Backfill::<Event>::new()
         .expect("history")
         .checkpoint(&checkpoint);
@@ -250,13 +248,12 @@ fn a_verification_or_a_checkpoint_of_another_store_is_refused() {
         on_a.copy(&b),
         Err(BackfillError::OtherStore { .. })
     ));
-    drop((a, b));
-    std::fs::remove_dir_all(&dir_a).ok();
-    std::fs::remove_dir_all(&dir_b).ok();
 }
 
-fn tempdir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("keyschema-misuse-{name}-{}", std::process::id()));
-    std::fs::remove_dir_all(&dir).ok();
-    dir
+/// A temporary directory whose path holds `name`.
+fn tempdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(name)
+        .tempdir()
+        .expect("temp dir")
 }

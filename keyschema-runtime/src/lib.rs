@@ -49,7 +49,7 @@ pub mod __private {
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
     pub use crate::history::{Cut, History, Phase};
     pub use crate::record::{
-        Record, ValueError, ValueField, ValueFieldCheck, ValueReader, ValueWriter,
+        check_required, Record, ValueError, ValueField, ValueFieldCheck, ValueReader, ValueWriter,
     };
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};

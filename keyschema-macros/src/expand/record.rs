@@ -26,20 +26,6 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
         quote!(#i => self.#field = __reader.value::<#ty>(#name)?,)
     });
     let n = spec.values.len();
-    let required = spec
-        .values
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| !v.optional)
-        .map(|(i, v)| {
-            let name = v.field.name();
-            let i = Literal::usize_unsuffixed(i);
-            quote! {
-                if !__seen[#i] {
-                    return __ks::Result::Err(__ks::ValueError::Missing { field: #name });
-                }
-            }
-        });
     quote! {
         impl __ks::Record for #ident {
             const VALUES: &'static [__ks::ValueField] = &[#(#fields),*];
@@ -66,8 +52,7 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
                         *__s = true;
                     }
                 }
-                #(#required)*
-                __ks::Result::Ok(())
+                __ks::check_required(<Self as __ks::Record>::VALUES, &__seen)
             }
         }
     }

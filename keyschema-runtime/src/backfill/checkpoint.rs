@@ -48,26 +48,19 @@ impl<K: RowKey> Backfill<K> {
         Ok(self.marks.get_or_insert_with(Marks::default))
     }
 
-    /// Before a step runs on a store: the marks loaded, a checkpoint made
-    /// on another store refused, and a copy once the delete began (the
-    /// declared layout then holds the newer rows).
+    /// Before a step runs on the store named `this` ([`store_word`]): the
+    /// marks loaded, a checkpoint made on another store refused, and a copy
+    /// once the delete began (the declared layout then holds the newer
+    /// rows).
     pub(super) fn open<E>(
         &mut self,
-        store: Option<String>,
+        this: Option<&str>,
         step: Step,
     ) -> Result<(), BackfillError<E>> {
-        let this = store.as_deref().map(store_word);
         let marks = self.marks()?;
-        match (&marks.store, this) {
-            (Some(made), Some(this)) if *made != this => {
-                return Err(BackfillError::OtherStore {
-                    what: "checkpoint",
-                    made_on: made.clone(),
-                    this,
-                })
-            }
-            (None, Some(this)) => marks.store = Some(this),
-            _ => {}
+        same_store("checkpoint", marks.store.as_deref(), this)?;
+        if marks.store.is_none() {
+            marks.store = this.map(str::to_string);
         }
         if step == Step::Copy && marks.delete.is_some() {
             return Err(BackfillError::DeleteBegan);
@@ -111,10 +104,28 @@ impl<K: RowKey> Backfill<K> {
     }
 }
 
-/// A store's identity as one word of the checkpoint (its spaces, newlines
-/// and other escapes written as `\u{..}` or `\x20`), the form marks keep.
-pub(crate) fn store_word(identity: &str) -> String {
-    identity.escape_default().to_string().replace(' ', "\\x20")
+/// A store's [identity](crate::store::Store::identity) as one word of the
+/// checkpoint (its spaces, newlines and other escapes written as `\u{..}`
+/// or `\x20`), the form marks and verifications keep.
+pub(crate) fn store_word(identity: Option<String>) -> Option<String> {
+    identity.map(|id| id.escape_default().to_string().replace(' ', "\\x20"))
+}
+
+/// Refuses the `what` (checkpoint or verification) made on store `made`
+/// for the store `this`, when both name themselves.
+pub(super) fn same_store<E>(
+    what: &'static str,
+    made: Option<&str>,
+    this: Option<&str>,
+) -> Result<(), BackfillError<E>> {
+    match (made, this) {
+        (Some(made), Some(this)) if made != this => Err(BackfillError::OtherStore {
+            what,
+            made_on: made.to_string(),
+            this: this.to_string(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn line(name: &str, mark: Option<&Mark>) -> String {

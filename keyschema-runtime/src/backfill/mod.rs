@@ -86,7 +86,7 @@ use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::scan::builder::ScanState;
 use crate::store::{AsyncStore, Row, Store};
 use apply::{Answer, Apply, Next, Pair};
-use checkpoint::{store_word, Marks};
+use checkpoint::{same_store, store_word, Marks};
 use futures_core::Stream;
 use progress::Mark;
 use std::collections::HashMap;
@@ -201,11 +201,13 @@ impl<K: RowKey> Backfill<K> {
     /// Whether `verified` allows the delete: one that matched to begin it;
     /// one that covers every older row to resume it (writers in
     /// `Phase::New` change declared rows alone, so the layouts differ by
-    /// then). A verification of an earlier table state never begins it.
+    /// then). A verification of an earlier table state never begins it,
+    /// nor one of another key type or made on another store than `this`;
+    /// the delete's marks are [opened](Self::open) on the way.
     fn allowed<E>(
         &mut self,
         verified: &Verification,
-        store: Option<String>,
+        this: Option<&str>,
     ) -> Result<(), BackfillError<E>> {
         if verified.schema() != K::schema().name() {
             return Err(BackfillError::OtherSchema {
@@ -213,17 +215,8 @@ impl<K: RowKey> Backfill<K> {
                 schema: K::schema().name(),
             });
         }
-        let this = store.as_deref().map(store_word);
-        if let (Some(made), Some(this)) = (verified.store(), this) {
-            if made != this {
-                return Err(BackfillError::OtherStore {
-                    what: "verification",
-                    made_on: made.to_string(),
-                    this,
-                });
-            }
-        }
-        self.open(store, Step::Delete)?;
+        same_store("verification", verified.store(), this)?;
+        self.open(this, Step::Delete)?;
         let began = self.marks()?.delete.is_some();
         if verified.matches() || (began && verified.covers()) {
             return Ok(());
@@ -239,6 +232,7 @@ impl<K: RowKey> Backfill<K> {
     /// removes the declared rows whose older row is gone; resumes from the
     /// checkpoint, or starts a new pass when the last one finished.
     pub fn copy<S: Store>(&mut self, store: &S) -> Result<Progress, BackfillError<S::Error>> {
+        self.open(store_word(store.identity()).as_deref(), Step::Copy)?;
         self.run(store, Step::Copy)
     }
 
@@ -251,7 +245,7 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         verified: &Verification,
     ) -> Result<Progress, BackfillError<S::Error>> {
-        self.allowed(verified, store.identity())?;
+        self.allowed(verified, store_word(store.identity()).as_deref())?;
         self.run(store, Step::Delete)
     }
 
@@ -260,7 +254,6 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         step: Step,
     ) -> Result<Progress, BackfillError<S::Error>> {
-        self.open(store.identity(), step)?;
         let started = Instant::now();
         let mut this_run = 0;
         loop {
@@ -275,7 +268,7 @@ impl<K: RowKey> Backfill<K> {
     /// One batch of the copy: at most `batch` rows handled and the cursor
     /// saved. The progress says when the pass is finished.
     pub fn copy_batch<S: Store>(&mut self, store: &S) -> Result<Progress, BackfillError<S::Error>> {
-        self.open(store.identity(), Step::Copy)?;
+        self.open(store_word(store.identity()).as_deref(), Step::Copy)?;
         Ok(self.batch_sync(store, Step::Copy, Instant::now(), 0)?.0)
     }
 
@@ -393,6 +386,8 @@ impl<K: RowKey> Backfill<K> {
         &mut self,
         store: &S,
     ) -> Result<Progress, BackfillError<S::Error>> {
+        self.check_async(store)?;
+        self.open(store_word(store.identity()).as_deref(), Step::Copy)?;
         self.run_async(store, Step::Copy).await
     }
 
@@ -402,7 +397,7 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
     ) -> Result<Progress, BackfillError<S::Error>> {
         self.check_async(store)?;
-        self.open(store.identity(), Step::Copy)?;
+        self.open(store_word(store.identity()).as_deref(), Step::Copy)?;
         Ok(self
             .batch_async(store, Step::Copy, Instant::now(), 0)
             .await?
@@ -415,7 +410,8 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         verified: &Verification,
     ) -> Result<Progress, BackfillError<S::Error>> {
-        self.allowed(verified, store.identity())?;
+        self.allowed(verified, store_word(store.identity()).as_deref())?;
+        self.check_async(store)?;
         self.run_async(store, Step::Delete).await
     }
 
@@ -441,8 +437,6 @@ impl<K: RowKey> Backfill<K> {
         store: &S,
         step: Step,
     ) -> Result<Progress, BackfillError<S::Error>> {
-        self.check_async(store)?;
-        self.open(store.identity(), step)?;
         let started = Instant::now();
         let mut this_run = 0;
         loop {

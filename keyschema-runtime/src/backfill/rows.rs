@@ -7,7 +7,7 @@ use super::{Backfill, BackfillError, Step};
 use crate::error::DecodeError;
 use crate::history::Cut;
 use crate::key::RowKey;
-use crate::store::layout::unambiguous;
+use crate::store::layout::misread;
 
 /// What a key read from a range of the older layout is.
 pub(crate) enum Older<K> {
@@ -88,7 +88,7 @@ impl<K: RowKey> Backfill<K> {
             return None;
         }
         let older = row.encode_older()?;
-        if older == key || unambiguous::<K>(&older, true).is_err() {
+        if older == key || misread::<K>(&older) {
             return None;
         }
         Some(Pair {

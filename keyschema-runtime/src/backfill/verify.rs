@@ -153,7 +153,7 @@ impl<K: RowKey> Backfill<K> {
     fn verification(&self, tally: Tally, store: Option<String>) -> Verification {
         Verification {
             schema: K::schema().name(),
-            store: store.as_deref().map(store_word),
+            store: store_word(store),
             buckets: tally.checks,
             uncovered: tally.uncovered,
             stranded: tally.stranded,

@@ -73,6 +73,21 @@ pub trait ValueReader {
     ) -> Result<T, ValueError>;
 }
 
+/// The generated `read_values`' last step: the first
+/// [`required`](ValueField::required) field of `fields` that was not
+/// `seen` is [`ValueError::Missing`].
+#[doc(hidden)]
+pub fn check_required(fields: &[ValueField], seen: &[bool]) -> Result<(), ValueError> {
+    match fields
+        .iter()
+        .zip(seen)
+        .find(|(f, seen)| f.required && !**seen)
+    {
+        Some((f, _)) => Err(ValueError::Missing { field: f.name }),
+        None => Ok(()),
+    }
+}
+
 /// Names a value field's type in generated code: one error at the field
 /// when it is not a value type.
 #[doc(hidden)]

@@ -3,7 +3,6 @@
 //! refusal of older keys that would read as another row; the batches of
 //! phase-aware writes and the phase-aware gets.
 
-use crate::error::DecodeError;
 use crate::history::{Cut, LayoutError, Phase};
 use crate::key::RowKey;
 use crate::store::{
@@ -19,25 +18,15 @@ pub(crate) fn key_in<K: RowKey>(row: &K, older: bool) -> Vec<u8> {
     }
 }
 
-/// Refuses an older-layout key that also reads as a row of the declared
-/// layout (another row: the headers differ in length). Such a key is left
-/// to the declared layout: every read takes a key that reads in both as
-/// the declared layout's (a backfilled copy of a row before the cut-over
-/// reads as an older row of another id), so an older row must never have
-/// one. Keys of the declared layout are never refused.
-pub(crate) fn unambiguous<K: RowKey>(key: &[u8], older: bool) -> Result<(), DecodeError> {
-    let Some(history) = K::history() else {
-        return Ok(());
-    };
-    if !older || history.same_components(K::schema()) {
-        return Ok(());
-    }
-    if K::decode(key).is_ok() {
-        return Err(DecodeError::AmbiguousLayout {
-            schema: K::schema().name(),
-        });
-    }
-    Ok(())
+/// Whether an older-layout key also reads as another row of the declared
+/// layout (the headers differ in length). Such a key is left to the
+/// declared layout: every read takes a key that reads in both as the
+/// declared layout's (a backfilled copy of a row before the cut-over reads
+/// as an older row of another id), so an older row must never have one.
+pub(crate) fn misread<K: RowKey>(older_key: &[u8]) -> bool {
+    K::history().is_some_and(|history| {
+        !history.same_components(K::schema()) && K::decode(older_key).is_ok()
+    })
 }
 
 /// Refuses a phase `K`'s cut-over does not have (a key type without a
@@ -49,23 +38,19 @@ pub(crate) fn check_phase<K: RowKey>(phase: Phase) -> Result<(), LayoutError> {
     }
 }
 
-/// The keys a write of `row` goes to in `phase`, each with whether it is
-/// the older layout's; refused in a phase the cut-over does not have, and
-/// when a key would be ambiguous.
-pub(crate) fn write_keys<K: RowKey>(
-    phase: Phase,
-    row: &K,
-) -> Result<Vec<(Vec<u8>, bool)>, LayoutError> {
+/// The keys a write of `row` goes to in `phase` (one the cut-over has),
+/// each with whether it is the older layout's; refused when a key would
+/// be ambiguous.
+fn write_keys<K: RowKey>(phase: Phase, row: &K) -> Result<Vec<(Vec<u8>, bool)>, LayoutError> {
     let Some(history) = K::history() else {
         return Ok(vec![(row.encode(), false)]);
     };
-    check_phase::<K>(phase)?;
     let layouts = history.writes(phase, row.past_cut_over());
     let mut keys = Vec::with_capacity(2);
     for (wanted, older) in [(layouts.older, true), (layouts.declared, false)] {
         if wanted {
             let key = key_in(row, older);
-            if unambiguous::<K>(&key, older).is_err() {
+            if older && misread::<K>(&key) {
                 return Err(LayoutError::Ambiguous {
                     schema: K::schema().name(),
                     phase,
@@ -85,22 +70,17 @@ pub(crate) fn write_keys<K: RowKey>(
 /// The keys a delete of `row` removes, in every phase: both layouts'
 /// (the older key unless it would read as another row of the declared
 /// layout). A row the older binary wrote, or a copy the backfill made, is
-/// then never left to come back. Refused in a phase the cut-over does not
-/// have.
-pub(crate) fn delete_keys<K: RowKey>(
-    phase: Phase,
-    row: &K,
-) -> Result<Vec<(Vec<u8>, bool)>, LayoutError> {
-    check_phase::<K>(phase)?;
+/// then never left to come back.
+fn delete_keys<K: RowKey>(row: &K) -> Vec<(Vec<u8>, bool)> {
     let declared = row.encode();
     let mut keys = Vec::with_capacity(2);
     if let Some(older) = row.encode_older() {
-        if older != declared && unambiguous::<K>(&older, true).is_ok() {
+        if older != declared && !misread::<K>(&older) {
             keys.push((older, true));
         }
     }
     keys.push((declared, false));
-    Ok(keys)
+    keys
 }
 
 /// The key a get of `row` reads in `phase`, and whether it is the older
@@ -132,8 +112,7 @@ pub(crate) fn stranded_key<K: RowKey>(phase: Phase, key: &[u8], older: bool) -> 
         return None;
     }
     let old = K::decode(key).ok()?.encode_older()?;
-    unambiguous::<K>(&old, true).ok()?;
-    Some(old)
+    (!misread::<K>(&old)).then_some(old)
 }
 
 /// A key read from one layout of `K`, decoded in it, with its value.
@@ -164,16 +143,18 @@ pub(crate) enum Write {
 
 /// The batch of a phase-aware write: for each row, each key `phase` writes
 /// it to (both layouts in `Dual`), refusing ambiguous keys; a delete goes
-/// to both layouts in every phase.
+/// to both layouts in every phase. Refused, before any row, in a phase the
+/// cut-over does not have.
 pub(crate) fn phased_batch<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r, E>(
     phase: Phase,
     rows: impl IntoIterator<Item = (&'r K, V)>,
     write: Write,
 ) -> Result<Vec<Mutation>, RowError<E>> {
+    check_phase::<K>(phase)?;
     let mut batch = Vec::new();
     for (row, value) in rows {
         let keys = match write {
-            Write::Delete => delete_keys(phase, row)?,
+            Write::Delete => delete_keys(row),
             _ => write_keys(phase, row)?,
         };
         for (key, _) in keys {
