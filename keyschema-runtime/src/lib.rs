@@ -124,6 +124,11 @@ pub mod __private {
         component.with_text_digits::<T>()
     }
 
+    /// The declared schema, with its value fields (`#[rowkey(value)]`).
+    pub const fn with_values(schema: Schema, values: &'static [ValueField]) -> Schema {
+        schema.with_values(values)
+    }
+
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     /// The declared schema, with its `history`.
     pub const fn with_history(schema: Schema, history: &'static History) -> Schema {

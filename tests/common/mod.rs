@@ -7,9 +7,11 @@ pub mod dynalite;
 pub mod emulator;
 pub mod history;
 pub mod http_faults;
+pub mod interop;
 pub mod layout_model;
 pub mod model;
 pub mod proxy;
+pub mod rows;
 pub mod schemas;
 
 use std::ops::Bound;

@@ -44,6 +44,8 @@ pub(super) fn schema(spec: &KeySpec) -> TokenStream {
     let declared = quote!(__ks::schema(
         #name, #prefix, #salt, &[#(#components),*], #format, #partition, __keyschema_check,
     ));
+    // The value fields, from the `Record` impl (one list, two readers).
+    let declared = quote!(__ks::with_values(#declared, <#ident as __ks::Record>::VALUES));
     let declared = match &spec.was {
         None => declared,
         Some(_) => quote!(__ks::with_history(#declared, &__KEYSCHEMA_HISTORY)),

@@ -67,22 +67,46 @@ impl<'v> MapReader<'v> {
     }
 }
 
+impl<'v> MapReader<'v> {
+    /// The name of the next stored field, `None` after the last; its value
+    /// is read next ([`value_seed`](Self::value_seed) or skipped).
+    pub(crate) fn next_name(&mut self) -> Result<Option<&'v str>, ValueError> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let len = rmp::decode::read_str_len(&mut self.rest).map_err(|e| ValueError::Format {
+            message: format!("a field name is not a MessagePack str: {e}"),
+        })?;
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        let Some((name, rest)) = self.rest.split_at_checked(len) else {
+            return Err(ValueError::Format {
+                message: "the value ends inside a field name".into(),
+            });
+        };
+        self.rest = rest;
+        std::str::from_utf8(name)
+            .map(Some)
+            .map_err(|e| ValueError::Format {
+                message: format!("a field name is not UTF-8: {e}"),
+            })
+    }
+
+    /// The value after [`next_name`](Self::next_name), read by `seed`.
+    #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
+    pub(crate) fn value_seed<T, S: for<'de> serde::de::DeserializeSeed<'de, Value = T>>(
+        &mut self,
+        seed: S,
+    ) -> Result<T, rmp_serde::decode::Error> {
+        let mut de = rmp_serde::Deserializer::new(&mut self.rest);
+        seed.deserialize(&mut de)
+    }
+}
+
 impl ValueReader for MapReader<'_> {
     fn next_field(&mut self, names: &[&str]) -> Result<Option<usize>, ValueError> {
-        while self.left > 0 {
-            self.left -= 1;
-            let len =
-                rmp::decode::read_str_len(&mut self.rest).map_err(|e| ValueError::Format {
-                    message: format!("a field name is not a MessagePack str: {e}"),
-                })?;
-            let len = usize::try_from(len).unwrap_or(usize::MAX);
-            let Some((name, rest)) = self.rest.split_at_checked(len) else {
-                return Err(ValueError::Format {
-                    message: "the value ends inside a field name".into(),
-                });
-            };
-            self.rest = rest;
-            match names.iter().position(|n| n.as_bytes() == name) {
+        while let Some(name) = self.next_name()? {
+            match names.iter().position(|n| *n == name) {
                 Some(i) => return Ok(Some(i)),
                 None => self.skip()?,
             }

@@ -69,6 +69,15 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
     }
 }
 
+impl<K: crate::record::Record, E> AsyncTypedRows<K, E> {
+    /// The same rows, whole: each with its value fields (see
+    /// [`AsyncRecordStore`](crate::store::AsyncRecordStore)); the cursor is
+    /// [`Records::inner`](crate::store::Records::inner)`().cursor()`.
+    pub fn records(self) -> crate::store::Records<Self> {
+        crate::store::Records::new(self)
+    }
+}
+
 impl<K, E> Unpin for AsyncTypedRows<K, E> {}
 
 impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {

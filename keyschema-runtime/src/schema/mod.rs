@@ -84,6 +84,8 @@ pub struct Schema {
     partition: Option<usize>,
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     pub(crate) history: Option<&'static History>,
+    /// The value fields (`#[rowkey(value)]`), stored beside the key.
+    values: &'static [crate::record::ValueField],
 }
 
 /// Decodes a key of the schema's type and drops the value.
@@ -131,7 +133,25 @@ impl Schema {
             check: None,
             partition: None,
             history: None,
+            values: &[],
         }
+    }
+
+    /// Sets the value fields (`#[rowkey(value)]`).
+    pub(crate) const fn with_values(
+        mut self,
+        values: &'static [crate::record::ValueField],
+    ) -> Self {
+        self.values = values;
+        self
+    }
+
+    /// The value fields of the row (`#[rowkey(value)]`), in declaration
+    /// order: what a store with a shape of its own (DynamoDB attributes)
+    /// writes beside the key. Empty for a key type without value fields,
+    /// whose rows hold a raw value.
+    pub fn values(&self) -> &'static [crate::record::ValueField] {
+        self.values
     }
 
     /// Sets the full check (`decode` of the key type) that `render_strict`

@@ -42,7 +42,7 @@ mod redb;
 pub use self::redb::RedbStore;
 pub use cas::Cas;
 pub use memory::MemoryStore;
-pub use records::{RecordStore, Records};
+pub use records::{AsyncRecordStore, RecordStore, Records};
 
 pub use crate::range::Direction;
 
@@ -515,7 +515,7 @@ pub trait RowStore: Store {
 
 /// Writes a batch made by [`phased_batch`] on an async store, or returns
 /// its refusal.
-fn write_in<'a, S: AsyncStore + ?Sized>(
+pub(crate) fn write_in<'a, S: AsyncStore + ?Sized>(
     store: &'a S,
     schema: &'static Schema,
     batch: Result<Vec<Mutation>, RowError<S::Error>>,

@@ -5,7 +5,10 @@
 
 use crate::key::OneLayout;
 use crate::record::{decode_values, encode_values, Record, ValueError};
-use crate::store::{put_batch, replace_batch, RowError, RowStore, Store, TypedRow};
+use crate::store::{
+    put_batch, replace_batch, write_in, AsyncStore, BoxFuture, Mutation, RowError, RowStore, Store,
+    TypedRow,
+};
 
 /// Whole typed rows on any [`Store`]: put, replace and get a row with its
 /// value fields, and read a typed scan's rows whole ([`Records`]).
@@ -74,6 +77,85 @@ pub trait RecordStore: RowStore {
 
 impl<S: Store + ?Sized> RecordStore for S {}
 
+/// Whole typed rows on any [`AsyncStore`] (Bigtable, DynamoDB): the async
+/// [`RecordStore`]. On DynamoDB each value field is its own attribute in
+/// DynamoDB's types ([`ItemShape`](crate::store::dynamodb::ItemShape)).
+///
+/// ```no_run
+/// # async fn demo(store: keyschema::store::dynamodb::DynamoStore) -> Result<(), Box<dyn std::error::Error>> {
+/// use keyschema::store::AsyncRecordStore;
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// #[rowkey(then = (invoice_id), line_no)]
+/// struct Line {
+///     invoice_id: String,
+///     line_no: u16,
+///     #[rowkey(value)]
+///     amount: i64,
+///     #[rowkey(value)]
+///     memo: String,
+/// }
+///
+/// let line = Line { invoice_id: "INV-1".into(), line_no: 3, amount: 500, memo: "rent".into() };
+/// store.put_record(&line).await?;
+/// assert_eq!(store.get_record::<Line>(&Line::get_key("INV-1", 3)).await?, Some(line));
+/// # Ok(()) }
+/// ```
+pub trait AsyncRecordStore: AsyncStore {
+    /// Stores `row`, key and value fields ([`RecordStore::put_record`]).
+    fn put_record<K: OneLayout + Record>(
+        &self,
+        row: &K,
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        let batch = values_of(row).map(|value| {
+            vec![Mutation::Put {
+                key: row.encode(),
+                value,
+            }]
+        });
+        write_in(self, K::schema(), batch)
+    }
+
+    /// Stores `row` wherever it is ([`RecordStore::replace_record`]).
+    fn replace_record<K: OneLayout + Record>(
+        &self,
+        row: &K,
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        let batch = values_of(row).map(|value| replace_batch::<K>(&row.encode(), &value));
+        write_in(self, K::schema(), batch)
+    }
+
+    /// Stores many rows ([`RecordStore::put_records`]).
+    fn put_records<'r, K: OneLayout + Record + 'r>(
+        &self,
+        rows: impl IntoIterator<Item = &'r K>,
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        let batch = rows
+            .into_iter()
+            .map(|row| Ok((row, values_of(row)?)))
+            .collect::<Result<Vec<(&K, Vec<u8>)>, RowError<Self::Error>>>()
+            .map(|rows| put_batch(rows.iter().map(|(k, v)| (*k, v))));
+        write_in(self, K::schema(), batch)
+    }
+
+    /// The whole row stored under `key` ([`RecordStore::get_record`]).
+    fn get_record<'a, K: OneLayout + Record + 'a>(
+        &'a self,
+        key: &[u8],
+    ) -> BoxFuture<'a, Result<Option<K>, RowError<Self::Error>>> {
+        let row = self.get_row::<K>(key);
+        Box::pin(async move {
+            match row.await? {
+                Some(row) => whole(row).map(Some),
+                None => Ok(None),
+            }
+        })
+    }
+}
+
+impl<S: AsyncStore + ?Sized> AsyncRecordStore for S {}
+
 /// A row's value fields as stored, or the field that cannot be written.
 fn values_of<K: Record, E>(row: &K) -> Result<Vec<u8>, RowError<E>> {
     encode_values(row).map_err(|source| value_error(row, source))
@@ -119,5 +201,23 @@ impl<K: Record, E, I: Iterator<Item = Result<TypedRow<K>, RowError<E>>>> Iterato
 
     fn next(&mut self) -> Option<Self::Item> {
         Some(self.rows.next()?.and_then(whole))
+    }
+}
+
+/// An async typed scan's rows, whole (`scan.run_async(&store).records()`).
+impl<K: Record, E, I> futures_core::Stream for Records<I>
+where
+    I: futures_core::Stream<Item = Result<TypedRow<K>, RowError<E>>> + Unpin,
+{
+    type Item = Result<K, RowError<E>>;
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        std::pin::Pin::new(&mut this.rows)
+            .poll_next(cx)
+            .map(|row| row.map(|row| row.and_then(whole)))
     }
 }

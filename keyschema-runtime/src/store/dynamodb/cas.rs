@@ -1,7 +1,7 @@
 //! Compare-and-set through a conditional PutItem or DeleteItem: DynamoDB
 //! checks the condition and writes the item as one step.
 
-use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, VALUE};
+use super::{request_error, DynamoError, DynamoStore, VALUE};
 use crate::store::Cas;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::primitives::Blob;
@@ -33,9 +33,22 @@ impl DynamoStore {
     }
 
     async fn conditional(&self, index: usize, cas: &Cas) -> Result<bool, DynamoError> {
+        if cas.expect.is_some() && self.whole_rows() {
+            return Err(DynamoError::Unsupported {
+                operation: "a compare-and-set against a stored value",
+                reason: format!(
+                    "`{}` keeps its value fields as attributes, which one condition cannot compare whole; a write that must be absent (`Cas::put_if_absent`) works",
+                    self.schema.name()
+                ),
+            });
+        }
         // Every item keyschema writes has its partition attribute.
         let (condition, name, values) = match &cas.expect {
-            None => ("attribute_not_exists(#a)", PARTITION_KEY, None),
+            None => (
+                "attribute_not_exists(#a)",
+                self.shape.partition_key.as_str(),
+                None,
+            ),
             Some(v) => (
                 "#a = :v",
                 VALUE,

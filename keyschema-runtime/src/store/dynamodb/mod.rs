@@ -9,16 +9,26 @@
 //! 25 with unprocessed items retried), `read` (gets, and one paged Query per
 //! salt bucket for typed scans) and `cas` (conditional writes).
 //!
-//! Items hold three attributes: [`PARTITION_KEY`] and [`SORT_KEY`] (binary,
-//! or strings for `format = text` keys, the readable `INVOICE#42` style) and
-//! [`VALUE`] (binary). A key whose sort part is empty makes a table without
-//! a sort key.
+//! An item holds its key in two attributes, [`PARTITION_KEY`] and
+//! [`SORT_KEY`] by default (binary, or strings for `format = text` keys, the
+//! readable `INVOICE#42` style; other names for an existing single-table
+//! design through [`ItemShape`]), and each key field again under its own
+//! name in DynamoDB's type for it (`N`, `S`, `B`, `BOOL`), unless turned
+//! off. A key type with value fields (`#[rowkey(value)]`) stores each as
+//! its own attribute in DynamoDB's types (`item`: `N`, `S`, `B`, `BOOL`,
+//! `NULL`, `L`, `M`); one without stores its raw value in [`VALUE`]
+//! (binary). A key whose sort part is empty makes a table without a sort
+//! key.
 
 mod cas;
+mod item;
 mod read;
+mod shape;
 mod table;
 mod write;
 
+pub use item::MAX_DEPTH;
+pub use shape::{ItemShape, MAX_KEY_ATTRIBUTE_NAME};
 pub use write::MAX_BATCH_ITEMS;
 
 /// The AWS SDK this store is built on, at the version it uses: for a
@@ -26,6 +36,7 @@ pub use write::MAX_BATCH_ITEMS;
 /// requests keyschema does not make ([`DynamoStore::client`]).
 pub use aws_sdk_dynamodb as sdk;
 
+use crate::dynamic::DynSchema;
 use crate::error::DecodeError;
 use crate::key::RowKey;
 use crate::schema::Schema;
@@ -33,11 +44,11 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 use std::collections::HashMap;
 
-/// The partition-key attribute.
+/// The partition-key attribute, unless an [`ItemShape`] names another.
 pub const PARTITION_KEY: &str = "pk";
-/// The sort-key attribute.
+/// The sort-key attribute, unless an [`ItemShape`] names another.
 pub const SORT_KEY: &str = "sk";
-/// The value attribute.
+/// The raw value's attribute, for key types without value fields.
 pub const VALUE: &str = "v";
 
 /// DynamoDB's limit on a partition key value: 2,048 bytes.
@@ -148,7 +159,49 @@ pub enum DynamoError {
         /// The table.
         table: String,
         /// The attribute.
-        attribute: &'static str,
+        attribute: String,
+    },
+    /// An [`ItemShape`] the key type's items cannot have.
+    #[error("the items of `{schema}` cannot have this shape: {reason}")]
+    Shape {
+        /// The key type.
+        schema: &'static str,
+        /// What clashes.
+        reason: String,
+    },
+    /// A value field DynamoDB cannot hold as an attribute; nothing of the
+    /// batch was sent.
+    #[error("item {index} (key {}): value field `{field}` cannot be a DynamoDB attribute: {message}; nothing was sent", key.escape_ascii())]
+    Attribute {
+        /// Its index in the batch.
+        index: usize,
+        /// Its key (cut to 64 bytes).
+        key: Vec<u8>,
+        /// The field.
+        field: String,
+        /// Why.
+        message: String,
+    },
+    /// A raw value written for a key type whose rows are whole: its value
+    /// fields are attributes, and bytes are not value fields.
+    #[error("item {index} (key {}): `{schema}` stores its value fields as attributes and this value is not its value fields ({message}): write whole rows (`put_record`), or declare no value fields to store raw values; nothing was sent", key.escape_ascii())]
+    NotFields {
+        /// Its index in the batch.
+        index: usize,
+        /// Its key (cut to 64 bytes).
+        key: Vec<u8>,
+        /// The key type.
+        schema: &'static str,
+        /// What the value is not.
+        message: String,
+    },
+    /// A request this store does not make for this key type.
+    #[error("{operation} is not supported here: {reason}")]
+    Unsupported {
+        /// What was asked.
+        operation: &'static str,
+        /// Why, and what to do.
+        reason: String,
     },
 }
 
@@ -260,6 +313,10 @@ pub struct DynamoStore {
     schema: &'static Schema,
     retry: RetryPolicy,
     counters: std::sync::Arc<Counters>,
+    shape: ItemShape,
+    /// The key type's layout read at run time, for the key-field
+    /// attributes (`None` when they are off).
+    key_fields: Option<std::sync::Arc<DynSchema>>,
 }
 
 fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
@@ -275,11 +332,20 @@ impl DynamoStore {
     /// the table of key type `K`; an existing table must have `K`'s key
     /// attributes ([`check_table`](Self::check_table)).
     pub async fn connect<K: RowKey>(table: &str) -> Result<Self, DynamoError> {
+        Self::connect_with::<K>(table, ItemShape::default()).await
+    }
+
+    /// [`connect`](Self::connect), for items of another [`ItemShape`] (the
+    /// `PK`/`SK` of an existing single-table design).
+    pub async fn connect_with<K: RowKey>(
+        table: &str,
+        shape: ItemShape,
+    ) -> Result<Self, DynamoError> {
         let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
             .http_client(http_client())
             .load()
             .await;
-        let store = Self::from_client::<K>(Client::new(&config), table)?;
+        let store = Self::from_client::<K>(Client::new(&config), table)?.with_shape(shape)?;
         store.check_table().await?;
         Ok(store)
     }
@@ -307,13 +373,45 @@ impl DynamoStore {
                 schema: schema.name(),
             });
         }
-        Ok(DynamoStore {
+        DynamoStore {
             client,
             table: table.to_string(),
             schema,
             retry: RetryPolicy::default(),
             counters: std::sync::Arc::default(),
-        })
+            shape: ItemShape::default(),
+            key_fields: None,
+        }
+        .with_shape(ItemShape::default())
+    }
+
+    /// The same store, for items of `shape` (key attribute names, key-field
+    /// attributes); a shape whose names clash is a [`DynamoError::Shape`].
+    pub fn with_shape(mut self, shape: ItemShape) -> Result<Self, DynamoError> {
+        shape.check(self.schema)?;
+        self.key_fields = if shape.key_fields {
+            let layout =
+                DynSchema::from_json(&self.schema.to_json()).map_err(|e| DynamoError::Shape {
+                    schema: self.schema.name(),
+                    reason: format!("its key fields cannot be read at run time: {e}"),
+                })?;
+            Some(std::sync::Arc::new(layout))
+        } else {
+            None
+        };
+        self.shape = shape;
+        Ok(self)
+    }
+
+    /// The shape of this store's items.
+    pub fn shape(&self) -> &ItemShape {
+        &self.shape
+    }
+
+    /// Whether rows are whole: the key type has value fields, each its own
+    /// attribute (else the raw value is in [`VALUE`]).
+    fn whole_rows(&self) -> bool {
+        !self.schema.values().is_empty()
     }
 
     /// The same store with another retry policy for unprocessed items.
@@ -369,24 +467,35 @@ impl DynamoStore {
     fn bytes_of(
         &self,
         value: Option<&AttributeValue>,
-        attribute: &'static str,
+        attribute: &str,
     ) -> Result<Vec<u8>, DynamoError> {
         match value {
             Some(AttributeValue::B(b)) if !self.text() => Ok(b.as_ref().to_vec()),
             Some(AttributeValue::S(s)) if self.text() => Ok(s.as_bytes().to_vec()),
             _ => Err(DynamoError::ForeignItem {
                 table: self.table.clone(),
-                attribute,
+                attribute: attribute.to_string(),
             }),
         }
     }
 
-    /// The value attribute of the item under `key` (always binary).
+    /// The value of the item under `key`: for whole rows, its attributes
+    /// other than the key's, as a field map (so that unknown attributes
+    /// another program added are there to skip, and missing ones to
+    /// report); else the raw value attribute (always binary).
     fn value_of(
         &self,
         key: &[u8],
         item: &HashMap<String, AttributeValue>,
     ) -> Result<Vec<u8>, DynamoError> {
+        if self.whole_rows() {
+            let components = self.schema.components();
+            return Ok(item::to_field_map(item, |name| {
+                name == self.shape.partition_key
+                    || name == self.shape.sort_key
+                    || components.iter().any(|c| c.name() == name)
+            }));
+        }
         match item.get(VALUE) {
             Some(AttributeValue::B(b)) => Ok(b.as_ref().to_vec()),
             _ => Err(DynamoError::NoValue {
@@ -454,18 +563,19 @@ impl DynamoStore {
     ) -> Result<HashMap<String, AttributeValue>, DynamoError> {
         let (partition, sort) = self.split(index, key)?;
         let mut item = HashMap::with_capacity(3);
-        item.insert(PARTITION_KEY.to_string(), self.attr(partition));
+        item.insert(self.shape.partition_key.clone(), self.attr(partition));
         if self.has_sort_key() {
-            item.insert(SORT_KEY.to_string(), self.attr(sort));
+            item.insert(self.shape.sort_key.clone(), self.attr(sort));
         }
         Ok(item)
     }
 
     /// The row key of an item.
     fn key_of(&self, item: &HashMap<String, AttributeValue>) -> Result<Vec<u8>, DynamoError> {
-        let mut key = self.bytes_of(item.get(PARTITION_KEY), PARTITION_KEY)?;
+        let (pk, sk) = (&self.shape.partition_key, &self.shape.sort_key);
+        let mut key = self.bytes_of(item.get(pk), pk)?;
         if self.has_sort_key() {
-            key.extend(self.bytes_of(item.get(SORT_KEY), SORT_KEY)?);
+            key.extend(self.bytes_of(item.get(sk), sk)?);
         }
         Ok(key)
     }

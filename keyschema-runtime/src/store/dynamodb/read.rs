@@ -2,7 +2,7 @@
 //! salt bucket (the write-sharding article's "query all N suffixes and
 //! merge"), merged by the same core as every other store.
 
-use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, SORT_KEY};
+use super::{request_error, DynamoError, DynamoStore};
 use crate::key::OneLayout;
 use crate::range::{prefix_successor, Direction, KeyRange};
 use crate::schema::Schema;
@@ -269,7 +269,7 @@ impl QueryState {
             .table_name(&store.table)
             .consistent_read(true)
             .scan_index_forward(self.direction == Direction::Forward)
-            .expression_attribute_names("#p", PARTITION_KEY)
+            .expression_attribute_names("#p", &store.shape.partition_key)
             .expression_attribute_values(":p", store.attr(&plan.partition))
             .set_exclusive_start_key(self.start_key.take());
         let mut condition = "#p = :p".to_string();
@@ -283,7 +283,7 @@ impl QueryState {
             if let Some((expression, lo, hi)) = sort {
                 condition.push_str(" AND ");
                 condition.push_str(expression);
-                request = request.expression_attribute_names("#s", SORT_KEY);
+                request = request.expression_attribute_names("#s", &store.shape.sort_key);
                 if let Some(lo) = lo {
                     request = request.expression_attribute_values(":lo", store.attr(lo));
                 }

@@ -2,7 +2,7 @@
 //! the check that an existing table has the key attributes, key types and
 //! attribute types of the store's key type.
 
-use super::{request_error, DynamoError, DynamoStore, PARTITION_KEY, SORT_KEY};
+use super::{request_error, DynamoError, DynamoStore};
 use crate::key::RowKey;
 
 impl DynamoStore {
@@ -22,9 +22,9 @@ impl DynamoStore {
             .create_table()
             .table_name(&self.table)
             .billing_mode(BillingMode::PayPerRequest);
-        let mut attributes = vec![(PARTITION_KEY, KeyType::Hash)];
+        let mut attributes = vec![(self.shape.partition_key.as_str(), KeyType::Hash)];
         if self.has_sort_key() {
-            attributes.push((SORT_KEY, KeyType::Range));
+            attributes.push((self.shape.sort_key.as_str(), KeyType::Range));
         }
         for (name, key_type) in &attributes {
             let definition = AttributeDefinition::builder()
@@ -99,8 +99,8 @@ impl DynamoStore {
     }
 
     /// Checks an existing table against the store's key type: its key
-    /// schema ([`PARTITION_KEY`] as HASH, [`SORT_KEY`] as RANGE when keys
-    /// have a sort part) and those attributes' types (`B`, or `S` for
+    /// schema (the [`ItemShape`](super::ItemShape)'s partition-key attribute
+    /// as HASH, its sort-key attribute as RANGE when keys have a sort part) and those attributes' types (`B`, or `S` for
     /// `format = text` keys); a [`DynamoError::TableMismatch`] names what
     /// differs. `false` when there is no such table yet.
     /// [`connect`](Self::connect) and [`create_table`](Self::create_table)
@@ -141,9 +141,9 @@ impl DynamoStore {
             })
             .collect();
         let scalar = if self.text() { "S" } else { "B" };
-        let mut wanted = vec![format!("{PARTITION_KEY} HASH {scalar}")];
+        let mut wanted = vec![format!("{} HASH {scalar}", self.shape.partition_key)];
         if self.has_sort_key() {
-            wanted.push(format!("{SORT_KEY} RANGE {scalar}"));
+            wanted.push(format!("{} RANGE {scalar}", self.shape.sort_key));
         }
         if found == wanted {
             return Ok(true);
@@ -151,7 +151,7 @@ impl DynamoStore {
         Err(DynamoError::TableMismatch {
             table: self.table.clone(),
             reason: format!(
-                "its key is [{}] and `{}` needs [{}] (attribute, key type, attribute type): use another table name, or the key type the table was made for",
+                "its key is [{}] and `{}` needs [{}] (attribute, key type, attribute type): use another table name, the key type the table was made for, or an ItemShape with the table's key attribute names",
                 found.join(", "),
                 self.schema.name(),
                 wanted.join(", "),

@@ -74,7 +74,9 @@ impl DynamoStore {
     }
 
     /// The item a put of `value` under `key` writes (item `index` of its
-    /// batch), checked against DynamoDB's key and item limits.
+    /// batch), checked against DynamoDB's key and item limits: the key
+    /// attributes, the key fields' own attributes, and the value fields
+    /// (a field map, for whole rows) or the raw value.
     pub(super) fn put_item(
         &self,
         index: usize,
@@ -82,25 +84,50 @@ impl DynamoStore {
         value: &[u8],
     ) -> Result<HashMap<String, AttributeValue>, DynamoError> {
         let mut item = self.key_item(index, key)?;
+        let cut = || key[..key.len().min(64)].to_vec();
+        if let Some(layout) = &self.key_fields {
+            for (name, attribute) in super::item::key_field_attributes(layout, key) {
+                item.insert(name, attribute);
+            }
+        }
+        if self.whole_rows() {
+            let fields = super::item::to_attributes(value).map_err(|(field, message)| {
+                if field.is_empty() {
+                    DynamoError::NotFields {
+                        index,
+                        key: cut(),
+                        schema: self.schema.name(),
+                        message,
+                    }
+                } else {
+                    DynamoError::Attribute {
+                        index,
+                        key: cut(),
+                        field,
+                        message,
+                    }
+                }
+            })?;
+            item.extend(fields);
+        } else {
+            item.insert(
+                VALUE.to_string(),
+                AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(value.to_vec())),
+            );
+        }
         let size = item
             .iter()
             .map(|(name, v)| name.len() + attr_len(v))
-            .sum::<usize>()
-            + VALUE.len()
-            + value.len();
+            .sum::<usize>();
         if size > MAX_ITEM {
             return Err(DynamoError::Limit {
                 index,
-                key: key[..key.len().min(64)].to_vec(),
+                key: cut(),
                 what: "item",
                 len: size,
                 max: MAX_ITEM,
             });
         }
-        item.insert(
-            VALUE.to_string(),
-            AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(value.to_vec())),
-        );
         Ok(item)
     }
 
@@ -255,12 +282,25 @@ fn key_of(m: &Mutation) -> &[u8] {
     }
 }
 
-/// The size DynamoDB counts for an attribute value.
+/// The size DynamoDB counts for an attribute value (its documented item
+/// size rules: a number is about one byte per two significant digits plus
+/// one, a list or map 3 bytes plus one per element, with its names).
 fn attr_len(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::B(b) => b.as_ref().len(),
         AttributeValue::S(s) => s.len(),
-        _ => 0,
+        AttributeValue::N(n) => n.bytes().filter(u8::is_ascii_digit).count().div_ceil(2) + 1,
+        AttributeValue::L(list) => 3 + list.iter().map(|v| 1 + attr_len(v)).sum::<usize>(),
+        AttributeValue::M(map) => {
+            3 + map
+                .iter()
+                .map(|(k, v)| 1 + k.len() + attr_len(v))
+                .sum::<usize>()
+        }
+        AttributeValue::Ss(set) => set.iter().map(String::len).sum(),
+        AttributeValue::Ns(set) => set.iter().map(|n| n.len().div_ceil(2) + 1).sum(),
+        AttributeValue::Bs(set) => set.iter().map(|b| b.as_ref().len()).sum(),
+        _ => 1,
     }
 }
 

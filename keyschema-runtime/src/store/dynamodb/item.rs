@@ -1,0 +1,377 @@
+//! A row's value fields as DynamoDB attributes, and back: each value field
+//! (`#[rowkey(value)]`) its own attribute in DynamoDB's own types, so that a
+//! console, boto3, a filter expression or a GSI reads it; and each key
+//! field, by default, its own attribute too.
+//!
+//! Whole rows cross the store boundary as the ordered stores' value, one
+//! MessagePack map from field name to value ([`crate::record::msgpack`]);
+//! this file turns that map into attributes on a write and the item's
+//! attributes back into such a map on a read. The mapping (specified in
+//! `docs/ENCODING.md`, "Value fields on DynamoDB"):
+//!
+//! | serde / MessagePack | DynamoDB |
+//! |---|---|
+//! | integer, float | `N` (decimal text; a float must be finite and within DynamoDB's range) |
+//! | string | `S` |
+//! | bytes (`serde_bytes`) | `B` |
+//! | bool | `BOOL` |
+//! | nil (`None`, unit) | `NULL` |
+//! | sequence | `L` |
+//! | map, struct | `M` (keys must be strings) |
+//!
+//! Read back, `N` is an integer when it is one and fits 64 bits, a float
+//! otherwise; string, number and binary sets written by other programs read
+//! as sequences.
+
+use crate::dynamic::{DynSchema, Value};
+use crate::record::ValueError;
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::collections::HashMap;
+use std::fmt;
+
+/// DynamoDB's limit on nested lists and maps: 32 levels.
+pub const MAX_DEPTH: usize = 32;
+
+/// The smallest magnitude DynamoDB's `N` holds, other than zero.
+const MIN_NUMBER: f64 = 1e-130;
+/// The first magnitude above DynamoDB's `N` range (9.99...E+125).
+const MAX_NUMBER: f64 = 1e126;
+
+/// The attributes of a row's value fields, from the field map `value`; an
+/// error names the field DynamoDB cannot hold, and why.
+pub(super) fn to_attributes(
+    value: &[u8],
+) -> Result<Vec<(String, AttributeValue)>, (String, String)> {
+    let not_fields = |e: ValueError| (String::new(), e.to_string());
+    let mut reader = crate::record::msgpack::MapReader::new(value).map_err(not_fields)?;
+    let mut out = Vec::new();
+    while let Some(name) = reader.next_name().map_err(not_fields)? {
+        let attribute = reader
+            .value_seed(Level(1))
+            .map_err(|e| (name.to_string(), e.to_string()))?;
+        out.push((name.to_string(), attribute));
+    }
+    Ok(out)
+}
+
+/// The field map of an item's attributes, leaving out those `skip` names
+/// (the key attributes), in name order (so that two equal items give equal
+/// bytes).
+pub(super) fn to_field_map(
+    item: &HashMap<String, AttributeValue>,
+    skip: impl Fn(&str) -> bool,
+) -> Vec<u8> {
+    let mut names: Vec<&String> = item.keys().filter(|n| !skip(n)).collect();
+    names.sort();
+    let mut out = Vec::new();
+    write_map_len(&mut out, names.len());
+    for name in names {
+        write_str(&mut out, name);
+        if let Some(value) = item.get(name) {
+            write_attribute(&mut out, value);
+        }
+    }
+    out
+}
+
+/// The readable attributes of a key's fields: each field of `key` under
+/// its own name, in DynamoDB's type for it (`N`, `S`, `B`, `BOOL`). A
+/// `None` field has no attribute (a GSI over it is sparse), nor has a
+/// float `N` cannot hold (NaN, infinities, beyond 1E+126) or an integer of
+/// more than 38 digits.
+pub(super) fn key_field_attributes(
+    schema: &DynSchema,
+    key: &[u8],
+) -> Vec<(String, AttributeValue)> {
+    let Ok((values, _)) = schema.decode_stored(key) else {
+        return Vec::new();
+    };
+    schema
+        .fields()
+        .iter()
+        .zip(values)
+        .filter_map(|(field, value)| Some((field.name().to_string(), key_attribute(value)?)))
+        .collect()
+}
+
+fn key_attribute(value: Value) -> Option<AttributeValue> {
+    let number = |text: String| {
+        let digits = text.bytes().filter(u8::is_ascii_digit).count();
+        (digits <= 38).then_some(AttributeValue::N(text))
+    };
+    match value {
+        Value::U8(v) => number(v.to_string()),
+        Value::U16(v) => number(v.to_string()),
+        Value::U32(v) => number(v.to_string()),
+        Value::U64(v) => number(v.to_string()),
+        Value::U128(v) => number(v.to_string()),
+        Value::I8(v) => number(v.to_string()),
+        Value::I16(v) => number(v.to_string()),
+        Value::I32(v) => number(v.to_string()),
+        Value::I64(v) => number(v.to_string()),
+        Value::I128(v) => number(v.to_string()),
+        Value::F32(v) => float(f64::from(v))
+            .ok()
+            .map(|_| AttributeValue::N(v.to_string())),
+        Value::F64(v) => float(v).ok().map(AttributeValue::N),
+        Value::Bool(v) => Some(AttributeValue::Bool(v)),
+        Value::Char(v) => Some(AttributeValue::S(v.to_string())),
+        Value::String(v) => Some(AttributeValue::S(v)),
+        Value::Bytes(v) => Some(AttributeValue::B(Blob::new(v))),
+        Value::Option(v) => key_attribute(*v?),
+    }
+}
+
+/// A float as DynamoDB's `N`, or why it cannot be one.
+fn float(v: f64) -> Result<String, String> {
+    if !v.is_finite() {
+        return Err(format!("{v} is not a number DynamoDB holds (N is finite)"));
+    }
+    let magnitude = v.abs();
+    if magnitude != 0.0 && !(MIN_NUMBER..MAX_NUMBER).contains(&magnitude) {
+        return Err(format!(
+            "{v:e} is outside DynamoDB's number range (1E-130 to 9.99E+125 in magnitude)"
+        ));
+    }
+    Ok(v.to_string())
+}
+
+/// A value at nesting level `.0` (1 for a field), read into an attribute.
+struct Level(usize);
+
+impl<'de> DeserializeSeed<'de> for Level {
+    type Value = AttributeValue;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<AttributeValue, D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Level {
+    type Value = AttributeValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value DynamoDB can hold")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<AttributeValue, E> {
+        Ok(AttributeValue::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<AttributeValue, E> {
+        Ok(AttributeValue::N(v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<AttributeValue, E> {
+        Ok(AttributeValue::N(v.to_string()))
+    }
+    fn visit_f32<E: serde::de::Error>(self, v: f32) -> Result<AttributeValue, E> {
+        float(f64::from(v)).map_err(E::custom)?;
+        // The f32's own shortest form: 0.1, not 0.10000000149011612.
+        Ok(AttributeValue::N(v.to_string()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<AttributeValue, E> {
+        float(v).map(AttributeValue::N).map_err(E::custom)
+    }
+    fn visit_str<E>(self, v: &str) -> Result<AttributeValue, E> {
+        Ok(AttributeValue::S(v.to_string()))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<AttributeValue, E> {
+        Ok(AttributeValue::B(Blob::new(v.to_vec())))
+    }
+    fn visit_none<E>(self) -> Result<AttributeValue, E> {
+        Ok(AttributeValue::Null(true))
+    }
+    fn visit_unit<E>(self) -> Result<AttributeValue, E> {
+        Ok(AttributeValue::Null(true))
+    }
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<AttributeValue, D::Error> {
+        de.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AttributeValue, A::Error> {
+        let inner = self.deeper()?;
+        let mut list = Vec::new();
+        while let Some(v) = seq.next_element_seed(Level(inner))? {
+            list.push(v);
+        }
+        Ok(AttributeValue::L(list))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AttributeValue, A::Error> {
+        let inner = self.deeper()?;
+        let mut out = HashMap::new();
+        while let Some(key) = map.next_key::<MapKey>()? {
+            let value = map.next_value_seed(Level(inner))?;
+            out.insert(key.0, value);
+        }
+        Ok(AttributeValue::M(out))
+    }
+}
+
+impl Level {
+    /// The level of this list's or map's elements, or the error past
+    /// DynamoDB's 32 levels.
+    fn deeper<E: serde::de::Error>(&self) -> Result<usize, E> {
+        if self.0 >= MAX_DEPTH {
+            return Err(E::custom(format!(
+                "lists and maps nest deeper than DynamoDB's {MAX_DEPTH} levels"
+            )));
+        }
+        Ok(self.0 + 1)
+    }
+}
+
+/// A map key: DynamoDB's `M` has string keys of at least one character.
+struct MapKey(String);
+
+impl<'de> serde::Deserialize<'de> for MapKey {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Key;
+        impl Visitor<'_> for Key {
+            type Value = MapKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a non-empty string map key (DynamoDB's maps have string keys)")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<MapKey, E> {
+                if v.is_empty() {
+                    return Err(E::custom(
+                        "an empty map key: DynamoDB's map keys are at least one character",
+                    ));
+                }
+                Ok(MapKey(v.to_string()))
+            }
+        }
+        de.deserialize_str(Key)
+    }
+}
+
+// The MessagePack writers below append to a Vec, which cannot fail.
+
+fn write_map_len(out: &mut Vec<u8>, len: usize) {
+    let _infallible = rmp::encode::write_map_len(out, u32::try_from(len).unwrap_or(u32::MAX));
+}
+
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    let _infallible = rmp::encode::write_str(out, s);
+}
+
+/// One attribute as MessagePack.
+fn write_attribute(out: &mut Vec<u8>, value: &AttributeValue) {
+    match value {
+        AttributeValue::S(s) => write_str(out, s),
+        AttributeValue::N(n) => write_number(out, n),
+        AttributeValue::B(b) => write_bin(out, b.as_ref()),
+        AttributeValue::Bool(b) => {
+            let _infallible = rmp::encode::write_bool(out, *b);
+        }
+        AttributeValue::L(list) => {
+            write_array_len(out, list.len());
+            for v in list {
+                write_attribute(out, v);
+            }
+        }
+        AttributeValue::M(map) => {
+            let mut names: Vec<&String> = map.keys().collect();
+            names.sort();
+            write_map_len(out, names.len());
+            for name in names {
+                write_str(out, name);
+                if let Some(v) = map.get(name) {
+                    write_attribute(out, v);
+                }
+            }
+        }
+        AttributeValue::Ss(set) => {
+            write_array_len(out, set.len());
+            for s in set {
+                write_str(out, s);
+            }
+        }
+        AttributeValue::Ns(set) => {
+            write_array_len(out, set.len());
+            for n in set {
+                write_number(out, n);
+            }
+        }
+        AttributeValue::Bs(set) => {
+            write_array_len(out, set.len());
+            for b in set {
+                write_bin(out, b.as_ref());
+            }
+        }
+        // NULL, and any type a later DynamoDB adds.
+        _ => {
+            let _infallible = rmp::encode::write_nil(out);
+        }
+    }
+}
+
+fn write_array_len(out: &mut Vec<u8>, len: usize) {
+    let _infallible = rmp::encode::write_array_len(out, u32::try_from(len).unwrap_or(u32::MAX));
+}
+
+fn write_bin(out: &mut Vec<u8>, b: &[u8]) {
+    let _infallible = rmp::encode::write_bin(out, b);
+}
+
+/// A DynamoDB number: an integer when it is one and fits 64 bits, else a
+/// float (a number that reads as neither is written as its text).
+fn write_number(out: &mut Vec<u8>, n: &str) {
+    if let Ok(v) = n.parse::<u64>() {
+        let _infallible = rmp::encode::write_uint(out, v);
+    } else if let Ok(v) = n.parse::<i64>() {
+        let _infallible = rmp::encode::write_sint(out, v);
+    } else if let Ok(v) = n.parse::<f64>() {
+        let _infallible = rmp::encode::write_f64(out, v);
+    } else {
+        write_str(out, n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(entries: &[(&str, AttributeValue)]) -> HashMap<String, AttributeValue> {
+        entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn attributes_round_trip_through_the_field_map() {
+        let item = map(&[
+            ("amount", AttributeValue::N("500".into())),
+            ("ratio", AttributeValue::N("0.25".into())),
+            ("neg", AttributeValue::N("-7".into())),
+            ("memo", AttributeValue::S("rent".into())),
+            ("raw", AttributeValue::B(Blob::new(vec![0, 255]))),
+            ("ok", AttributeValue::Bool(true)),
+            ("none", AttributeValue::Null(true)),
+            (
+                "tags",
+                AttributeValue::L(vec![AttributeValue::S("a".into())]),
+            ),
+            (
+                "addr",
+                AttributeValue::M(map(&[("city", AttributeValue::S("Oslo".into()))])),
+            ),
+            ("pk", AttributeValue::S("skipped".into())),
+        ]);
+        let bytes = to_field_map(&item, |n| n == "pk");
+        let back: HashMap<String, AttributeValue> =
+            to_attributes(&bytes).expect("a map").into_iter().collect();
+        let mut want = item.clone();
+        want.remove("pk");
+        assert_eq!(back, want);
+    }
+
+    #[test]
+    fn numbers_dynamodb_cannot_hold_are_refused() {
+        for v in [f64::NAN, f64::INFINITY, 1e200, 1e-200] {
+            assert!(float(v).is_err(), "{v}");
+        }
+        assert_eq!(float(0.0).as_deref(), Ok("0"));
+        assert_eq!(float(-2.5).as_deref(), Ok("-2.5"));
+    }
+}

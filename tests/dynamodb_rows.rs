@@ -1,0 +1,319 @@
+//! Whole rows on DynamoDB, against a real DynamoDB-API server (dynalite, or
+//! DynamoDB Local in CI): each value field its own attribute in DynamoDB's
+//! types, each key field readable beside it, key attribute names of the
+//! user's choice, items other programs wrote read by field name, and the
+//! values DynamoDB cannot hold refused before anything is sent.
+#![cfg(feature = "dynamodb")]
+
+mod common;
+
+use common::dynalite::{endpoint, fresh_table, store};
+use common::rows::{ledger, Ledger};
+use futures_util::StreamExt;
+use keyschema::record::ValueError;
+use keyschema::store::dynamodb::sdk::primitives::Blob;
+use keyschema::store::dynamodb::sdk::types::AttributeValue;
+use keyschema::store::dynamodb::{DynamoError, DynamoStore, ItemShape};
+use keyschema::store::{AsyncRecordStore, RowError};
+use keyschema::RowKey;
+use std::collections::HashMap;
+
+/// The item under `row`'s key as DynamoDB holds it, read with the SDK.
+async fn raw_item(store: &DynamoStore, key: &[u8]) -> HashMap<String, AttributeValue> {
+    let (pk, sk) = Ledger::schema().split_key(key).expect("a key");
+    let shape = store.shape();
+    store
+        .client()
+        .get_item()
+        .table_name(store.table())
+        .key(&shape.partition_key, AttributeValue::B(Blob::new(pk)))
+        .key(&shape.sort_key, AttributeValue::B(Blob::new(sk)))
+        .send()
+        .await
+        .expect("GetItem")
+        .item
+        .expect("the item")
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.into())
+}
+
+#[tokio::test]
+async fn a_whole_row_is_one_attribute_per_field_in_dynamodbs_types() {
+    let store = store::<Ledger>("rows").await;
+    let line = ledger("INV-1", 2);
+    store.put_record(&line).await.expect("put");
+    let item = raw_item(&store, &line.encode()).await;
+    let mut names: Vec<&str> = item.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "address",
+            "amount",
+            "approved_by",
+            "counts",
+            "invoice_id",
+            "line_no",
+            "memo",
+            "note",
+            "paid",
+            "pk",
+            "ratio",
+            "sk",
+            "status",
+            "tags"
+        ],
+        "no `v`: the value fields and the key fields, each its own attribute"
+    );
+    assert_eq!(item["amount"], n("1000"));
+    assert_eq!(item["memo"], s("rent 2"));
+    assert_eq!(item["ratio"], n("0.25"));
+    assert_eq!(item["paid"], AttributeValue::Bool(true));
+    assert_eq!(
+        item["tags"],
+        AttributeValue::L(vec![s("home"), s("monthly")])
+    );
+    assert_eq!(
+        item["address"],
+        AttributeValue::M(HashMap::from([
+            ("city".to_string(), s("Oslo")),
+            ("zip".to_string(), AttributeValue::Null(true)),
+        ]))
+    );
+    assert_eq!(
+        item["status"],
+        AttributeValue::M(HashMap::from([(
+            "Paid".to_string(),
+            AttributeValue::M(HashMap::from([("on".to_string(), n("1700000000"))]))
+        )]))
+    );
+    assert_eq!(item["note"], AttributeValue::Null(true));
+    assert_eq!(
+        item["counts"],
+        AttributeValue::M(HashMap::from([("views".to_string(), n("3"))]))
+    );
+    // The key fields, readable by a filter expression or a GSI.
+    assert_eq!(item["invoice_id"], s("INV-1"));
+    assert_eq!(item["line_no"], n("2"));
+
+    // Read back whole: get, and the typed scan.
+    let key = Ledger::get_key("INV-1", 2);
+    assert_eq!(
+        store.get_record::<Ledger>(&key).await.expect("get"),
+        Some(line.clone())
+    );
+    let more: Vec<Ledger> = (1..=4).map(|l| ledger("INV-1", l)).collect();
+    store.put_records(&more).await.expect("put many");
+    let rows: Vec<Ledger> = Ledger::scan()
+        .invoice_id("INV-1")
+        .request()
+        .stream(&store)
+        .records()
+        .map(|r| r.expect("a whole row"))
+        .collect()
+        .await;
+    assert_eq!(rows, more);
+    // A replace writes the row whole again: no attribute of the old one stays.
+    let mut changed = ledger("INV-1", 1);
+    changed.note = None;
+    changed.memo = "changed".into();
+    store.replace_record(&changed).await.expect("replace");
+    let key = Ledger::get_key("INV-1", 1);
+    assert_eq!(
+        store.get_record::<Ledger>(&key).await.expect("get"),
+        Some(changed)
+    );
+    assert_eq!(
+        raw_item(&store, &key).await["note"],
+        AttributeValue::Null(true)
+    );
+}
+
+#[tokio::test]
+async fn key_attribute_names_and_key_field_attributes_are_the_users_choice() {
+    let table = fresh_table("shape");
+    let shape = ItemShape::default()
+        .key_attributes("PK", "SK")
+        .key_fields(false);
+    let store = DynamoStore::connect_local::<Ledger>(&endpoint(), &table)
+        .expect("a store")
+        .with_shape(shape)
+        .expect("a shape");
+    assert!(store.create_table().await.expect("create"));
+    let line = ledger("INV-2", 1);
+    store.put_record(&line).await.expect("put");
+    let item = raw_item(&store, &line.encode()).await;
+    assert!(
+        item.contains_key("PK") && item.contains_key("SK"),
+        "{item:?}"
+    );
+    assert!(
+        !item.contains_key("pk") && !item.contains_key("invoice_id"),
+        "{item:?}"
+    );
+    assert_eq!(
+        store
+            .get_record::<Ledger>(&line.encode())
+            .await
+            .expect("get"),
+        Some(line)
+    );
+    // The same table through the default shape: its key is another's.
+    let default = DynamoStore::connect_local::<Ledger>(&endpoint(), &table).expect("a store");
+    let message = default
+        .check_table()
+        .await
+        .expect_err("a mismatch")
+        .to_string();
+    assert!(
+        message.contains("PK HASH B") && message.contains("ItemShape"),
+        "{message}"
+    );
+    // A key attribute named as a field stored beside it.
+    let clash = DynamoStore::connect_local::<Ledger>(&endpoint(), &table)
+        .expect("a store")
+        .with_shape(ItemShape::default().key_attributes("memo", "SK"));
+    let message = clash.expect_err("a clash").to_string();
+    assert!(
+        message.contains("partition-key attribute `memo` has the name of a value field"),
+        "{message}"
+    );
+    let clash = DynamoStore::connect_local::<Ledger>(&endpoint(), &table)
+        .expect("a store")
+        .with_shape(ItemShape::default().key_attributes("line_no", "SK"));
+    let message = clash.expect_err("a clash").to_string();
+    assert!(message.contains("key_fields(false)"), "{message}");
+}
+
+#[tokio::test]
+async fn an_item_another_program_wrote_reads_by_field_name() {
+    let store = store::<Ledger>("foreign-rows").await;
+    let put = |line_no: u16, attributes: Vec<(&'static str, AttributeValue)>| {
+        let store = store.clone();
+        async move {
+            let key = Ledger::get_key("INV-3", line_no);
+            let (pk, sk) = Ledger::schema().split_key(&key).expect("a key");
+            let mut request = store
+                .client()
+                .put_item()
+                .table_name(store.table())
+                .item("pk", AttributeValue::B(Blob::new(pk)))
+                .item("sk", AttributeValue::B(Blob::new(sk)));
+            for (name, value) in attributes {
+                request = request.item(name, value);
+            }
+            request.send().await.expect("PutItem");
+        }
+    };
+    let fields = || {
+        vec![
+            ("amount", n("12.0")),
+            ("ratio", n("1")),
+            ("paid", AttributeValue::Bool(false)),
+            ("tags", AttributeValue::Ss(vec!["a".into()])),
+            (
+                "address",
+                AttributeValue::M(HashMap::from([("city".into(), s("Rome"))])),
+            ),
+            ("status", s("Open")),
+            ("counts", AttributeValue::M(HashMap::new())),
+            ("color", s("an attribute keyschema does not know")),
+        ]
+    };
+    // Line 1: every required field (`note` and `approved_by` missing), an
+    // unknown attribute, a string set, and numbers as another SDK writes them.
+    let mut first = fields();
+    first.push(("memo", s("by hand")));
+    put(1, first).await;
+    // Line 2: `memo` missing, which the struct requires.
+    put(2, fields()).await;
+    store.put_record(&ledger("INV-3", 3)).await.expect("put");
+
+    let got = store
+        .get_record::<Ledger>(&Ledger::get_key("INV-3", 1))
+        .await
+        .expect("a row");
+    let got = got.expect("present");
+    assert_eq!(
+        (got.memo.as_str(), got.amount, got.ratio),
+        ("by hand", 12, 1.0)
+    );
+    assert_eq!(
+        (got.note, got.approved_by, got.tags),
+        (None, String::new(), vec!["a".to_string()])
+    );
+    assert_eq!(got.address.city, "Rome");
+
+    match store
+        .get_record::<Ledger>(&Ledger::get_key("INV-3", 2))
+        .await
+    {
+        Err(RowError::Value { key, source, .. }) => {
+            assert_eq!(source, ValueError::Missing { field: "memo" });
+            assert_eq!(key, Ledger::get_key("INV-3", 2));
+        }
+        other => panic!("expected a missing field, got {other:?}"),
+    }
+    // The scan reports line 2 and reads on.
+    let items: Vec<_> = Ledger::scan()
+        .invoice_id("INV-3")
+        .request()
+        .stream(&store)
+        .records()
+        .collect()
+        .await;
+    let lines: Vec<Option<u16>> = items
+        .iter()
+        .map(|i| i.as_ref().ok().map(|l| l.line_no))
+        .collect();
+    assert_eq!(lines, [Some(1), None, Some(3)]);
+    let error = items[1].as_ref().expect_err("line 2").to_string();
+    assert!(error.contains("`memo` is missing"), "{error}");
+}
+
+#[tokio::test]
+async fn values_dynamodb_cannot_hold_are_refused_before_anything_is_sent() {
+    let store = store::<Ledger>("limits").await;
+    let refused = |line: Ledger| {
+        let store = store.clone();
+        async move {
+            let key = line.encode();
+            let error = store.put_record(&line).await.expect_err("refused");
+            assert_eq!(
+                store.get_record::<Ledger>(&key).await.expect("get"),
+                None,
+                "nothing was written"
+            );
+            error
+        }
+    };
+    for ratio in [f64::NAN, f64::INFINITY, 1e300] {
+        let mut line = ledger("INV-4", 1);
+        line.ratio = ratio;
+        match refused(line).await {
+            RowError::Store(DynamoError::Attribute { field, message, .. }) => {
+                assert_eq!(field, "ratio");
+                assert!(message.contains("DynamoDB"), "{message}");
+            }
+            other => panic!("expected an attribute error, got {other:?}"),
+        }
+    }
+    let mut line = ledger("INV-4", 2);
+    line.counts = (0..1).map(|_| (String::new(), 1)).collect();
+    let message = refused(line).await.to_string();
+    assert!(message.contains("empty map key"), "{message}");
+    // 400 KB in all: the names and the values counted.
+    let mut line = ledger("INV-4", 3);
+    line.memo = "x".repeat(400 * 1024);
+    let message = refused(line).await.to_string();
+    assert!(
+        message.contains("above DynamoDB's limit of 409600 bytes"),
+        "{message}"
+    );
+}

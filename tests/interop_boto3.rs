@@ -1,0 +1,99 @@
+//! Whole rows between keyschema and Amazon's own Python SDK (boto3), on a
+//! real DynamoDB-API server (dynalite, or DynamoDB Local in CI): boto3
+//! reads every field of an item the Rust typed put wrote, filters on a
+//! value attribute, and writes an item the Rust typed get and scan read.
+#![cfg(feature = "dynamodb")]
+
+mod common;
+
+use common::dynalite::{endpoint, store};
+use common::interop;
+use common::rows::{ledger, Address, Ledger, Status};
+use futures_util::StreamExt;
+use keyschema::store::AsyncRecordStore;
+use keyschema::RowKey;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[tokio::test]
+async fn boto3_reads_and_filters_what_rust_wrote() {
+    let store = store::<Ledger>("boto3-read").await;
+    let lines: Vec<Ledger> = (1..=3).map(|l| ledger("INV-1", l)).collect();
+    store.put_records(&lines).await.expect("put");
+    let key = Ledger::get_key("INV-1", 2);
+    let (pk, sk) = Ledger::schema().split_key(&key).expect("a key");
+    let printed = interop::run(
+        "boto3_item.py",
+        &["read", &endpoint(), store.table(), &hex(pk), &hex(sk)],
+    );
+    println!("{printed}");
+    let (low, high) = printed.split_once('\n').expect("two lines");
+    for attribute in [
+        "'amount': {'N': '1000'}",
+        "'memo': {'S': 'rent 2'}",
+        "'ratio': {'N': '0.25'}",
+        "'paid': {'BOOL': True}",
+        "'tags': {'L': [{'S': 'home'}, {'S': 'monthly'}]}",
+        "'invoice_id': {'S': 'INV-1'}",
+        "'line_no': {'N': '2'}",
+        "'note': {'NULL': True}",
+    ] {
+        assert!(low.contains(attribute), "{attribute} in {low}");
+    }
+    for attribute in [
+        "'amount': Decimal('1000')",
+        "'memo': 'rent 2'",
+        "'address': {'city': 'Oslo', 'zip': None}",
+        "'status': {'Paid': {'on': Decimal('1700000000')}}",
+        "'counts': {'views': Decimal('3')}",
+    ] {
+        assert!(high.contains(attribute), "{attribute} in {high}");
+    }
+    // A FilterExpression on a value attribute: amounts 500, 1000, 1500.
+    let memos = interop::run("boto3_item.py", &["filter", &endpoint(), store.table()]);
+    assert_eq!(memos, "rent 2\nrent 3\n");
+}
+
+#[tokio::test]
+async fn rust_reads_what_boto3_wrote() {
+    let store = store::<Ledger>("boto3-write").await;
+    store.put_record(&ledger("INV-PY", 1)).await.expect("put");
+    let key = Ledger::get_key("INV-PY", 9);
+    let (pk, sk) = Ledger::schema().split_key(&key).expect("a key");
+    interop::run(
+        "boto3_item.py",
+        &["write", &endpoint(), store.table(), &hex(pk), &hex(sk)],
+    );
+    let want = Ledger {
+        invoice_id: "INV-PY".into(),
+        line_no: 9,
+        amount: 750,
+        memo: "written by boto3".into(),
+        ratio: 0.5,
+        paid: true,
+        tags: vec!["python".into()],
+        address: Address {
+            city: "Lima".into(),
+            zip: Some("15001".into()),
+        },
+        status: Status::Void("typo".into()),
+        note: None,
+        counts: [("edits".to_string(), 2)].into(),
+        approved_by: String::new(),
+    };
+    assert_eq!(
+        store.get_record::<Ledger>(&key).await.expect("get"),
+        Some(want.clone())
+    );
+    let rows: Vec<Ledger> = Ledger::scan()
+        .invoice_id("INV-PY")
+        .request()
+        .stream(&store)
+        .records()
+        .map(|r| r.expect("a whole row"))
+        .collect()
+        .await;
+    assert_eq!(rows, [ledger("INV-PY", 1), want]);
+}
