@@ -42,9 +42,10 @@ impl ValueWriter for MapWriter<'_> {
     }
 }
 
-/// Reads a map's entries in stored order.
+/// Reads a map's entries in stored order, through one deserializer over
+/// the borrowed bytes (names and strings are not copied on the way).
 pub struct MapReader<'v> {
-    rest: &'v [u8],
+    de: rmp_serde::Deserializer<rmp_serde::decode::ReadRefReader<'v, [u8]>>,
     left: u32,
 }
 
@@ -55,19 +56,19 @@ impl<'v> MapReader<'v> {
         let left = rmp::decode::read_map_len(&mut rest).map_err(|e| ValueError::Format {
             message: format!("expected a MessagePack map of value fields: {e}"),
         })?;
-        Ok(MapReader { rest, left })
+        Ok(MapReader {
+            de: rmp_serde::Deserializer::from_read_ref(rest),
+            left,
+        })
     }
 
     fn skip(&mut self) -> Result<(), ValueError> {
-        let mut de = rmp_serde::Deserializer::new(&mut self.rest);
-        IgnoredAny::deserialize(&mut de).map_err(|e| ValueError::Format {
+        IgnoredAny::deserialize(&mut self.de).map_err(|e| ValueError::Format {
             message: format!("an entry of the map does not read: {e}"),
         })?;
         Ok(())
     }
-}
 
-impl<'v> MapReader<'v> {
     /// The name of the next stored field, `None` after the last; its value
     /// is read next ([`value_seed`](Self::value_seed) or skipped).
     pub(crate) fn next_name(&mut self) -> Result<Option<&'v str>, ValueError> {
@@ -75,20 +76,10 @@ impl<'v> MapReader<'v> {
             return Ok(None);
         }
         self.left -= 1;
-        let len = rmp::decode::read_str_len(&mut self.rest).map_err(|e| ValueError::Format {
-            message: format!("a field name is not a MessagePack str: {e}"),
-        })?;
-        let len = usize::try_from(len).unwrap_or(usize::MAX);
-        let Some((name, rest)) = self.rest.split_at_checked(len) else {
-            return Err(ValueError::Format {
-                message: "the value ends inside a field name".into(),
-            });
-        };
-        self.rest = rest;
-        std::str::from_utf8(name)
+        <&'v str>::deserialize(&mut self.de)
             .map(Some)
             .map_err(|e| ValueError::Format {
-                message: format!("a field name is not UTF-8: {e}"),
+                message: format!("a field name is not a MessagePack str: {e}"),
             })
     }
 
@@ -98,8 +89,7 @@ impl<'v> MapReader<'v> {
         &mut self,
         seed: S,
     ) -> Result<T, rmp_serde::decode::Error> {
-        let mut de = rmp_serde::Deserializer::new(&mut self.rest);
-        seed.deserialize(&mut de)
+        seed.deserialize(&mut self.de)
     }
 }
 
@@ -118,8 +108,7 @@ impl ValueReader for MapReader<'_> {
         &mut self,
         field: &'static str,
     ) -> Result<T, ValueError> {
-        let mut de = rmp_serde::Deserializer::new(&mut self.rest);
-        T::deserialize(&mut de).map_err(|e| ValueError::Field {
+        T::deserialize(&mut self.de).map_err(|e| ValueError::Field {
             field,
             message: e.to_string(),
         })
