@@ -8,7 +8,7 @@
 mod common;
 
 use common::dynalite::{endpoint, fresh_table, store};
-use common::rows::{ledger, Ledger};
+use common::rows::{invoice_lines, ledger, Ledger};
 use futures_util::StreamExt;
 use keyschema::record::ValueError;
 use keyschema::store::dynamodb::sdk::primitives::Blob;
@@ -110,14 +110,7 @@ async fn a_whole_row_is_one_attribute_per_field_in_dynamodbs_types() {
     );
     let more: Vec<Ledger> = (1..=4).map(|l| ledger("INV-1", l)).collect();
     store.put_records(&more).await.expect("put many");
-    let rows: Vec<Ledger> = Ledger::scan()
-        .invoice_id("INV-1")
-        .request()
-        .stream(&store)
-        .records()
-        .map(|r| r.expect("a whole row"))
-        .collect()
-        .await;
+    let rows = invoice_lines(&store, "INV-1").await;
     assert_eq!(rows, more);
     // A replace writes the row whole again: no attribute of the old one stays.
     let mut changed = ledger("INV-1", 1);
@@ -315,5 +308,23 @@ async fn values_dynamodb_cannot_hold_are_refused_before_anything_is_sent() {
     assert!(
         message.contains("above DynamoDB's limit of 409600 bytes"),
         "{message}"
+    );
+}
+
+#[tokio::test]
+async fn raw_bytes_for_a_key_type_with_value_fields_are_refused() {
+    let store = store::<Ledger>("raw-on-rows").await;
+    let line = ledger("INV-5", 1);
+    match store.put_row(&line, b"not a field map").await {
+        Err(DynamoError::NotFields { schema, .. }) => assert_eq!(schema, "Ledger"),
+        other => panic!("expected NotFields, got {other:?}"),
+    }
+    assert_eq!(
+        store
+            .get_record::<Ledger>(&line.encode())
+            .await
+            .expect("get"),
+        None,
+        "nothing was written"
     );
 }

@@ -8,8 +8,7 @@ mod common;
 
 use common::dynalite::{endpoint, store};
 use common::interop;
-use common::rows::{ledger, Address, Ledger, Status};
-use futures_util::StreamExt;
+use common::rows::{invoice_lines, ledger, Address, Ledger, Status};
 use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
 
@@ -87,13 +86,6 @@ async fn rust_reads_what_boto3_wrote() {
         store.get_record::<Ledger>(&key).await.expect("get"),
         Some(want.clone())
     );
-    let rows: Vec<Ledger> = Ledger::scan()
-        .invoice_id("INV-PY")
-        .request()
-        .stream(&store)
-        .records()
-        .map(|r| r.expect("a whole row"))
-        .collect()
-        .await;
+    let rows = invoice_lines(&store, "INV-PY").await;
     assert_eq!(rows, [ledger("INV-PY", 1), want]);
 }

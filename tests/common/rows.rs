@@ -74,3 +74,21 @@ pub fn ledger(invoice: &str, line_no: u16) -> Ledger {
         approved_by: "ana".into(),
     }
 }
+
+/// Every line of `invoice`, whole, by the async typed scan (an error item
+/// fails the test).
+#[cfg(feature = "dynamodb")]
+pub async fn invoice_lines(
+    store: &keyschema::store::dynamodb::DynamoStore,
+    invoice: &str,
+) -> Vec<Ledger> {
+    use futures_util::StreamExt;
+    Ledger::scan()
+        .invoice_id(invoice)
+        .request()
+        .stream(store)
+        .records()
+        .map(|r| r.expect("a whole row"))
+        .collect()
+        .await
+}

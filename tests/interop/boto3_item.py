@@ -33,6 +33,15 @@ def client(endpoint):
     return boto3.client("dynamodb", endpoint_url=endpoint, **SETTINGS)
 
 
+def ordered(value):
+    """The value with every map's keys sorted: servers return them in any order."""
+    if isinstance(value, dict):
+        return {k: ordered(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [ordered(v) for v in value]
+    return value
+
+
 def main(argv):
     command, endpoint, table = argv[1], argv[2], argv[3]
     dynamodb = resource(endpoint)
@@ -47,9 +56,9 @@ def main(argv):
             TableName=table,
             Key={"pk": {"B": key["pk"]}, "sk": {"B": key["sk"]}},
         )["Item"]
-        print(dict(sorted(low.items())))
+        print(ordered(low))
         high = dynamodb.Table(table).get_item(Key=key)["Item"]
-        print(dict(sorted(high.items())))
+        print(ordered(high))
         return 0
     if command == "write":
         dynamodb.Table(table).put_item(
