@@ -7,7 +7,7 @@
 //! attr      := option ("," option)* ","?
 //! option    := "salt" "=" salt | "then" "=" item ("," item)*
 //!            | "prefix" "=" (string | byte-string) | "format" "=" ident ("(" ... ")")?
-//!            | "crate" "=" string
+//!            | "family" "=" string | "crate" "=" string
 //! salt      := "hash" "(" ("*" | ident ("," ident)*)? ")" "%" integer
 //!            | "random" "%" integer
 //! item      := component | "(" (component ("," component)*)? ")"   (the partition key)
@@ -34,6 +34,8 @@ pub struct KeyAttr {
     /// `binary`, or `text` with its optional `sep = "#"`.
     pub format: Option<(Ident, Option<LitStr>)>,
     pub krate: Option<syn::Path>,
+    /// `family = "..."`: the Bigtable column family of the value fields.
+    pub family: Option<LitStr>,
 }
 
 pub struct SaltExpr {
@@ -104,6 +106,7 @@ enum Option_ {
     Prefix(Span, Vec<u8>),
     Format(Ident, Option<LitStr>),
     Crate(syn::Path),
+    Family(LitStr),
 }
 
 impl KeyAttr {
@@ -129,6 +132,7 @@ impl KeyAttr {
                 Option_::Prefix(s, p) if self.prefix.is_none() => self.prefix = Some((s, p)),
                 Option_::Format(f, sep) if self.format.is_none() => self.format = Some((f, sep)),
                 Option_::Crate(p) if self.krate.is_none() => self.krate = Some(p),
+                Option_::Family(f) if self.family.is_none() => self.family = Some(f),
                 _ => return Err(duplicate()),
             }
             if input.is_empty() {
@@ -142,11 +146,11 @@ impl KeyAttr {
 
 fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
     let name = key.to_string();
-    let known = ["salt", "then", "prefix", "format", "crate"];
+    let known = ["salt", "then", "prefix", "format", "family", "crate"];
     if !known.contains(&name.as_str()) {
         return Err(syn::Error::new(
             key.span(),
-            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `crate`"),
+            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `family`, `crate`"),
         ));
     }
     input.parse::<Token![=]>()?;
@@ -185,6 +189,7 @@ fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
             }
             Option_::Format(format, sep)
         }
+        "family" => Option_::Family(input.parse()?),
         _ => {
             let lit: LitStr = input.parse()?;
             Option_::Crate(lit.parse()?)

@@ -27,6 +27,8 @@ pub struct KeySpec {
     /// `#[rowkey(value)]` fields: stored beside the key, `Default` when a
     /// key alone is decoded.
     pub values: Vec<ValueSpec>,
+    /// `family = "..."`: the Bigtable column family of the value fields.
+    pub family: Option<String>,
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     pub was: Option<WasSpec>,
 }

@@ -129,6 +129,12 @@ pub mod __private {
         schema.with_values(values)
     }
 
+    /// The declared schema, with the column family of its value fields
+    /// (`family = "..."`).
+    pub const fn with_family(schema: Schema, family: &'static str) -> Schema {
+        schema.with_family(family)
+    }
+
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     /// The declared schema, with its `history`.
     pub const fn with_history(schema: Schema, history: &'static History) -> Schema {

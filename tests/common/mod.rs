@@ -3,6 +3,7 @@
 //! server, a TCP proxy and an HTTP proxy that injects DynamoDB faults.
 #![allow(dead_code, unused_macros, unused_imports)]
 
+pub mod cbt;
 pub mod dynalite;
 pub mod emulator;
 pub mod history;

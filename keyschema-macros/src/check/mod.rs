@@ -86,6 +86,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         .and_then(|salt| salt_spec(salt, &listed, &fields, &mut errors));
 
     let was = was_spec(input, &attr, &listed, &fields, salt.as_ref(), &mut errors);
+    let family = shape::family(&attr, &fields, &mut errors);
 
     errors.finish()?;
     Ok(KeySpec {
@@ -114,6 +115,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
                 _ => None,
             })
             .collect(),
+        family,
         was,
     })
 }

@@ -146,3 +146,39 @@ pub(super) fn component_count(input: &DeriveInput, listed: &[Listed], errors: &m
         ));
     }
 }
+
+/// Rule: `family = "..."` names a Bigtable column family
+/// (`[-_.a-zA-Z0-9]+`, at most 64 characters) for value fields the struct
+/// has, and not `v`, which holds the raw values of key types without them.
+pub(super) fn family(attr: &KeyAttr, fields: &StructFields, errors: &mut Errors) -> Option<String> {
+    let lit = attr.family.as_ref()?;
+    let name = lit.value();
+    let has_values = fields
+        .list
+        .iter()
+        .any(|(_, place)| matches!(place, Place::Value { .. }));
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if !valid {
+        errors.push(error(
+            lit.span(),
+            format!(
+                "`{name}` is not a Bigtable column family name: use 1 to 64 of `a-z A-Z 0-9 - _ .`"
+            ),
+        ));
+    } else if name == "v" {
+        errors.push(error(
+            lit.span(),
+            "the family `v` holds the raw values of key types without value fields; name another family for this one's columns",
+        ));
+    } else if !has_values {
+        errors.push(error(
+            lit.span(),
+            "`family` names where the value fields are stored, and this struct has none: mark fields `#[rowkey(value)]`, or drop `family`",
+        ));
+    }
+    Some(name)
+}

@@ -46,6 +46,10 @@ pub(super) fn schema(spec: &KeySpec) -> TokenStream {
     ));
     // The value fields, from the `Record` impl (one list, two readers).
     let declared = quote!(__ks::with_values(#declared, <#ident as __ks::Record>::VALUES));
+    let declared = match &spec.family {
+        None => declared,
+        Some(family) => quote!(__ks::with_family(#declared, #family)),
+    };
     let declared = match &spec.was {
         None => declared,
         Some(_) => quote!(__ks::with_history(#declared, &__KEYSCHEMA_HISTORY)),

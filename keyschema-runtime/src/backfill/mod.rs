@@ -459,7 +459,7 @@ impl<K: RowKey> Backfill<K> {
         let mut totals = Vec::with_capacity(self.ranges.len());
         for range in &self.ranges {
             let mut n = 0;
-            let mut rows = store.scan_stream(range, Direction::Forward, None);
+            let mut rows = store.scan_for(K::schema(), range, Direction::Forward, None);
             while let Some(row) = next(&mut rows).await {
                 let row = row.map_err(BackfillError::Store)?;
                 n += u64::from(self.pair::<S::Error>(step, true, &row.0)?.is_some());
@@ -482,7 +482,7 @@ impl<K: RowKey> Backfill<K> {
             if let Some((range, older)) = self.next_range(&g) {
                 // One more than can be taken tells whether the range goes on.
                 let want = self.batch * SCAN_FACTOR - g.seen + 1;
-                let mut rows = store.scan_stream(&range, Direction::Forward, Some(want));
+                let mut rows = store.scan_for(K::schema(), &range, Direction::Forward, Some(want));
                 while let Some(row) = next(&mut rows).await {
                     if !self.take(&mut g, step, older, row.map_err(BackfillError::Store)?)? {
                         exhausted = false;
@@ -492,7 +492,7 @@ impl<K: RowKey> Backfill<K> {
             }
             g.end_range(exhausted);
         }
-        let written = apply_async(store, std::mem::take(&mut g.pairs)).await?;
+        let written = apply_async(store, K::schema(), std::mem::take(&mut g.pairs)).await?;
         self.finish(g.mark, g.older, written, started, this_run)
     }
 }
@@ -524,6 +524,7 @@ fn apply_sync<S: Store>(store: &S, pairs: Vec<Pair>) -> Result<u64, BackfillErro
 /// [`apply_sync`] on an async store.
 async fn apply_async<S: AsyncStore>(
     store: &S,
+    schema: &'static crate::schema::Schema,
     pairs: Vec<Pair>,
 ) -> Result<u64, BackfillError<S::Error>> {
     let mut apply = Apply::new(pairs);
@@ -535,7 +536,7 @@ async fn apply_async<S: AsyncStore>(
                 wanted.sort();
                 wanted.dedup();
                 let found: HashMap<Vec<u8>, Vec<u8>> = store
-                    .get_many(wanted)
+                    .get_many_for(schema, wanted)
                     .await
                     .map_err(BackfillError::Store)?
                     .into_iter()
@@ -544,7 +545,7 @@ async fn apply_async<S: AsyncStore>(
             }
             Next::Write(cas) => Answer::Wrote(
                 store
-                    .compare_and_write(cas)
+                    .compare_and_write_for(schema, cas)
                     .await
                     .map_err(BackfillError::Store)?,
             ),

@@ -216,20 +216,21 @@ impl<K: RowKey> Backfill<K> {
         let mut tally = self.tally();
         let mut lookups: Vec<Vec<u8>> = Vec::new();
         for range in &self.ranges {
-            let mut rows = store.scan_stream(range, Direction::Forward, None);
+            let mut rows = store.scan_for(K::schema(), range, Direction::Forward, None);
             while let Some(row) = next(&mut rows).await {
                 let row = row.map_err(BackfillError::Store)?;
                 if let Some(lookup) = self.tally_older::<S::Error>(&mut tally, &row)? {
                     lookups.push(lookup);
                 }
                 if lookups.len() >= LOOKUPS {
-                    tally.uncovered += uncovered(store, std::mem::take(&mut lookups)).await?;
+                    tally.uncovered +=
+                        uncovered(store, K::schema(), std::mem::take(&mut lookups)).await?;
                 }
             }
         }
-        tally.uncovered += uncovered(store, lookups).await?;
+        tally.uncovered += uncovered(store, K::schema(), lookups).await?;
         for range in ScanState::new(K::schema()).ranges().iter() {
-            let mut rows = store.scan_stream(range, Direction::Forward, None);
+            let mut rows = store.scan_for(K::schema(), range, Direction::Forward, None);
             while let Some(row) = next(&mut rows).await {
                 let row = row.map_err(BackfillError::Store)?;
                 self.tally_declared(&mut tally.checks, &row);
@@ -245,13 +246,14 @@ const LOOKUPS: usize = 1_000;
 /// How many of the declared `keys` the store lacks.
 async fn uncovered<S: AsyncStore>(
     store: &S,
+    schema: &'static crate::schema::Schema,
     keys: Vec<Vec<u8>>,
 ) -> Result<u64, BackfillError<S::Error>> {
     if keys.is_empty() {
         return Ok(0);
     }
     let found: std::collections::HashSet<Vec<u8>> = store
-        .get_many(keys.clone())
+        .get_many_for(schema, keys.clone())
         .await
         .map_err(BackfillError::Store)?
         .into_iter()

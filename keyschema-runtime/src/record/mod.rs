@@ -14,7 +14,12 @@
 //! `#[rowkey(value, default)]` field takes its `Default`, and any other
 //! missing field is a [`ValueError::Missing`] naming it.
 
+mod cell_de;
+pub mod cells;
 pub mod msgpack;
+mod walk;
+
+pub use cell_de::{CellDeserializer, CellError};
 
 use crate::key::RowKey;
 
@@ -140,9 +145,14 @@ pub fn encode_values<K: Record>(row: &K) -> Result<Vec<u8>, ValueError> {
     Ok(out)
 }
 
-/// Sets `row`'s value fields from `value`, in the ordered stores' format
-/// (the inverse of [`encode_values`]; `row` is its key decoded, as a raw
-/// scan or [`RowStore::get_row`](crate::store::RowStore::get_row) gives it).
+/// Sets `row`'s value fields from `value` (the inverse of
+/// [`encode_values`]; `row` is its key decoded, as a raw scan or
+/// [`RowStore::get_row`](crate::store::RowStore::get_row) gives it): the
+/// ordered stores' map, or the cell map a store of cells (Bigtable) reads
+/// ([`cells`]; its first byte, `c1`, never begins a MessagePack value).
 pub fn decode_values<K: Record>(row: &mut K, value: &[u8]) -> Result<(), ValueError> {
+    if value.first() == Some(&cells::CELL_MAP) {
+        return row.read_values(&mut cells::CellReader::new(value)?);
+    }
     row.read_values(&mut msgpack::MapReader::new(value)?)
 }

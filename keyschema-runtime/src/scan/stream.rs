@@ -48,7 +48,7 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
             .plan()
             .into_iter()
             .map(|range| Source {
-                rows: range.map(|r| store.scan_stream(&r, direction, limit)),
+                rows: range.map(|r| store.scan_for(K::schema(), &r, direction, limit)),
                 wanted: true,
             })
             .collect();

@@ -86,7 +86,13 @@ pub struct Schema {
     pub(crate) history: Option<&'static History>,
     /// The value fields (`#[rowkey(value)]`), stored beside the key.
     values: &'static [crate::record::ValueField],
+    /// The column family of the value fields on Bigtable (`family = "..."`).
+    family: &'static str,
 }
+
+/// The column family a key type's value fields are kept in on Bigtable
+/// when it declares none (`#[rowkey(family = "...")]`).
+pub const DEFAULT_FAMILY: &str = "f";
 
 /// Decodes a key of the schema's type and drops the value.
 pub(crate) type CheckFn = fn(&[u8]) -> Result<(), DecodeError>;
@@ -134,6 +140,7 @@ impl Schema {
             partition: None,
             history: None,
             values: &[],
+            family: DEFAULT_FAMILY,
         }
     }
 
@@ -144,6 +151,19 @@ impl Schema {
     ) -> Self {
         self.values = values;
         self
+    }
+
+    /// Sets the column family of the value fields (`family = "..."`).
+    pub(crate) const fn with_family(mut self, family: &'static str) -> Self {
+        self.family = family;
+        self
+    }
+
+    /// The column family that keeps the value fields on Bigtable, one
+    /// column per field: `#[rowkey(family = "...")]`, else
+    /// `f`.
+    pub fn family(&self) -> &'static str {
+        self.family
     }
 
     /// The value fields of the row (`#[rowkey(value)]`), in declaration

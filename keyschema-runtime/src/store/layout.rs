@@ -208,7 +208,7 @@ pub(crate) fn get_in_async<K: RowKey, S: AsyncStore + ?Sized>(
     let stranded = stranded_key::<K>(phase, &key, older);
     let mut keys = vec![key.clone()];
     keys.extend(stranded.clone());
-    let get = store.get_many(keys);
+    let get = store.get_many_for(K::schema(), keys);
     Box::pin(async move {
         if let Some(e) = refused {
             return Err(e);

@@ -27,6 +27,7 @@
 //!
 //! [`MemoryStore`] is the reference implementation, about 100 lines.
 
+mod asynchronous;
 #[cfg(feature = "bigtable")]
 pub mod bigtable;
 mod cas;
@@ -40,6 +41,7 @@ mod redb;
 
 #[cfg(feature = "redb")]
 pub use self::redb::RedbStore;
+pub use asynchronous::AsyncStore;
 pub use cas::Cas;
 pub use memory::MemoryStore;
 pub use records::{AsyncRecordStore, RecordStore, Records};
@@ -158,146 +160,6 @@ pub type TypedGet<K, E> = Result<Option<TypedRow<K>>, RowError<E>>;
 
 /// A future of an async store, boxed.
 pub type BoxFuture<'a, T> = Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-/// A store whose reads are async (Cloud Bigtable).
-pub trait AsyncStore {
-    /// What goes wrong.
-    type Error: std::error::Error + Send + Sync + 'static;
-
-    /// The rows of one range, at most `limit` of them, streamed.
-    fn scan_stream(
-        &self,
-        range: &KeyRange,
-        direction: Direction,
-        limit: Option<usize>,
-    ) -> BoxRowStream<Self::Error>;
-
-    /// The rows stored under any of `keys` (absent keys are left out),
-    /// in one round trip where the store allows.
-    fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, Self::Error>>;
-
-    /// Applies a batch of puts and deletes, cut into requests under the
-    /// service's limits (the stores' own `write_batch`).
-    fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), Self::Error>>;
-
-    /// The async [`Store::compare_and_write`]: each entry checked and
-    /// written as one step on the service (`CheckAndMutateRow`, a
-    /// conditional `PutItem`/`DeleteItem`); per entry, whether it applied.
-    fn compare_and_write(&self, batch: Vec<Cas>) -> BoxFuture<'_, Result<Vec<bool>, Self::Error>>;
-
-    /// Refuses typed calls for rows of `schema` when the store was made
-    /// for another key type's rows (a DynamoDB table, whose key attributes
-    /// split one key type's keys). Every typed call and the backfill check
-    /// it first. Stores that hold any key keep this default.
-    fn check_key_type(&self, schema: &'static Schema) -> Result<(), Self::Error> {
-        let _ = schema;
-        Ok(())
-    }
-
-    /// [`Store::identity`]: names the table this store reads and writes
-    /// (`bigtable:projects/p/instances/i/tables/t`, `dynamodb:table`), so
-    /// that a backfill's verification and checkpoint are never used on
-    /// another one. `None` (the default) checks nothing.
-    fn identity(&self) -> Option<String> {
-        None
-    }
-
-    /// Refuses, before any work, a range this store cannot scan in key
-    /// order (DynamoDB reads one partition per Query, never a whole table):
-    /// the backfill asks it for every range it will read.
-    fn check_range(&self, range: &KeyRange) -> Result<(), Self::Error> {
-        let _ = range;
-        Ok(())
-    }
-
-    /// Whether a scan error concerns one stored item only (one another
-    /// program wrote without a value keyschema can read), so a typed scan
-    /// reports it as an error item and reads on. By default no error is.
-    fn item_error(error: &Self::Error) -> bool
-    where
-        Self: Sized,
-    {
-        let _ = error;
-        false
-    }
-
-    /// The async [`RowStore::put_row_in`]: stores `row` where `phase` of
-    /// its key type's layout change writes it, refusing ambiguous keys.
-    fn put_row_in<K: RowKey>(
-        &self,
-        phase: Phase,
-        row: &K,
-        value: &[u8],
-    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        write_in(
-            self,
-            K::schema(),
-            phased_batch(phase, [(row, value)], Write::Put),
-        )
-    }
-
-    /// The async [`RowStore::put_rows_in`].
-    fn put_rows_in<'r, K: RowKey + 'r, V: AsRef<[u8]> + 'r>(
-        &self,
-        phase: Phase,
-        rows: impl IntoIterator<Item = (&'r K, V)>,
-    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        write_in(self, K::schema(), phased_batch(phase, rows, Write::Put))
-    }
-
-    /// The async [`RowStore::replace_row_in`].
-    fn replace_row_in<K: RowKey>(
-        &self,
-        phase: Phase,
-        row: &K,
-        value: &[u8],
-    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        write_in(
-            self,
-            K::schema(),
-            phased_batch(phase, [(row, value)], Write::Replace),
-        )
-    }
-
-    /// The async [`RowStore::delete_row_in`].
-    fn delete_row_in<K: RowKey>(
-        &self,
-        phase: Phase,
-        row: &K,
-    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        write_in(
-            self,
-            K::schema(),
-            phased_batch(phase, [(row, &[][..])], Write::Delete),
-        )
-    }
-
-    /// The async [`RowStore::get_row_in`].
-    fn get_row_in<K: RowKey>(
-        &self,
-        phase: Phase,
-        row: &K,
-    ) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
-        let (key, older) = read_key(phase, row);
-        get_in_async(self, phase, key, older)
-    }
-
-    /// The row stored under `key`, decoded, with its value: the async
-    /// [`RowStore::get_row`], with the
-    /// same rules for `random % N` salts (every candidate bucket read in
-    /// one request; differing copies are a [`RowError::Conflict`]).
-    fn get_row<K: OneLayout>(&self, key: &[u8]) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
-        let refused = self.check_key_type(K::schema()).err();
-        let rows = self.get_many(K::schema().candidates(key));
-        Box::pin(async move {
-            if let Some(e) = refused {
-                return Err(RowError::Store(e));
-            }
-            let found = rows.await.map_err(RowError::Store)?;
-            one_row::<K, Self::Error>(found)
-        })
-    }
-}
 
 /// Why a typed read failed: the store failed, a key in the scanned range
 /// is not a key of the schema, or a randomly salted row has differing copies.
@@ -524,7 +386,7 @@ pub(crate) fn write_in<'a, S: AsyncStore + ?Sized>(
         .check_key_type(schema)
         .map_err(RowError::Store)
         .and(batch)
-        .map(|batch| store.write(batch));
+        .map(|batch| store.write_for(schema, batch));
     Box::pin(async move {
         match write {
             Ok(write) => write.await.map_err(RowError::Store),

@@ -13,14 +13,20 @@ impl BigtableStore {
     /// initial split points. Fails with `AlreadyExists` when the table is
     /// there; [`create_table_if_missing`](Self::create_table_if_missing) does not.
     pub async fn create_table(&self, splits: &[Vec<u8>]) -> Result<(), BigtableError> {
-        let family = admin::ColumnFamily {
-            gc_rule: Some(admin::GcRule {
-                rule: Some(admin::gc_rule::Rule::MaxNumVersions(1)),
-            }),
-            ..admin::ColumnFamily::default()
-        };
+        self.create_table_with(&[FAMILY], splits).await
+    }
+
+    /// [`create_table`](Self::create_table) with these column families.
+    async fn create_table_with(
+        &self,
+        families: &[&str],
+        splits: &[Vec<u8>],
+    ) -> Result<(), BigtableError> {
         let table = admin::Table {
-            column_families: HashMap::from([(FAMILY.to_string(), family)]),
+            column_families: families
+                .iter()
+                .map(|f| (f.to_string(), one_version()))
+                .collect::<HashMap<_, _>>(),
             ..admin::Table::default()
         };
         let message = admin::CreateTableRequest {
@@ -73,7 +79,19 @@ impl BigtableStore {
     /// ([`BigtableError::NotAKeyschemaTable`] otherwise); its splits and
     /// garbage-collection rules are left as they are.
     pub async fn create_table_if_missing(&self, splits: &[Vec<u8>]) -> Result<bool, BigtableError> {
-        match self.create_table(splits).await {
+        self.create_table_if_missing_with(None, splits).await
+    }
+
+    /// [`create_table_if_missing`](Self::create_table_if_missing), with the
+    /// family of a key type's value fields too (added to an existing table
+    /// that lacks it).
+    async fn create_table_if_missing_with(
+        &self,
+        fields: Option<&str>,
+        splits: &[Vec<u8>],
+    ) -> Result<bool, BigtableError> {
+        let families: Vec<&str> = std::iter::once(FAMILY).chain(fields).collect();
+        match self.create_table_with(&families, splits).await {
             Ok(()) => Ok(true),
             Err(BigtableError::Rpc {
                 code: tonic::Code::AlreadyExists,
@@ -88,23 +106,63 @@ impl BigtableStore {
                         admin.get_table(request).await
                     })
                     .await?;
-                if table.column_families.contains_key(FAMILY) {
-                    Ok(false)
-                } else {
-                    Err(BigtableError::NotAKeyschemaTable {
+                if !table.column_families.contains_key(FAMILY) {
+                    return Err(BigtableError::NotAKeyschemaTable {
                         table: self.table_name.clone(),
-                    })
+                    });
                 }
+                match fields {
+                    Some(family) if !table.column_families.contains_key(family) => {
+                        self.add_family(family).await?;
+                    }
+                    _ => {}
+                }
+                Ok(false)
             }
             Err(e) => Err(e),
         }
     }
 
+    /// Adds the column family `family` (one version per cell) to the table.
+    async fn add_family(&self, family: &str) -> Result<(), BigtableError> {
+        use admin::modify_column_families_request::{modification::Mod, Modification};
+        let message = admin::ModifyColumnFamiliesRequest {
+            name: self.table_name.clone(),
+            modifications: vec![Modification {
+                id: family.to_string(),
+                r#mod: Some(Mod::Create(one_version())),
+                ..Modification::default()
+            }],
+            ..admin::ModifyColumnFamiliesRequest::default()
+        };
+        self.admin_call(
+            "ModifyColumnFamilies",
+            message,
+            |mut admin, request| async move { admin.modify_column_families(request).await },
+        )
+        .await?;
+        Ok(())
+    }
+
     /// Creates the table for key type `K` unless it exists, split at every
-    /// salt bucket boundary (see [`salt_splits`](crate::Schema::salt_splits));
-    /// `true` when it was created. Safe to call on every start.
+    /// salt bucket boundary (see [`salt_splits`](crate::Schema::salt_splits)),
+    /// with the family of `K`'s value fields when it has any
+    /// ([`Schema::family`](crate::Schema::family); added to an existing
+    /// table that lacks it); `true` when the table was created. Safe to
+    /// call on every start.
     pub async fn create_table_for<K: crate::key::RowKey>(&self) -> Result<bool, BigtableError> {
-        self.create_table_if_missing(&K::schema().salt_splits())
+        let schema = K::schema();
+        self.create_table_if_missing_with(super::rows::family_of(schema), &schema.salt_splits())
             .await
+    }
+}
+
+/// A column family that keeps one version of each cell.
+fn one_version() -> admin::ColumnFamily {
+    admin::ColumnFamily {
+        gc_rule: Some(admin::GcRule {
+            rule: Some(admin::gc_rule::Rule::MaxNumVersions(1)),
+        }),
+        ..admin::ColumnFamily::default()
     }
 }

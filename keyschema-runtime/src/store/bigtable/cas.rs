@@ -14,14 +14,26 @@ impl BigtableStore {
     /// answer may report `false` for a write that applied: read the row
     /// again to know.
     pub async fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, BigtableError> {
+        self.compare_and_write_in(None, batch).await
+    }
+
+    /// [`compare_and_write`](Self::compare_and_write) of whole rows kept in
+    /// `family` (what each entry expects and sets is a cell map, or a
+    /// row's value fields), or of raw values.
+    pub(super) async fn compare_and_write_in(
+        &self,
+        family: Option<&'static str>,
+        batch: &[Cas],
+    ) -> Result<Vec<bool>, BigtableError> {
         for (index, cas) in batch.iter().enumerate() {
             check(index, cas)?;
         }
         let mut applied = Vec::with_capacity(batch.len());
         for chunk in batch.chunks(IN_FLIGHT) {
-            let answers =
-                futures_util::future::join_all(chunk.iter().map(|cas| self.check_and_mutate(cas)))
-                    .await;
+            let answers = futures_util::future::join_all(
+                chunk.iter().map(|cas| self.check_and_mutate(family, cas)),
+            )
+            .await;
             for answer in answers {
                 applied.push(answer?);
             }
@@ -29,25 +41,44 @@ impl BigtableStore {
         Ok(applied)
     }
 
-    async fn check_and_mutate(&self, cas: &Cas) -> Result<bool, BigtableError> {
-        let mutation = match &cas.set {
-            Some(value) => data::mutation::Mutation::SetCell(data::mutation::SetCell {
-                family_name: super::FAMILY.to_string(),
-                column_qualifier: super::QUALIFIER.to_vec(),
-                // The server's time, as every put: see `BigtableStore`.
-                timestamp_micros: -1,
-                value: value.clone(),
-            }),
-            None => data::mutation::Mutation::DeleteFromRow(data::mutation::DeleteFromRow {}),
+    async fn check_and_mutate(
+        &self,
+        family: Option<&str>,
+        cas: &Cas,
+    ) -> Result<bool, BigtableError> {
+        let mutations = match (&cas.set, family) {
+            (None, _) => vec![super::rows::delete_row()],
+            (Some(value), Some(family)) => super::rows::set_cells(family, &cas.key, value)?,
+            (Some(value), None) => vec![data::Mutation {
+                mutation: Some(data::mutation::Mutation::SetCell(data::mutation::SetCell {
+                    family_name: super::FAMILY.to_string(),
+                    column_qualifier: super::QUALIFIER.to_vec(),
+                    // The server's time, as every put: see `BigtableStore`.
+                    timestamp_micros: -1,
+                    value: value.clone(),
+                })),
+            }],
         };
-        let mutations = vec![data::Mutation {
-            mutation: Some(mutation),
-        }];
         // Without a filter the predicate matches a row that has any cell;
-        // with one, a row whose newest value is exactly the one expected.
+        // with one, a row whose newest value is exactly the one expected
+        // (a whole row's cells: exactly those of the cell map).
+        let expect = |value: &Vec<u8>| -> Result<data::RowFilter, BigtableError> {
+            match family {
+                Some(family) if value.first() == Some(&crate::record::cells::CELL_MAP) => {
+                    let cells = crate::record::cells::cells_of(value).map_err(|source| {
+                        BigtableError::Value {
+                            key: cas.key.clone(),
+                            source,
+                        }
+                    })?;
+                    Ok(super::rows::holds_exactly(family, &cells))
+                }
+                _ => Ok(equals(value)),
+            }
+        };
         let (predicate_filter, true_mutations, false_mutations) = match &cas.expect {
             None => (None, Vec::new(), mutations),
-            Some(value) => (Some(equals(value)), mutations, Vec::new()),
+            Some(value) => (Some(expect(value)?), mutations, Vec::new()),
         };
         let message = data::CheckAndMutateRowRequest {
             table_name: self.table_name.clone(),

@@ -12,11 +12,13 @@ mod admin;
 mod cas;
 mod read;
 pub mod readrows;
+mod rows;
 mod write;
 
 pub use write::{BatchLimits, MAX_MUTATIONS_PER_REQUEST, MAX_ROW_KEY, MAX_VALUE};
 
 use crate::range::{Direction, KeyRange};
+use crate::schema::Schema;
 use crate::store::{AsyncStore, BoxFuture, Cas, Mutation, Row};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_api;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
@@ -102,6 +104,16 @@ pub enum BigtableError {
     /// The server sent an invalid chunk sequence.
     #[error(transparent)]
     Chunks(#[from] ChunkError),
+    /// A whole row's value fields cannot be made into cells: raw bytes
+    /// given for a key type with value fields, or a broken cell map.
+    #[error("row {}: {source}", key.escape_ascii())]
+    Value {
+        /// The row's key.
+        key: Vec<u8>,
+        /// What is wrong.
+        #[source]
+        source: crate::record::ValueError,
+    },
     /// Some entries of a MutateRows batch failed, or were not confirmed
     /// because the call itself failed; every entry not listed was applied.
     #[error("{} of {total} mutations failed (first: row {} at index {}: {})",
@@ -405,5 +417,43 @@ impl AsyncStore for BigtableStore {
         limit: Option<usize>,
     ) -> RowStream {
         self.scan(range, direction, limit)
+    }
+
+    /// A key type with value fields: each field in its own column.
+    fn write_for(
+        &self,
+        schema: &'static Schema,
+        batch: Vec<Mutation>,
+    ) -> BoxFuture<'_, Result<(), BigtableError>> {
+        Box::pin(async move { self.write_rows(schema, &batch).await })
+    }
+
+    fn scan_for(
+        &self,
+        schema: &'static Schema,
+        range: &KeyRange,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> RowStream {
+        self.scan_in(rows::family_of(schema), range, direction, limit)
+    }
+
+    fn get_many_for(
+        &self,
+        schema: &'static Schema,
+        keys: Vec<Vec<u8>>,
+    ) -> BoxFuture<'_, Result<Vec<Row>, BigtableError>> {
+        Box::pin(self.get_many_in(rows::family_of(schema), keys))
+    }
+
+    fn compare_and_write_for(
+        &self,
+        schema: &'static Schema,
+        batch: Vec<Cas>,
+    ) -> BoxFuture<'_, Result<Vec<bool>, BigtableError>> {
+        Box::pin(async move {
+            self.compare_and_write_in(rows::family_of(schema), &batch)
+                .await
+        })
     }
 }

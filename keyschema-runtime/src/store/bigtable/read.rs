@@ -20,13 +20,14 @@ impl BigtableStore {
         crate::store::AsyncStore::get_row::<K>(self, key).await
     }
 
-    /// When the row under `key` was last written: the timestamp of its value
-    /// cell, in microseconds since the Unix epoch (the server's clock; see
+    /// When the row under `key` was last written: the newest timestamp of
+    /// its cells (the value cell, or a whole row's), in microseconds since the Unix epoch (the server's clock; see
     /// [`BigtableStore`]). `None` when the row is absent. One attempt, no
     /// retry: a diagnostic, for the engineer asking "when did this change?".
     pub async fn written_at(&self, key: &[u8]) -> Result<Option<i64>, BigtableError> {
         let message = read_request(
             &self.table_name,
+            None,
             &[],
             vec![key.to_vec()],
             Direction::Forward,
@@ -47,11 +48,7 @@ impl BigtableStore {
         {
             for c in response.chunks {
                 if let Some(row) = merger.push(chunk(c))? {
-                    return Ok(row
-                        .cells
-                        .iter()
-                        .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)
-                        .map(|c| c.timestamp_micros));
+                    return Ok(row.cells.iter().map(|c| c.timestamp_micros).max());
                 }
             }
         }
@@ -61,11 +58,27 @@ impl BigtableStore {
     /// The rows stored under any of `keys`, in key order, in one ReadRows
     /// request (absent keys are left out).
     pub async fn get_many(&self, keys: Vec<Vec<u8>>) -> Result<Vec<Row>, BigtableError> {
+        self.get_many_in(None, keys).await
+    }
+
+    /// [`get_many`](Self::get_many) of whole rows kept in `family`, or raw values.
+    pub(super) async fn get_many_in(
+        &self,
+        family: Option<&'static str>,
+        keys: Vec<Vec<u8>>,
+    ) -> Result<Vec<Row>, BigtableError> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let message = read_request(&self.table_name, &[], keys, Direction::Forward, None);
-        let rows = self.read(message, Vec::new(), Direction::Forward, None);
+        let message = read_request(
+            &self.table_name,
+            family,
+            &[],
+            keys,
+            Direction::Forward,
+            None,
+        );
+        let rows = self.read(family, message, Vec::new(), Direction::Forward, None);
         futures_util::TryStreamExt::try_collect(rows).await
     }
 
@@ -73,12 +86,13 @@ impl BigtableStore {
     pub async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BigtableError> {
         let message = read_request(
             &self.table_name,
+            None,
             &[],
             vec![key.to_vec()],
             Direction::Forward,
             Some(1),
         );
-        let mut rows = self.read(message, Vec::new(), Direction::Forward, Some(1));
+        let mut rows = self.read(None, message, Vec::new(), Direction::Forward, Some(1));
         match rows.next().await {
             Some(Ok((_, value))) => Ok(Some(value)),
             Some(Err(e)) => Err(e),
@@ -88,9 +102,27 @@ impl BigtableStore {
 
     /// The rows of one range, streamed, at most `limit` of them.
     pub fn scan(&self, range: &KeyRange, direction: Direction, limit: Option<usize>) -> RowStream {
+        self.scan_in(None, range, direction, limit)
+    }
+
+    /// [`scan`](Self::scan) of whole rows kept in `family`, or raw values.
+    pub(super) fn scan_in(
+        &self,
+        family: Option<&'static str>,
+        range: &KeyRange,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> RowStream {
         let ranges = vec![range.clone()];
-        let message = read_request(&self.table_name, &ranges, Vec::new(), direction, limit);
-        self.read(message, ranges, direction, limit)
+        let message = read_request(
+            &self.table_name,
+            family,
+            &ranges,
+            Vec::new(),
+            direction,
+            limit,
+        );
+        self.read(family, message, ranges, direction, limit)
     }
 
     /// Every range of a set in one ReadRows request (one RowSet). The rows
@@ -103,14 +135,22 @@ impl BigtableStore {
         limit: Option<usize>,
     ) -> RowStream {
         let ranges: Vec<KeyRange> = set.iter().cloned().collect();
-        let message = read_request(&self.table_name, &ranges, Vec::new(), direction, limit);
-        self.read(message, ranges, direction, limit)
+        let message = read_request(
+            &self.table_name,
+            None,
+            &ranges,
+            Vec::new(),
+            direction,
+            limit,
+        );
+        self.read(None, message, ranges, direction, limit)
     }
 
     /// Streams a ReadRows request through the chunk merger, resuming after
     /// the last complete row on transient errors.
     fn read(
         &self,
+        family: Option<&'static str>,
         message: data::ReadRowsRequest,
         ranges: Vec<KeyRange>,
         direction: Direction,
@@ -118,6 +158,7 @@ impl BigtableStore {
     ) -> RowStream {
         let state = ReadState {
             store: self.clone(),
+            family,
             message,
             ranges,
             direction,
@@ -139,6 +180,8 @@ impl BigtableStore {
 
 struct ReadState {
     store: BigtableStore,
+    /// The family of whole rows' cells; `None` for raw values in `v:v`.
+    family: Option<&'static str>,
     message: data::ReadRowsRequest,
     ranges: Vec<KeyRange>,
     direction: Direction,
@@ -202,7 +245,11 @@ impl ReadState {
                                 // Progress: only the request in flight counts as an attempt.
                                 self.attempts = 1;
                                 self.received += 1;
-                                match value_of(row.cells) {
+                                let value = match self.family {
+                                    Some(family) => super::rows::row_value(family, row.cells),
+                                    None => value_of(row.cells),
+                                };
+                                match value {
                                     Some(value) => self.ready.push_back((row.key, value)),
                                     None => {
                                         self.done = true;
@@ -275,6 +322,7 @@ impl ReadState {
             }
             return Some(read_request(
                 &self.store.table_name,
+                self.family,
                 &[],
                 keys,
                 Direction::Forward,
@@ -291,6 +339,7 @@ impl ReadState {
         }
         Some(read_request(
             &self.store.table_name,
+            self.family,
             &ranges,
             Vec::new(),
             self.direction,
@@ -301,6 +350,7 @@ impl ReadState {
 
 fn read_request(
     table_name: &str,
+    family: Option<&str>,
     ranges: &[KeyRange],
     keys: Vec<Vec<u8>>,
     direction: Direction,
@@ -323,9 +373,13 @@ fn read_request(
             row_keys: keys,
             row_ranges,
         }),
-        // The latest cell of each column: one value per row.
-        filter: Some(data::RowFilter {
-            filter: Some(data::row_filter::Filter::CellsPerColumnLimitFilter(1)),
+        // The latest cell of each column: one value per row (for whole
+        // rows, of their family's columns and `v:v`).
+        filter: Some(match family {
+            Some(family) => super::rows::read_filter(family),
+            None => data::RowFilter {
+                filter: Some(data::row_filter::Filter::CellsPerColumnLimitFilter(1)),
+            },
         }),
         rows_limit: limit.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX)),
         reversed: direction == Direction::Reverse,

@@ -57,6 +57,13 @@ impl BigtableStore {
     /// yet sent, is reported there too: Bigtable puts and deletes are
     /// idempotent in effect, so writing those again is safe.
     pub async fn write_batch(&self, batch: &[Mutation]) -> Result<(), BigtableError> {
+        self.write_entries(&batch.iter().map(entry).collect::<Vec<_>>())
+            .await
+    }
+
+    /// [`write_batch`](Self::write_batch) of MutateRows entries as they are
+    /// sent (a whole row's is several mutations: see `rows.rs`).
+    pub(super) async fn write_entries(&self, batch: &[Entry]) -> Result<(), BigtableError> {
         check_limits(batch)?;
         let pieces = pieces(batch, self.limits);
         let mut failed: Vec<FailedEntry> = Vec::new();
@@ -76,7 +83,7 @@ impl BigtableStore {
             );
             failed.extend(pieces[n + 1..].iter().flatten().map(|&index| FailedEntry {
                 index,
-                key: key_of(&batch[index]).to_vec(),
+                key: batch[index].row_key.clone(),
                 code: status.code() as i32,
                 message: message.clone(),
             }));
@@ -99,7 +106,7 @@ impl BigtableStore {
     /// returned.
     async fn write_piece(
         &self,
-        batch: &[Mutation],
+        batch: &[Entry],
         mut pending: Vec<usize>,
         failed: &mut Vec<FailedEntry>,
     ) -> Result<(), PieceError> {
@@ -109,7 +116,7 @@ impl BigtableStore {
                            s: tonic::Status| {
             failed.extend(indexes.map(|index| FailedEntry {
                 index,
-                key: key_of(&batch[index]).to_vec(),
+                key: batch[index].row_key.clone(),
                 code: s.code() as i32,
                 message: format!(
                     "not confirmed: MutateRows failed after {attempt} attempt(s): {:?}: {}",
@@ -122,7 +129,7 @@ impl BigtableStore {
         let mut attempt = 0;
         while !pending.is_empty() {
             attempt += 1;
-            let entries = pending.iter().map(|&i| entry(&batch[i])).collect();
+            let entries = pending.iter().map(|&i| batch[i].clone()).collect();
             let message = data::MutateRowsRequest {
                 table_name: self.table_name.clone(),
                 entries,
@@ -163,7 +170,7 @@ impl BigtableStore {
                             } else {
                                 failed.push(FailedEntry {
                                     index,
-                                    key: key_of(&batch[index]).to_vec(),
+                                    key: batch[index].row_key.clone(),
                                     code: status.code,
                                     message: status.message,
                                 });
@@ -223,7 +230,11 @@ impl BigtableStore {
         row: &K,
         value: &[u8],
     ) -> Result<(), BigtableError> {
-        self.put(&row.encode(), value).await
+        let batch = [Mutation::Put {
+            key: row.encode(),
+            value: value.to_vec(),
+        }];
+        self.write_rows(K::schema(), &batch).await
     }
 
     /// Stores `value` under `row`'s key, replacing the row in every bucket
@@ -236,14 +247,15 @@ impl BigtableStore {
         row: &K,
         value: &[u8],
     ) -> Result<(), BigtableError> {
-        self.write_batch(&replace_batch::<K>(&row.encode(), value))
+        self.write_rows(K::schema(), &replace_batch::<K>(&row.encode(), value))
             .await
     }
 
     /// Removes `row`, from every candidate bucket of a `random % N` salt,
     /// in one MutateRows request.
     pub async fn delete_row<K: crate::key::OneLayout>(&self, row: &K) -> Result<(), BigtableError> {
-        self.write_batch(&delete_batch::<K>(&row.encode())).await
+        self.write_rows(K::schema(), &delete_batch::<K>(&row.encode()))
+            .await
     }
 
     /// Stores many typed rows (each inserted, for a `random % N` salt), in
@@ -252,11 +264,15 @@ impl BigtableStore {
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), BigtableError> {
-        self.write_batch(&put_batch(rows)).await
+        self.write_rows(K::schema(), &put_batch(rows)).await
     }
 }
 
-fn entry(m: &Mutation) -> data::mutate_rows_request::Entry {
+/// One row's mutations in a MutateRows request.
+pub(super) type Entry = data::mutate_rows_request::Entry;
+
+/// The entry of a raw put or delete: the value in the cell `v:v`.
+fn entry(m: &Mutation) -> Entry {
     use data::mutation::Mutation as M;
     let (row_key, mutation) = match m {
         Mutation::Put { key, value } => (
@@ -297,14 +313,10 @@ impl From<tonic::Status> for PieceError {
     }
 }
 
-/// Checks every key and value against Cloud Bigtable's limits.
-fn check_limits(batch: &[Mutation]) -> Result<(), BigtableError> {
-    for (index, m) in batch.iter().enumerate() {
-        let key = key_of(m);
-        let value_len = match m {
-            Mutation::Put { value, .. } => value.len(),
-            Mutation::Delete { .. } => 0,
-        };
+/// Checks every key and cell value against Cloud Bigtable's limits.
+fn check_limits(batch: &[Entry]) -> Result<(), BigtableError> {
+    for (index, e) in batch.iter().enumerate() {
+        let key = &e.row_key;
         let too_large = |what, len, max| BigtableError::TooLarge {
             index,
             key: key[..key.len().min(64)].to_vec(),
@@ -315,33 +327,42 @@ fn check_limits(batch: &[Mutation]) -> Result<(), BigtableError> {
         if key.len() > MAX_ROW_KEY {
             return Err(too_large("row key", key.len(), MAX_ROW_KEY));
         }
-        if value_len > MAX_VALUE {
-            return Err(too_large("value", value_len, MAX_VALUE));
+        for value in e.mutations.iter().filter_map(cell_value) {
+            if value.len() > MAX_VALUE {
+                return Err(too_large("value", value.len(), MAX_VALUE));
+            }
         }
     }
     Ok(())
 }
 
-/// The mutations one entry of a batch sends.
-const MUTATIONS_PER_ENTRY: usize = 1;
+/// The value a mutation sets, if it sets one.
+fn cell_value(m: &data::Mutation) -> Option<&[u8]> {
+    match &m.mutation {
+        Some(data::mutation::Mutation::SetCell(set)) => Some(&set.value),
+        _ => None,
+    }
+}
 
-/// What an entry adds to a request, roughly: its key and value and the
+/// What an entry adds to a request, roughly: its key, values and the
 /// protobuf framing around them (family, qualifier, timestamp, tags).
-fn entry_bytes(m: &Mutation) -> usize {
-    let value = match m {
-        Mutation::Put { value, .. } => value.len(),
-        Mutation::Delete { .. } => 0,
-    };
-    key_of(m).len() + value + 32
+fn entry_bytes(e: &Entry) -> usize {
+    let values: usize = e
+        .mutations
+        .iter()
+        .map(|m| cell_value(m).map_or(0, <[u8]>::len) + 32)
+        .sum();
+    e.row_key.len() + values
 }
 
 /// The batch cut into consecutive pieces within `limits`.
-fn pieces(batch: &[Mutation], limits: BatchLimits) -> Vec<Vec<usize>> {
+fn pieces(batch: &[Entry], limits: BatchLimits) -> Vec<Vec<usize>> {
     let mut pieces: Vec<Vec<usize>> = Vec::new();
     let (mut mutations, mut bytes) = (0usize, 0usize);
-    for (index, m) in batch.iter().enumerate() {
-        let size = entry_bytes(m);
-        let full = mutations + MUTATIONS_PER_ENTRY > limits.max_mutations
+    for (index, e) in batch.iter().enumerate() {
+        let size = entry_bytes(e);
+        let count = e.mutations.len();
+        let full = mutations + count > limits.max_mutations
             || bytes.saturating_add(size) > limits.max_bytes;
         match pieces.last_mut() {
             Some(piece) if !full => piece.push(index),
@@ -350,14 +371,8 @@ fn pieces(batch: &[Mutation], limits: BatchLimits) -> Vec<Vec<usize>> {
                 (mutations, bytes) = (0, 0);
             }
         }
-        mutations += MUTATIONS_PER_ENTRY;
+        mutations += count;
         bytes = bytes.saturating_add(size);
     }
     pieces
-}
-
-fn key_of(m: &Mutation) -> &[u8] {
-    match m {
-        Mutation::Put { key, .. } | Mutation::Delete { key } => key,
-    }
 }

@@ -1,0 +1,217 @@
+//! One MessagePack value at a time, without decoding what it holds: its
+//! kind, its payload and where it ends. The stores that split a row's value
+//! map into their own shape (Bigtable's cells) use it to cut the map into
+//! fields and to keep a nested value's bytes as they are.
+
+use super::ValueError;
+
+/// Nesting deeper than this is refused (the walk recurses once per level).
+const MAX_DEPTH: usize = 512;
+
+/// A MessagePack value's top level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Item<'a> {
+    /// nil.
+    Nil,
+    /// true or false.
+    Bool(bool),
+    /// A signed integer (negative fixint, int 8 to 64).
+    Int(i64),
+    /// An unsigned integer (positive fixint, uint 8 to 64).
+    Uint(u64),
+    /// float 32 or 64, widened.
+    Float(f64),
+    /// A str's bytes (UTF-8 by the format's rules, not checked here).
+    Str(&'a [u8]),
+    /// A bin's bytes.
+    Bin(&'a [u8]),
+    /// An array, a map or an ext: its whole encoding, marker included.
+    Nested(&'a [u8]),
+}
+
+/// Reads values from the front of a buffer.
+pub(crate) struct Walker<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+fn bad(what: impl std::fmt::Display) -> ValueError {
+    ValueError::Format {
+        message: format!("not MessagePack: {what}"),
+    }
+}
+
+impl<'a> Walker<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
+        Walker { buf, pos: 0 }
+    }
+
+    /// Whether every byte was read.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pos == self.buf.len()
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ValueError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&end| end <= self.buf.len())
+            .ok_or_else(|| {
+                bad(format_args!(
+                    "{n} bytes wanted at byte {}, past the end",
+                    self.pos
+                ))
+            })?;
+        let bytes = &self.buf[self.pos..end];
+        self.pos = end;
+        Ok(bytes)
+    }
+
+    fn uint(&mut self, width: usize) -> Result<u64, ValueError> {
+        Ok(self
+            .take(width)?
+            .iter()
+            .fold(0u64, |n, &b| (n << 8) | u64::from(b)))
+    }
+
+    fn len(&mut self, width: usize) -> Result<usize, ValueError> {
+        usize::try_from(self.uint(width)?).map_err(|_| bad("a length above the address space"))
+    }
+
+    /// A map's entry count, at the front.
+    pub(crate) fn map_len(&mut self) -> Result<usize, ValueError> {
+        let at = self.pos;
+        match self.take(1)?[0] {
+            b @ 0x80..=0x8f => Ok(usize::from(b & 0x0f)),
+            0xde => self.len(2),
+            0xdf => self.len(4),
+            b => Err(bad(format_args!(
+                "expected a map at byte {at}, found marker {b:#04x}"
+            ))),
+        }
+    }
+
+    /// The next value.
+    pub(crate) fn item(&mut self) -> Result<Item<'a>, ValueError> {
+        let start = self.pos;
+        let marker = self.take(1)?[0];
+        Ok(match marker {
+            0x00..=0x7f => Item::Uint(u64::from(marker)),
+            0xe0..=0xff => Item::Int(i64::from(marker as i8)),
+            0xc0 => Item::Nil,
+            0xc2 => Item::Bool(false),
+            0xc3 => Item::Bool(true),
+            0xa0..=0xbf => Item::Str(self.take(usize::from(marker & 0x1f))?),
+            0xd9..=0xdb => {
+                let n = self.len(1 << (marker - 0xd9))?;
+                Item::Str(self.take(n)?)
+            }
+            0xc4..=0xc6 => {
+                let n = self.len(1 << (marker - 0xc4))?;
+                Item::Bin(self.take(n)?)
+            }
+            0xcc..=0xcf => Item::Uint(self.uint(1 << (marker - 0xcc))?),
+            0xd0..=0xd3 => {
+                let width = 1usize << (marker - 0xd0);
+                let raw = self.uint(width)?;
+                // Sign-extend from `width` bytes.
+                let shift = 64 - 8 * width as u32;
+                Item::Int(((raw << shift) as i64) >> shift)
+            }
+            0xca => Item::Float(f64::from(f32::from_bits(self.uint(4)? as u32))),
+            0xcb => Item::Float(f64::from_bits(self.uint(8)?)),
+            _ => {
+                self.pos = start;
+                self.skip(0)?;
+                Item::Nested(&self.buf[start..self.pos])
+            }
+        })
+    }
+
+    /// Steps over one whole value.
+    fn skip(&mut self, depth: usize) -> Result<(), ValueError> {
+        if depth > MAX_DEPTH {
+            return Err(bad(format_args!("nested deeper than {MAX_DEPTH} levels")));
+        }
+        let at = self.pos;
+        let marker = self.take(1)?[0];
+        let (items, bytes) = match marker {
+            0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => (0, 0),
+            0xa0..=0xbf => (0, usize::from(marker & 0x1f)),
+            0xd9..=0xdb => (0, self.len(1 << (marker - 0xd9))?),
+            0xc4..=0xc6 => (0, self.len(1 << (marker - 0xc4))?),
+            0xcc..=0xcf => (0, 1 << (marker - 0xcc)),
+            0xd0..=0xd3 => (0, 1 << (marker - 0xd0)),
+            0xca => (0, 4),
+            0xcb => (0, 8),
+            0x90..=0x9f => (usize::from(marker & 0x0f), 0),
+            0xdc => (self.len(2)?, 0),
+            0xdd => (self.len(4)?, 0),
+            0x80..=0x8f => (2 * usize::from(marker & 0x0f), 0),
+            0xde => (2 * self.len(2)?, 0),
+            0xdf => (self.len(4)?.saturating_mul(2), 0),
+            // fixext 1, 2, 4, 8, 16: a type byte and the data.
+            0xd4..=0xd8 => (0, 1 + (1 << (marker - 0xd4))),
+            0xc7..=0xc9 => (0, 1 + self.len(1 << (marker - 0xc7))?),
+            // 0xc1: never used.
+            _ => {
+                return Err(bad(format_args!(
+                    "marker {marker:#04x} at byte {at} is never used"
+                )))
+            }
+        };
+        self.take(bytes)?;
+        for _ in 0..items {
+            self.skip(depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(buf: &[u8]) -> Vec<Item<'_>> {
+        let mut w = Walker::new(buf);
+        let mut out = Vec::new();
+        while !w.is_empty() {
+            out.push(w.item().unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn each_kind_reads_with_its_extent() {
+        let nested = [0x92, 0x01, 0x81, 0xa1, b'a', 0xc0];
+        let mut buf = vec![0x07, 0xff, 0xd1, 0xff, 0x38, 0xcf];
+        buf.extend(u64::MAX.to_be_bytes());
+        buf.extend([0xa2, b'h', b'i', 0xc4, 0x01, 0x00, 0xc3, 0xc0, 0xcb]);
+        buf.extend(0.5f64.to_be_bytes());
+        buf.extend(nested);
+        assert_eq!(
+            items(&buf),
+            [
+                Item::Uint(7),
+                Item::Int(-1),
+                Item::Int(-200),
+                Item::Uint(u64::MAX),
+                Item::Str(b"hi"),
+                Item::Bin(&[0]),
+                Item::Bool(true),
+                Item::Nil,
+                Item::Float(0.5),
+                Item::Nested(&nested),
+            ]
+        );
+    }
+
+    #[test]
+    fn truncated_and_unused_markers_are_errors() {
+        for buf in [&[0xa3, b'a'][..], &[0xc1], &[0x92, 0x01], &[0xcd, 0x01]] {
+            assert!(Walker::new(buf).item().is_err(), "{buf:x?}");
+        }
+        let deep = vec![0x91; MAX_DEPTH + 2];
+        assert!(Walker::new(&deep).item().is_err());
+    }
+}

@@ -1,0 +1,223 @@
+//! Whole rows as cells: a key type with value fields keeps each field in
+//! its own column of the key type's family (`Schema::family`, `f` unless
+//! declared), the qualifier the field's name, the cell in the encoding of
+//! [`crate::record::cells`] (strings as text, integers as 64-bit
+//! big-endian), so that `cbt read` shows every field by name. A key type
+//! without value fields keeps its raw value in `v:v`.
+//!
+//! - A put is one MutateRow entry: `DeleteFromFamily` of the family (a
+//!   field now `None` loses its old cell), then one `SetCell` per field,
+//!   applied together (Bigtable is atomic per row).
+//! - A read returns the family's newest cells as one cell map; a row
+//!   written before whole rows had their own columns (the ordered stores'
+//!   map in `v:v`) is read from there.
+//! - A compare-and-set expects the family's newest cells to be exactly the
+//!   cell map it was given: no cell more, none less, each value equal.
+
+use super::write::Entry;
+use super::{BigtableError, BigtableStore, FAMILY, QUALIFIER};
+use crate::record::cells::{self, Cell};
+use crate::schema::Schema;
+use crate::store::Mutation;
+use data::row_filter::{Chain, Condition, Filter, Interleave};
+use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
+
+/// The family of `schema`'s value fields when its rows are whole.
+pub(super) fn family_of(schema: &Schema) -> Option<&'static str> {
+    (!schema.values().is_empty()).then(|| schema.family())
+}
+
+impl BigtableStore {
+    /// Writes a typed batch: for a key type with value fields, each put's
+    /// value (its fields) as one cell per field.
+    pub(super) async fn write_rows(
+        &self,
+        schema: &'static Schema,
+        batch: &[Mutation],
+    ) -> Result<(), BigtableError> {
+        let Some(family) = family_of(schema) else {
+            return self.write_batch(batch).await;
+        };
+        let entries = batch
+            .iter()
+            .map(|m| row_entry(family, m))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.write_entries(&entries).await
+    }
+}
+
+/// A whole row's entry: its cells, or the row's deletion.
+fn row_entry(family: &str, m: &Mutation) -> Result<Entry, BigtableError> {
+    let (row_key, mutations) = match m {
+        Mutation::Put { key, value } => (key.clone(), set_cells(family, key, value)?),
+        Mutation::Delete { key } => (key.clone(), vec![delete_row()]),
+    };
+    Ok(Entry {
+        row_key,
+        mutations,
+        ..Default::default()
+    })
+}
+
+fn mutation(m: data::mutation::Mutation) -> data::Mutation {
+    data::Mutation { mutation: Some(m) }
+}
+
+pub(super) fn delete_row() -> data::Mutation {
+    mutation(data::mutation::Mutation::DeleteFromRow(
+        data::mutation::DeleteFromRow {},
+    ))
+}
+
+/// The mutations that make `key`'s cells in `family` those of `value` (a
+/// row's value fields, or a cell map read before).
+pub(super) fn set_cells(
+    family: &str,
+    key: &[u8],
+    value: &[u8],
+) -> Result<Vec<data::Mutation>, BigtableError> {
+    let cells = cells::cells_of(value).map_err(|source| BigtableError::Value {
+        key: key.to_vec(),
+        source,
+    })?;
+    let mut mutations = Vec::with_capacity(cells.len() + 1);
+    mutations.push(mutation(data::mutation::Mutation::DeleteFromFamily(
+        data::mutation::DeleteFromFamily {
+            family_name: family.to_string(),
+        },
+    )));
+    mutations.extend(cells.into_iter().map(|(qualifier, value)| {
+        mutation(data::mutation::Mutation::SetCell(data::mutation::SetCell {
+            family_name: family.to_string(),
+            column_qualifier: qualifier,
+            // The server's time, as every put: see `BigtableStore`.
+            timestamp_micros: -1,
+            value,
+        }))
+    }));
+    Ok(mutations)
+}
+
+fn filter(f: Filter) -> data::RowFilter {
+    data::RowFilter { filter: Some(f) }
+}
+
+fn chain(filters: Vec<data::RowFilter>) -> data::RowFilter {
+    filter(Filter::Chain(Chain { filters }))
+}
+
+/// A family name as an RE2 pattern matching it alone (family names are
+/// `[-_.a-zA-Z0-9]+`; the dot is escaped).
+fn family_pattern(family: &str) -> String {
+    format!("^{}$", family.replace('.', "\\."))
+}
+
+/// What a read of whole rows asks for: the newest cell of each column of
+/// `family`, and `v:v` (rows written before).
+pub(super) fn read_filter(family: &str) -> data::RowFilter {
+    let raw = chain(vec![
+        filter(Filter::FamilyNameRegexFilter(family_pattern(FAMILY))),
+        filter(Filter::ColumnQualifierRegexFilter(b"^v$".to_vec())),
+    ]);
+    chain(vec![
+        filter(Filter::Interleave(Interleave {
+            filters: vec![
+                filter(Filter::FamilyNameRegexFilter(family_pattern(family))),
+                raw,
+            ],
+        })),
+        filter(Filter::CellsPerColumnLimitFilter(1)),
+    ])
+}
+
+/// A row's value as the typed reads take it: its cells in `family` as a
+/// cell map, else its `v:v` value; `None` when it has neither.
+pub(super) fn row_value(family: &str, row_cells: Vec<super::readrows::Cell>) -> Option<Vec<u8>> {
+    let mine: Vec<(&[u8], &[u8])> = row_cells
+        .iter()
+        .filter(|c| c.family == family)
+        .map(|c| (&c.qualifier[..], &c.value[..]))
+        .collect();
+    if !mine.is_empty() {
+        return Some(cells::cell_map(mine));
+    }
+    row_cells
+        .into_iter()
+        .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)
+        .map(|c| c.value)
+}
+
+/// A predicate that yields cells exactly when the newest cells of `family`
+/// are `expected`: the same qualifiers, each with the same value.
+pub(super) fn holds_exactly(family: &str, expected: &[Cell]) -> data::RowFilter {
+    use data::column_range::{EndQualifier, StartQualifier};
+    use data::value_range::{EndValue, StartValue};
+    let mut expected: Vec<&Cell> = expected.iter().collect();
+    expected.sort();
+    let column = |start: Option<StartQualifier>, end: Option<EndQualifier>| {
+        filter(Filter::ColumnRangeFilter(data::ColumnRange {
+            family_name: family.to_string(),
+            start_qualifier: start,
+            end_qualifier: end,
+        }))
+    };
+    let one = |q: &[u8]| {
+        column(
+            Some(StartQualifier::StartQualifierClosed(q.to_vec())),
+            Some(EndQualifier::EndQualifierClosed(q.to_vec())),
+        )
+    };
+    let values = |start: Option<StartValue>, end: Option<EndValue>| {
+        filter(Filter::ValueRangeFilter(data::ValueRange {
+            start_value: start,
+            end_value: end,
+        }))
+    };
+    // A cell that should not be there: a column between (or around) the
+    // expected ones, or an expected column with another value.
+    let mut wrong = Vec::new();
+    let mut after: Option<&[u8]> = None;
+    for (q, v) in &expected {
+        wrong.push(column(
+            after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
+            Some(EndQualifier::EndQualifierOpen(q.clone())),
+        ));
+        let other = filter(Filter::Interleave(Interleave {
+            filters: vec![
+                values(None, Some(EndValue::EndValueOpen(v.clone()))),
+                values(Some(StartValue::StartValueOpen(v.clone())), None),
+            ],
+        }));
+        wrong.push(chain(vec![one(q), other]));
+        after = Some(q);
+    }
+    wrong.push(column(
+        after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
+        None,
+    ));
+    let mut steps = vec![
+        filter(Filter::FamilyNameRegexFilter(family_pattern(family))),
+        filter(Filter::CellsPerColumnLimitFilter(1)),
+        // Any wrong cell: nothing passes.
+        filter(Filter::Condition(Box::new(Condition {
+            predicate_filter: Some(Box::new(filter(Filter::Interleave(Interleave {
+                filters: wrong,
+            })))),
+            true_filter: None,
+            false_filter: Some(Box::new(filter(Filter::PassAllFilter(true)))),
+        }))),
+    ];
+    // Each expected cell must be there, with its value.
+    for (q, v) in &expected {
+        let equal = values(
+            Some(StartValue::StartValueClosed(v.clone())),
+            Some(EndValue::EndValueClosed(v.clone())),
+        );
+        steps.push(filter(Filter::Condition(Box::new(Condition {
+            predicate_filter: Some(Box::new(chain(vec![one(q), equal]))),
+            true_filter: Some(Box::new(filter(Filter::PassAllFilter(true)))),
+            false_filter: None,
+        }))));
+    }
+    chain(steps)
+}
