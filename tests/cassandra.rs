@@ -208,3 +208,68 @@ fn declarations_that_make_no_table_are_typed_errors() {
         })
     );
 }
+
+/// A whole row: value fields of every shape.
+#[derive(RowKey)]
+#[rowkey(then = (invoice_id), line_no)]
+struct InvoiceLine {
+    invoice_id: String,
+    line_no: u16,
+    #[rowkey(value)]
+    amount: i64,
+    #[rowkey(value)]
+    memo: String,
+    #[rowkey(value)]
+    note: Option<String>,
+    #[rowkey(value)]
+    tags: Vec<String>,
+    #[rowkey(value)]
+    labels: std::collections::BTreeSet<String>,
+    #[rowkey(value)]
+    counts: std::collections::BTreeMap<String, u32>,
+    #[rowkey(value)]
+    scan: Vec<u8>,
+    #[rowkey(value)]
+    address: Address,
+    #[rowkey(value)]
+    approved: bool,
+    #[rowkey(value)]
+    history: Vec<Vec<std::string::String>>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct Address {
+    city: String,
+}
+
+#[test]
+fn value_fields_are_columns_with_their_cql_types() {
+    let table = CqlTable::new(InvoiceLine::schema(), "invoice_lines").value(
+        "address",
+        "frozen<address>",
+        24,
+    );
+    assert_eq!(
+        table.create_table().unwrap(),
+        "CREATE TABLE invoice_lines (
+  invoice_id text,
+  line_no int,
+  amount bigint,
+  memo text,
+  note text,
+  tags list<text>,
+  labels set<text>,
+  counts map<text, bigint>,
+  scan blob,
+  address frozen<address>,
+  approved boolean,
+  history list<frozen<list<text>>>,
+  PRIMARY KEY ((invoice_id), line_no)
+) WITH CLUSTERING ORDER BY (line_no ASC);"
+    );
+    // Without the override, a struct is a blob of its MessagePack.
+    let plain = CqlTable::new(InvoiceLine::schema(), "t")
+        .create_table()
+        .unwrap();
+    assert!(plain.contains("  address blob,\n"), "{plain}");
+}

@@ -99,13 +99,30 @@ struct KeyColumn {
 }
 
 impl CqlTable {
-    /// The table `name` for the key type with `schema`.
+    /// The table `name` for the key type with `schema`: its key columns,
+    /// and a regular column per value field (`#[rowkey(value)]`) with the
+    /// CQL type of its Rust type (`Option<T>` as `T`, `Vec<T>` as
+    /// `list<T>`, sets as `set<T>`, maps as `map<K, V>`; a struct or enum
+    /// as `blob`, holding its MessagePack; [`value`](Self::value) sets
+    /// another type, a user-defined type's `frozen<...>` for one).
     pub fn new(schema: &'static Schema, name: &str) -> Self {
+        let values = schema
+            .values()
+            .iter()
+            .map(|field| {
+                let (cql_type, bytes) = value_cql_type(field.type_name);
+                Column {
+                    name: field.name.to_string(),
+                    cql_type,
+                    bytes,
+                }
+            })
+            .collect();
         CqlTable {
             schema,
             name: name.to_string(),
             overrides: Vec::new(),
-            values: Vec::new(),
+            values,
             statics: Vec::new(),
         }
     }
@@ -123,13 +140,18 @@ impl CqlTable {
         self
     }
 
-    /// Adds a regular column, stored in every row.
+    /// Adds a regular column, stored in every row, or sets the CQL type
+    /// and size of a value field's column of that name.
     pub fn value(mut self, name: &str, cql_type: &str, bytes: u64) -> Self {
-        self.values.push(Column {
+        let column = Column {
             name: name.to_string(),
             cql_type: cql_type.to_string(),
             bytes,
-        });
+        };
+        match self.values.iter_mut().find(|c| c.name == name) {
+            Some(existing) => *existing = column,
+            None => self.values.push(column),
+        }
         self
     }
 
@@ -299,4 +321,68 @@ fn cql_type(type_name: &str, fixed: Option<usize>) -> Option<(&'static str, u64)
         _ => return None,
     };
     Some(t)
+}
+
+/// The CQL type of a value field's Rust type (as written), and its size:
+/// the key types' mapping for scalars, collections of them, `blob` for the
+/// rest (a struct or an enum, stored as its MessagePack).
+fn value_cql_type(type_name: &str) -> (String, u64) {
+    let ty: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
+    // `std::collections::BTreeMap<..>` is a `BTreeMap<..>`.
+    let head_end = ty.find('<').unwrap_or(ty.len());
+    let ty = match ty[..head_end].rfind("::") {
+        Some(i) => ty[i + 2..].to_string(),
+        None => ty,
+    };
+    let generic = |outer: &str| {
+        ty.strip_prefix(outer)
+            .and_then(|t| t.strip_prefix('<'))
+            .and_then(|t| t.strip_suffix('>'))
+            .map(str::to_string)
+    };
+    // A collection inside a collection is frozen, as CQL requires.
+    let element = |t: &str| match value_cql_type(t) {
+        (cql, bytes) if cql.contains('<') => (format!("frozen<{cql}>"), bytes),
+        other => other,
+    };
+    if let Some(inner) = generic("Option") {
+        return value_cql_type(&inner);
+    }
+    if ty == "Vec<u8>" {
+        return ("blob".to_string(), 16);
+    }
+    if let Some(inner) = generic("Vec") {
+        let (cql, bytes) = element(&inner);
+        return (format!("list<{cql}>"), 4 * bytes);
+    }
+    for set in ["HashSet", "BTreeSet"] {
+        if let Some(inner) = generic(set) {
+            let (cql, bytes) = element(&inner);
+            return (format!("set<{cql}>"), 4 * bytes);
+        }
+    }
+    for map in ["HashMap", "BTreeMap"] {
+        if let Some((k, v)) = generic(map).as_deref().and_then(split_pair) {
+            let ((kc, kb), (vc, vb)) = (element(k), element(v));
+            return (format!("map<{kc}, {vc}>"), 4 * (kb + vb));
+        }
+    }
+    match cql_type(&ty, None) {
+        Some((cql, bytes)) => (cql.to_string(), bytes),
+        None => ("blob".to_string(), 16),
+    }
+}
+
+/// `K,V` split at its top-level comma.
+fn split_pair(args: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => return Some((&args[..i], &args[i + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
