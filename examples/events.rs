@@ -11,21 +11,33 @@
 //! Run: `cargo run --release --example events [-- --events N] [--data-dir DIR]`
 //! (without `--data-dir`, the data lives in a temporary directory).
 
-use keyschema::store::{Mutation, RedbStore, Store};
+use keyschema::store::{RecordStore, RedbStore, Store};
 use keyschema::RowKey;
+use serde::{Deserialize, Serialize};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// One user action. The key is `hash(user_id, site) % 8 | user_id | site | rev(timestamp)`.
+/// One user action, a whole row. The key is
+/// `hash(user_id, site) % 8 | user_id | site | rev(timestamp)`; the action
+/// and its payload are value fields, stored beside the key.
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
 pub struct Event {
     pub user_id: String,
     pub site: String,
     pub timestamp: u64,
-    #[rowkey(skip)]
+    #[rowkey(value)]
     pub action: String,
+    #[rowkey(value)]
+    pub payload: Payload,
+}
+
+/// What came with an action.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Payload {
+    pub page: String,
+    pub referrer: Option<String>,
 }
 
 /// The same fields salted over the whole key: one user's events spread over
@@ -133,6 +145,13 @@ fn main() {
             site: SITES[(rng.next_u64() % SITES.len() as u64) as usize].to_string(),
             timestamp: base + i as u64,
             action: ACTIONS[(rng.next_u64() % ACTIONS.len() as u64) as usize].to_string(),
+            payload: Payload {
+                page: format!("/p/{}", rng.next_u64() % 50),
+                referrer: rng
+                    .next_u64()
+                    .is_multiple_of(3)
+                    .then(|| "search".to_string()),
+            },
         });
     }
     let heavy = per_user
@@ -249,7 +268,7 @@ fn main() {
         "the scan ranges hold exactly the user's rows"
     );
 
-    // Every key decodes back to its event (the skipped `action` aside).
+    // Every key decodes back to its event's key fields.
     let decode_start = Instant::now();
     let mut round_trips = 0usize;
     for (key, e) in keys.iter().zip(&events) {
@@ -314,18 +333,10 @@ fn run_on_store(
     println!("ingesting into {} ...", store.path().display());
     let start = Instant::now();
     let mut written = 0usize;
-    for chunk in keys.chunks(20_000).zip(events.chunks(20_000)) {
-        let batch: Vec<Mutation> = chunk
-            .0
-            .iter()
-            .zip(chunk.1)
-            .map(|(key, e)| Mutation::Put {
-                key: key.clone(),
-                value: e.action.as_bytes().to_vec(),
-            })
-            .collect();
-        store.write_batch(&batch)?;
-        written += batch.len();
+    for chunk in events.chunks(20_000) {
+        // Whole rows: the key, and the value fields as one MessagePack map.
+        store.put_records(chunk)?;
+        written += chunk.len();
         if written.is_multiple_of(100_000) || written == keys.len() {
             progress(written, keys.len(), start);
         }
@@ -356,31 +367,34 @@ fn run_on_store(
         total as f64 / raw.as_secs_f64()
     );
 
-    // The typed scans: merged into key order, and unordered.
+    // The typed scans of whole rows: merged into key order, and unordered.
     let start = Instant::now();
     let ordered = Event::scan()
         .run(&store)
+        .records()
         .try_fold(0usize, |n, r| r.map(|_| n + 1))?;
     let ordered_time = start.elapsed();
     let start = Instant::now();
     let unordered = Event::scan()
         .unordered()
         .run(&store)
+        .records()
         .try_fold(0usize, |n, r| r.map(|_| n + 1))?;
     let unordered_time = start.elapsed();
     println!(
-        "typed scan, decoded: ordered 8-bucket merge {:.0} rows/s, unordered {:.0} rows/s ({ordered} and {unordered} rows)",
+        "typed scan of whole rows: ordered 8-bucket merge {:.0} rows/s, unordered {:.0} rows/s ({ordered} and {unordered} rows)",
         ordered as f64 / ordered_time.as_secs_f64(),
         unordered as f64 / unordered_time.as_secs_f64()
     );
 
     // One heavy user's latest 10 events on one site: one range, newest first.
     let start = Instant::now();
-    let latest: Vec<_> = Event::scan()
+    let latest: Vec<Event> = Event::scan()
         .user_id(heavy_user)
         .site(SITES[0])
         .limit(10)
         .run(&store)
+        .records()
         .collect::<Result<_, _>>()?;
     let took = start.elapsed();
     println!();
@@ -389,11 +403,16 @@ fn run_on_store(
         SITES[0],
         took.as_micros()
     );
-    for (event, action) in &latest {
+    for event in &latest {
         println!(
-            "  {}  {}",
+            "  {}  {:<8} {}{}",
             Event::render(&event.encode()),
-            String::from_utf8_lossy(action)
+            event.action,
+            event.payload.page,
+            match &event.payload.referrer {
+                Some(r) => format!(" (from {r})"),
+                None => String::new(),
+            }
         );
     }
     Ok(())

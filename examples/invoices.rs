@@ -20,17 +20,22 @@ mod dynalite;
 
 use futures_util::StreamExt;
 use keyschema::store::dynamodb::DynamoStore;
+use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
 use std::time::Instant;
 
 /// `random % 10`: each write picks one of 10 suffixes; a read asks all 10.
+/// A whole row: the amount and the memo are attributes of their own, in
+/// DynamoDB's types (`N`, `S`).
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(salt = random % 10, then = (invoice_id), transaction_id)]
 pub struct Transaction {
     pub invoice_id: String,
     pub transaction_id: u32,
-    #[rowkey(skip)]
+    #[rowkey(value)]
     pub amount_cents: i64,
+    #[rowkey(value)]
+    pub memo: String,
 }
 
 const HOT: &str = "INV-2024-0001";
@@ -75,23 +80,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             invoice_id: HOT.into(),
             transaction_id: t,
             amount_cents: i64::from(t) * 125,
+            memo: format!("line {t}"),
         })
-        .collect();
-    let mut per_suffix = [0u32; 10];
-    let keyed: Vec<(Vec<u8>, Vec<u8>)> = rows
-        .iter()
-        .map(|tx| (tx.encode(), tx.amount_cents.to_be_bytes().to_vec()))
-        .collect();
-    for (key, _) in &keyed {
-        per_suffix[usize::from(key[0])] += 1;
-    }
-    let batch: Vec<keyschema::store::Mutation> = keyed
-        .into_iter()
-        .map(|(key, value)| keyschema::store::Mutation::Put { key, value })
         .collect();
     let before = store.requests();
     let started = Instant::now();
-    store.write_batch(&batch).await?;
+    store.put_records(&rows).await?;
     let secs = started.elapsed().as_secs_f64();
     let writes = store.requests().batch_write_item - before.batch_write_item;
     println!();
@@ -99,20 +93,54 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "wrote {transactions} transactions of {HOT} in {writes} BatchWriteItem requests, {secs:.2} s: {:.0} rows/s",
         f64::from(transactions) / secs.max(1e-9)
     );
+    // Writes per suffix: each suffix's range, counted.
+    let mut per_suffix = Vec::new();
+    for range in Transaction::scan().invoice_id(HOT).ranges().iter() {
+        let mut rows = keyschema::store::AsyncStore::scan_stream(
+            &store,
+            range,
+            keyschema::store::Direction::Forward,
+            None,
+        );
+        let mut n = 0usize;
+        while let Some(row) = rows.next().await {
+            row?;
+            n += 1;
+        }
+        per_suffix.push(n);
+    }
     println!("writes per suffix (one partition each):");
     for (suffix, n) in per_suffix.iter().enumerate() {
-        println!("  suffix {suffix}  {n:>5}  {}", "#".repeat(*n as usize / 8));
+        println!("  suffix {suffix}  {n:>5}  {}", "#".repeat(*n / 8));
+    }
+
+    // One item as DynamoDB holds it: every field an attribute a console,
+    // boto3 or a FilterExpression reads (the amount a number, `N`).
+    let item = store
+        .client()
+        .scan()
+        .table_name(store.table())
+        .limit(1)
+        .send()
+        .await?;
+    if let Some(item) = item.items().first() {
+        let mut names: Vec<&String> = item.keys().collect();
+        names.sort();
+        println!("one item, as DynamoDB holds it:");
+        for name in names {
+            println!("  {name:<15} {:?}", item[name]);
+        }
     }
 
     // Read it back: one Query per suffix, all in flight, merged in key order.
     let request = Transaction::scan().invoice_id(HOT);
     let before = store.requests();
     let started = Instant::now();
-    let mut merged = request.stream(&store);
+    let mut merged = request.stream(&store).records();
     let (mut ids, mut total) = (Vec::new(), 0i64);
     while let Some(row) = merged.next().await {
-        let (tx, value) = row?;
-        total += i64::from_be_bytes(value.as_slice().try_into()?);
+        let tx = row?;
+        total += tx.amount_cents;
         ids.push(tx.transaction_id);
     }
     let secs = started.elapsed().as_secs_f64();
@@ -134,26 +162,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A get tries the 10 suffixes in one BatchGetItem.
     let last = transactions.saturating_sub(1);
-    let (tx, value) = Transaction::get_async(&store, HOT, last)
+    let key = Transaction::get_key(HOT, last);
+    let mut tx = store
+        .get_record::<Transaction>(&key)
         .await?
         .ok_or("the last transaction is missing")?;
     println!(
-        "get of transaction {} (10 candidate keys, 1 BatchGetItem): {} cents",
-        tx.transaction_id,
-        i64::from_be_bytes(value.as_slice().try_into()?)
+        "get of transaction {} (10 candidate keys, 1 BatchGetItem): {} cents, {:?}",
+        tx.transaction_id, tx.amount_cents, tx.memo
     );
 
     // A correction replaces the row in every suffix; a refund deletes it from all.
-    store.replace_row(&tx, &50_000i64.to_be_bytes()).await?;
-    let (_, value) = Transaction::get_async(&store, HOT, last)
+    tx.amount_cents = 50_000;
+    tx.memo = "corrected".into();
+    store.replace_record(&tx).await?;
+    let corrected = store
+        .get_record::<Transaction>(&key)
         .await?
         .ok_or("the corrected transaction is missing")?;
     println!(
-        "after replace_row: {} cents, one copy",
-        i64::from_be_bytes(value.as_slice().try_into()?)
+        "after replace_record: {} cents, {:?}, one copy",
+        corrected.amount_cents, corrected.memo
     );
     store.delete_row(&tx).await?;
-    assert!(Transaction::get_async(&store, HOT, last).await?.is_none());
+    assert!(store.get_record::<Transaction>(&key).await?.is_none());
     println!("after delete_row: transaction {last} is in no suffix");
     Ok(())
 }
