@@ -328,3 +328,75 @@ async fn raw_bytes_for_a_key_type_with_value_fields_are_refused() {
         "nothing was written"
     );
 }
+
+/// The ledger line as an older version of the program declared it: a
+/// field since removed (`legacy`), the fields in another order, none of
+/// the ones added since.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = (invoice_id), line_no)]
+struct LedgerV1 {
+    invoice_id: String,
+    line_no: u16,
+    #[rowkey(value)]
+    memo: String,
+    #[rowkey(value)]
+    legacy: u32,
+    #[rowkey(value)]
+    amount: i64,
+}
+
+/// The next version: `legacy` dropped, `note` and `approved_by` added.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = (invoice_id), line_no)]
+struct LedgerV2 {
+    invoice_id: String,
+    line_no: u16,
+    #[rowkey(value)]
+    amount: i64,
+    #[rowkey(value)]
+    note: Option<String>,
+    #[rowkey(value)]
+    memo: String,
+    #[rowkey(value, default)]
+    approved_by: String,
+}
+
+#[tokio::test]
+async fn items_an_older_struct_wrote_read_with_the_next() {
+    let table = fresh_table("evolve");
+    let v1 = DynamoStore::connect_local::<LedgerV1>(&endpoint(), &table).expect("a store");
+    v1.create_table().await.expect("create");
+    let old = LedgerV1 {
+        invoice_id: "INV-9".into(),
+        line_no: 1,
+        memo: "from v1".into(),
+        legacy: 7,
+        amount: 300,
+    };
+    v1.put_record(&old).await.expect("put v1");
+    let v2 = DynamoStore::connect_local::<LedgerV2>(&endpoint(), &table).expect("a store");
+    let read = v2
+        .get_record::<LedgerV2>(&old.encode())
+        .await
+        .expect("get v2")
+        .expect("stored");
+    assert_eq!(
+        read,
+        LedgerV2 {
+            invoice_id: "INV-9".into(),
+            line_no: 1,
+            amount: 300,
+            note: None,
+            memo: "from v1".into(),
+            approved_by: String::new(),
+        }
+    );
+    // And back: v1 reads what v2 wrote, its removed field named as missing.
+    v2.put_record(&read).await.expect("put v2");
+    match v1.get_record::<LedgerV1>(&old.encode()).await {
+        Err(RowError::Value { source, .. }) => {
+            assert_eq!(source, ValueError::Missing { field: "legacy" })
+        }
+        other => panic!("v1 needs `legacy`: {other:?}"),
+    }
+}
