@@ -402,7 +402,8 @@ fn chunk(c: data::read_rows_response::CellChunk) -> Chunk {
     }
 }
 
-fn value_of(cells: Vec<super::readrows::Cell>) -> Option<Vec<u8>> {
+/// A row's raw value: its `v:v` cell.
+pub(super) fn value_of(cells: Vec<super::readrows::Cell>) -> Option<Vec<u8>> {
     cells
         .into_iter()
         .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)

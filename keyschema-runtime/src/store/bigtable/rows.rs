@@ -15,7 +15,7 @@
 //!   cell map it was given: no cell more, none less, each value equal.
 
 use super::write::Entry;
-use super::{BigtableError, BigtableStore, FAMILY, QUALIFIER};
+use super::{BigtableError, BigtableStore, FAMILY};
 use crate::record::cells::{self, Cell};
 use crate::schema::Schema;
 use crate::store::Mutation;
@@ -141,10 +141,7 @@ pub(super) fn row_value(family: &str, row_cells: Vec<super::readrows::Cell>) -> 
     if !mine.is_empty() {
         return Some(cells::cell_map(mine));
     }
-    row_cells
-        .into_iter()
-        .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)
-        .map(|c| c.value)
+    super::read::value_of(row_cells)
 }
 
 /// A predicate that yields cells exactly when the newest cells of `family`
