@@ -101,7 +101,8 @@ fn fieldless_enum(ident: &syn::Ident, repr: &syn::Ident, variants: &[&syn::Ident
     let from_int = variants
         .iter()
         .map(|v| quote!(if d == #ident::#v as #repr { return __ks::Option::Some(#ident::#v); }));
-    let unknown = format!("not the discriminant of any variant of `{ident}`");
+    // As the dynamic readers say it, so one rejection vector holds for all.
+    let unknown = "not the discriminant of any variant of the enum";
     quote! {
         const __VARIANTS: &[(&str, i128)] = &[#(#names),*];
         const __DEF: __ks::EnumDef = __ks::EnumDef::new(__ks::Base::#base, __VARIANTS);

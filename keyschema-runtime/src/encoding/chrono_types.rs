@@ -1,14 +1,15 @@
 //! `chrono`'s `DateTime<Utc>` (`timestamp`), `NaiveDateTime` (`datetime`)
 //! and `NaiveDate` (`date`), feature `chrono`: the layouts of `clock.rs`.
 //! Every value of each type encodes (a leap second too); bytes outside the
-//! type's range (years -262144..=262143) decode to an error.
+//! type's range (years -262143..=262142) decode to an error.
 
 use super::clock::{self, DATE_WIDTH, SECONDS_WIDTH};
 use super::{Base, Encoding, KeyArg, KeyComponent, Reader, TextComponent, TextError, TextOrdered};
 use crate::error::DecodeError;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-const OUT_OF_RANGE: &str = "an instant outside chrono's range (years -262144..=262143)";
+const OUT_OF_RANGE: &str = "an instant outside chrono's range (years -262143..=262142)";
+const DATE_OUT_OF_RANGE: &str = "a date outside chrono::NaiveDate's range (years -262143..=262142)";
 
 /// `chrono::DateTime<Utc>` (feature `chrono`): encoding `timestamp`.
 ///
@@ -94,9 +95,7 @@ impl KeyComponent for NaiveDate {
     }
     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let days = clock::decode_days(input)?;
-        NaiveDate::from_epoch_days(days).ok_or_else(|| {
-            input.invalid_value("a date outside chrono::NaiveDate's range (years -262144..=262143)")
-        })
+        NaiveDate::from_epoch_days(days).ok_or_else(|| input.invalid_value(DATE_OUT_OF_RANGE))
     }
 }
 
@@ -131,8 +130,7 @@ impl TextComponent for NaiveDate {
         clock::days_text(value.to_epoch_days(), out);
     }
     fn decode_text(text: &[u8], _sep: u8) -> Result<Self, TextError> {
-        NaiveDate::from_epoch_days(clock::days_from_text(text)?)
-            .ok_or("a date outside chrono::NaiveDate's range")
+        NaiveDate::from_epoch_days(clock::days_from_text(text)?).ok_or(DATE_OUT_OF_RANGE)
     }
 }
 
