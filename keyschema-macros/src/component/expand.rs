@@ -71,6 +71,11 @@ fn newtype(ident: &syn::Ident, member: &syn::Member, ty: &syn::Type) -> TokenStr
                 <#ty as __ks::TextComponent>::decode_text(text, sep).map(|inner| #construct)
             }
         }
+        impl __ks::KeyArg<#ident> for &#ident {
+            fn encode_arg(&self, out: &mut __ks::Vec<u8>) {
+                <#ident as __ks::KeyComponent>::encode_key(__ks::KeyComponent::as_key_ref(*self), out)
+            }
+        }
         impl __ks::TextOrdered for #ident where for<'__k> #ty: __ks::TextOrdered {}
         impl __ks::TextDigits for #ident where for<'__k> #ty: __ks::TextDigits {}
         impl __ks::ReversibleKey for #ident where for<'__k> #ty: __ks::ReversibleKey {}
