@@ -192,7 +192,7 @@ fn an_enum_sorts_by_discriminant_and_renders_by_name() {
     // Declared High = 300, Low = -2, Normal = 0: keys sort Low, Normal, High.
     let mut keys: Vec<Vec<u8>> = [Priority::High, Priority::Low, Priority::Normal]
         .iter()
-        .map(|p| encode_value::<Priority>(p))
+        .map(encode_value::<Priority>)
         .collect();
     keys.sort();
     let names: Vec<String> = keys

@@ -12,7 +12,7 @@ use std::sync::{Mutex, OnceLock};
 /// discriminant, and the integer type its discriminants are stored as.
 ///
 /// `#[derive(KeyComponent)]` writes one for each enum; its
-/// [`Encoding`] (`enum u8 {Pending = 0, Paid = 1}` in a schema document)
+/// [`Encoding`](crate::Encoding) (`enum u8 {Pending = 0, Paid = 1}` in a schema document)
 /// carries it.
 ///
 /// ```
