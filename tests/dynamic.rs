@@ -33,6 +33,14 @@ fn both<K: Sample>(schema: &DynSchema, row: &K) -> (Vec<u8>, Vec<u8>) {
     (key, ours)
 }
 
+/// A decode refused because the Rust type holds less than its encoding:
+/// chrono's and time's years, and time's lack of leap seconds
+/// (`docs/ENCODING.md`, "Identifiers, times and enums").
+fn narrower_than_its_encoding<T>(result: &Result<T, keyschema::DecodeError>) -> bool {
+    matches!(result, Err(keyschema::DecodeError::InvalidValue { reason, .. })
+        if reason.contains("range (years") || reason.contains("does not represent"))
+}
+
 struct Agree {
     cases: u32,
     checked: usize,
@@ -64,6 +72,13 @@ impl Visit for Agree {
                 damaged.push(longer);
                 for bad in &damaged {
                     let derived = K::decode(bad).map(|r| r.values());
+                    if narrower_than_its_encoding(&derived) {
+                        // Bytes of the encoding that the Rust type cannot
+                        // hold (a chrono date past year 262142): the spec's
+                        // readers read on (and may refuse later bytes, or
+                        // the salt), the type refuses them here.
+                        continue;
+                    }
                     prop_assert_eq!(&schema.decode(bad), &derived, "{:02x?}", bad);
                     prop_assert_eq!(schema.render(bad), K::render(bad));
                     prop_assert_eq!(schema.render_prefix(bad), K::schema().render_prefix(bad));
@@ -93,7 +108,7 @@ fn the_dynamic_schema_agrees_with_the_derived_code_for_every_layout() {
         checked: 0,
     };
     catalog::for_each(&mut agree);
-    assert_eq!(agree.checked, 29, "layouts checked");
+    assert_eq!(agree.checked, 32, "layouts checked");
 }
 
 struct SameAsExamples(Vec<String>);

@@ -6,6 +6,7 @@
 
 mod common;
 mod vectors_history;
+mod vectors_types;
 
 use common::schemas::Event;
 use keyschema::dynamic::{DynSchema, Value};
@@ -170,6 +171,7 @@ fn component_rows() -> Vec<String> {
         "Option<String>",
         &[None, Some(String::new()), Some("a".into())],
     );
+    vectors_types::component_rows(&mut rows);
     rows
 }
 
@@ -454,6 +456,7 @@ fn text_rows() -> Vec<String> {
             TextMixed::get_key("", i32::MIN, false, 0.0, None, &[]),
         ),
     );
+    vectors_types::text_row(&mut rows);
     rows
 }
 
@@ -651,6 +654,7 @@ fn construct_rows() -> Vec<String> {
             rendered::<Nested>("constructs", &key),
         );
     }
+    vectors_types::construct_rows(&mut rows);
     rows
 }
 
@@ -709,6 +713,7 @@ fn text_component_rows() -> Vec<String> {
     text_component::<f64>(&mut rows, "f64", &[-1.5, 0.0, f64::INFINITY]);
     text_component::<Option<u8>>(&mut rows, "Option<u8>", &[None, Some(5)]);
     text_component::<Option<String>>(&mut rows, "Option<String>", &[None, Some("x".into())]);
+    vectors_types::text_component_rows(&mut rows);
     rows
 }
 
@@ -825,6 +830,8 @@ fn encoding_md_vectors_match_the_code() {
         ("reject", "| input | bytes | error |\n|---|---|---|", reject_rows()),
         ("history", "| declaration | key fields | key | layout |\n|---|---|---|---|", history_table()),
         ("text_components", "| type | width | value | text form (`sep = \"#\"`) |\n|---|---|---|---|", text_component_rows()),
+        ("render", "| type | bytes | rendered |\n|---|---|---|", vectors_types::render_rows()),
+        ("reject_types", "| input | bytes | error |\n|---|---|---|", vectors_types::reject_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {

@@ -1,4 +1,4 @@
-//! The `#[derive(RowKey)]` macro of keyschema. Use it through the `keyschema`
+//! The `#[derive(RowKey)]` and `#[derive(KeyComponent)]` macros of keyschema. Use it through the `keyschema`
 //! crate, whose documentation describes the attribute.
 //!
 //! The derive runs in four stages, one module each: `attr` parses the
@@ -7,6 +7,7 @@
 
 mod attr;
 mod check;
+mod component;
 mod expand;
 mod limits;
 mod model;
@@ -27,4 +28,14 @@ pub fn derive_row_key(input: TokenStream) -> TokenStream {
             out.into()
         }
     }
+}
+
+/// Derives `keyschema::KeyComponent` (and `TextComponent`) for a newtype,
+/// which delegates every item to the type it wraps, or for a fieldless
+/// enum, stored as its discriminant (the `#[repr]` integer, `i64` without
+/// one) and rendered by variant name. See `keyschema::KeyComponent`.
+#[proc_macro_derive(KeyComponent)]
+pub fn derive_key_component(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    component::derive(&input).into()
 }

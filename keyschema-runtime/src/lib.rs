@@ -27,7 +27,9 @@ pub mod sizing;
 pub mod splits;
 pub mod store;
 
-pub use encoding::{decode_value, encode_value, Base, Encoding, TextError, UnknownEncoding};
+pub use encoding::{
+    decode_value, encode_value, Base, Encoding, EnumDef, TextError, UnknownEncoding,
+};
 pub use encoding::{BucketKey, KeyArg, KeyComponent, Reader, ReversibleKey};
 pub use encoding::{TextComponent, TextDigits, TextOrdered};
 pub use error::{CursorError, DecodeError};
@@ -43,9 +45,10 @@ pub use schema::{Component, Format, Order, Salt, Schema};
 /// Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
-    use crate::encoding::{TextComponent, TextDigits};
+    pub use crate::encoding::{TextComponent, TextDigits};
 
     pub use crate::codec::{KeyDecoder, KeyEncoder};
+    pub use crate::encoding::{Base, Encoding, EnumDef, Reader, TextError, TextOrdered};
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
     pub use crate::history::{Cut, History, Phase};
     pub use crate::record::{

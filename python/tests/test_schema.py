@@ -22,16 +22,18 @@ def event_schema_json():
 
 
 class ReadmeExample(unittest.TestCase):
-    def test_the_readme_example_runs(self):
+    def test_the_readme_examples_run(self):
         with open(os.path.join(HERE, "..", "README.md"), encoding="utf-8") as f:
-            code = re.search(r"```python\n(.*?)```", f.read(), re.S).group(1)
+            blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+        self.assertGreaterEqual(len(blocks), 2)
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "events.json"), "w", encoding="utf-8") as f:
                 f.write(event_schema_json())
             cwd = os.getcwd()
             os.chdir(d)
             try:
-                exec(compile(code, "README.md", "exec"), {})
+                for code in blocks:
+                    exec(compile(code, "README.md", "exec"), {})
             finally:
                 os.chdir(cwd)
 

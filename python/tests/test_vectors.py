@@ -81,8 +81,13 @@ class Vectors(unittest.TestCase):
                 with self.subTest(table=table, declaration=v["declaration"]):
                     self.check_key(v)
 
+    def test_renderings(self):
+        for v in self.vectors["render"]:
+            enc = Encoding.parse(v["type"])
+            self.assertEqual(keyschema._render_plain(enc, keyschema._Reader(bytes.fromhex(v["asc"]), 0, False, "x")), v["rendered"], v)
+
     def test_rejected_inputs(self):
-        for v in self.vectors["reject"]:
+        for v in self.vectors["reject"] + self.vectors["reject_types"]:
             schema = Schema.from_json(json.dumps(v["schema"]))
             with self.assertRaises(keyschema.DecodeError) as caught:
                 schema.decode(bytes.fromhex(v["key"]))

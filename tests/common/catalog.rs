@@ -6,10 +6,13 @@
 //! `SOURCE` names the example that declares the same layout (checked by
 //! `tests/dynamic.rs`, so the two cannot drift apart).
 
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use keyschema::dynamic::Value;
-use keyschema::{RowKey, ScanRangeSet};
+use keyschema::{KeyComponent, RowKey, ScanRangeSet};
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
+use time::{OffsetDateTime, PrimitiveDateTime};
+use uuid::Uuid;
 
 /// A layout of the catalog.
 pub trait Sample: RowKey + Clone + std::fmt::Debug + 'static {
@@ -36,6 +39,110 @@ pub fn f64_json() -> impl Strategy<Value = f64> {
 /// See [`f64_json`].
 pub fn f32_json() -> impl Strategy<Value = f32> {
     any::<f32>().prop_map(|v| if v.is_nan() { f32::NAN.copysign(v) } else { v })
+}
+
+/// A derived enum, ordered by discriminant (declared out of order).
+#[derive(KeyComponent, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(i16)]
+pub enum Priority {
+    High = 300,
+    Low = -2,
+    Normal = 0,
+}
+
+impl From<Priority> for Value {
+    fn from(p: Priority) -> Value {
+        Value::Enum(format!("{p:?}"))
+    }
+}
+
+/// A derived newtype over `String`.
+#[derive(KeyComponent, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UserId(pub String);
+
+impl From<UserId> for Value {
+    fn from(u: UserId) -> Value {
+        Value::String(u.0)
+    }
+}
+
+/// Every UUID.
+pub fn uuids() -> impl Strategy<Value = Uuid> {
+    any::<u128>().prop_map(Uuid::from_u128)
+}
+
+/// Every `DateTime<Utc>`, leap seconds included.
+pub fn instants() -> impl Strategy<Value = DateTime<Utc>> {
+    let (lo, hi) = (
+        DateTime::<Utc>::MIN_UTC.timestamp(),
+        DateTime::<Utc>::MAX_UTC.timestamp(),
+    );
+    (
+        prop_oneof![lo..=hi, -100_000i64..100_000],
+        0u32..2_000_000_000,
+    )
+        .prop_map(|(s, n)| {
+            // A leap second follows a :59.
+            let s = if n >= 1_000_000_000 {
+                s - s.rem_euclid(60) + 59
+            } else {
+                s
+            };
+            DateTime::from_timestamp(s, n).expect("in chrono's range")
+        })
+}
+
+/// Every `NaiveDateTime`.
+pub fn naive_times() -> impl Strategy<Value = NaiveDateTime> {
+    instants().prop_map(|at| at.naive_utc())
+}
+
+/// Every `NaiveDate`.
+pub fn dates() -> impl Strategy<Value = NaiveDate> {
+    (NaiveDate::MIN.to_epoch_days()..=NaiveDate::MAX.to_epoch_days())
+        .prop_map(|d| NaiveDate::from_epoch_days(d).expect("in range"))
+}
+
+/// Every `time::OffsetDateTime`, at offsets from -25:59:59 to +25:59:59.
+pub fn offset_times() -> impl Strategy<Value = OffsetDateTime> {
+    let lo = time::Date::MIN.midnight().assume_utc().unix_timestamp();
+    let hi = time::Date::MAX
+        .with_hms(23, 59, 59)
+        .expect("a time")
+        .assume_utc()
+        .unix_timestamp();
+    (lo..=hi, 0u32..1_000_000_000, -93_599i32..=93_599).prop_map(|(s, n, off)| {
+        let at = OffsetDateTime::from_unix_timestamp(s)
+            .and_then(|at| at.replace_nanosecond(n))
+            .expect("in time's range");
+        let offset = time::UtcOffset::from_whole_seconds(off).expect("an offset");
+        at.checked_to_offset(offset).unwrap_or(at)
+    })
+}
+
+/// Every `time::PrimitiveDateTime`.
+pub fn primitive_times() -> impl Strategy<Value = PrimitiveDateTime> {
+    offset_times().prop_map(|at| PrimitiveDateTime::new(at.date(), at.time()))
+}
+
+/// Every `time::Date`.
+pub fn time_dates() -> impl Strategy<Value = time::Date> {
+    (time::Date::MIN.to_julian_day()..=time::Date::MAX.to_julian_day())
+        .prop_map(|d| time::Date::from_julian_day(d).expect("in range"))
+}
+
+/// Every variant.
+pub fn priorities() -> impl Strategy<Value = Priority> {
+    prop_oneof![
+        Just(Priority::High),
+        Just(Priority::Low),
+        Just(Priority::Normal)
+    ]
+}
+
+/// Any user id.
+pub fn user_ids() -> impl Strategy<Value = UserId> {
+    any::<String>().prop_map(UserId)
 }
 
 /// What [`for_each`] calls.
@@ -186,5 +293,15 @@ catalog! {
     }
     TextTypes [""] (format = text(sep = "|"), salt = hash(a, c) % 10, then = a, rev(b), c, d, e, reverse(f), g) {
         a: u128, b: i8, c: Option<i64>, d: [u8; 2], e: f32 = f32_json(), f: i16, g: Option<Option<char>>,
+    }
+    // The uuid, chrono and time types, a derived enum and a derived newtype.
+    Stamped [""] (salt = hash(id, priority) % 8, then = id, rev(at), day, local, priority, user) {
+        id: Uuid = uuids(), at: DateTime<Utc> = instants(), day: NaiveDate = dates(), local: NaiveDateTime = naive_times(), priority: Priority = priorities(), user: UserId = user_ids(),
+    }
+    StampedText [""] (format = text(sep = "#"), salt = hash(user) % 4, then = (priority), id, at, day, local, user) {
+        priority: Priority = priorities(), id: Uuid = uuids(), at: DateTime<Utc> = instants(), day: NaiveDate = dates(), local: NaiveDateTime = naive_times(), user: UserId = user_ids(),
+    }
+    TimeStamped [""] (salt = hash(*) % 16, then = day, rev(at), local, maybe) {
+        day: time::Date = time_dates(), at: OffsetDateTime = offset_times(), local: PrimitiveDateTime = primitive_times(), maybe: Option<Uuid> = proptest::option::of(uuids()),
     }
 }

@@ -3,6 +3,7 @@
 //! so a dynamic schema writes exactly the bytes the derived code does.
 
 use super::value::Value;
+use crate::encoding::{clock, ids};
 use crate::encoding::{Base, Encoding, KeyComponent, Reader, TextComponent, TextError};
 use crate::error::DecodeError;
 
@@ -31,6 +32,14 @@ macro_rules! dispatch {
                 (Base::String, Value::String(s)) => String::encode_key(s, out),
                 (Base::Bytes, Value::Bytes(b)) => <Vec<u8>>::encode_key(b, out),
                 (Base::Array(n), Value::Bytes(b)) if b.len() == n => out.extend_from_slice(b),
+                (Base::Uuid, Value::Uuid(b)) => out.extend_from_slice(b),
+                (Base::Timestamp, Value::Timestamp(s, n)) | (Base::DateTime, Value::DateTime(s, n))
+                    if clock::check_seconds(*s, *n).is_ok() => clock::encode_seconds(*s, *n, out),
+                (Base::Date, Value::Date(d)) => clock::encode_days(*d, out),
+                (Base::Enum(def), Value::Enum(name)) => match def.discriminant_of(name) {
+                    Some(d) => def.write(d, out),
+                    None => return false,
+                },
                 _ => return false,
             }
             true
@@ -51,6 +60,17 @@ macro_rules! dispatch {
                 Base::String => Value::String(String::decode_key(input)?),
                 Base::Bytes => Value::Bytes(<Vec<u8>>::decode_key(input)?),
                 Base::Array(n) => Value::Bytes(input.read_vec(n, "a fixed-size byte array")?),
+                Base::Uuid => Value::Uuid(input.read_array("16 bytes of uuid")?),
+                Base::Timestamp => {
+                    let (s, n) = clock::decode_seconds(input, "12 bytes of timestamp")?;
+                    Value::Timestamp(s, n)
+                }
+                Base::DateTime => {
+                    let (s, n) = clock::decode_seconds(input, "12 bytes of datetime")?;
+                    Value::DateTime(s, n)
+                }
+                Base::Date => Value::Date(clock::decode_days(input)?),
+                Base::Enum(def) => Value::Enum(def.read(input)?.0.to_string()),
             })
         }
 
@@ -68,6 +88,16 @@ macro_rules! dispatch {
                 $(Value::$v(x) => <$t>::encode_text(*x, out, sep),)*
                 Value::String(s) => String::encode_text(s, out, sep),
                 Value::Bytes(b) => <Vec<u8>>::encode_text(b, out, sep),
+                Value::Uuid(b) => ids::text(b, out),
+                Value::Timestamp(s, n) | Value::DateTime(s, n) => clock::seconds_text(*s, *n, out),
+                Value::Date(d) => clock::days_text(*d, out),
+                Value::Enum(name) => {
+                    if let Base::Enum(def) = encoding.base() {
+                        if let Some(d) = def.discriminant_of(name) {
+                            def.write_text(d, out);
+                        }
+                    }
+                }
                 Value::Option(_) => {}
             }
         }
@@ -92,6 +122,17 @@ macro_rules! dispatch {
                     }
                     Value::Bytes(bytes)
                 }
+                Base::Uuid => Value::Uuid(ids::parse(text)?),
+                Base::Timestamp => {
+                    let (s, n) = clock::seconds_from_text(text)?;
+                    Value::Timestamp(s, n)
+                }
+                Base::DateTime => {
+                    let (s, n) = clock::seconds_from_text(text)?;
+                    Value::DateTime(s, n)
+                }
+                Base::Date => Value::Date(clock::days_from_text(text)?),
+                Base::Enum(def) => Value::Enum(def.read_text(text)?.0.to_string()),
             })
         }
     };

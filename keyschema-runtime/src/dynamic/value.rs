@@ -1,6 +1,6 @@
 //! [`Value`]: a key field's value when the Rust type is not at hand.
 
-use crate::encoding::{Base, Encoding};
+use crate::encoding::{clock, ids, Base, Encoding};
 use crate::schema::json_string;
 use std::fmt::Write as _;
 
@@ -38,6 +38,18 @@ pub enum Value {
     F32(f32),
     F64(f64),
     Option(Option<Box<Value>>),
+    /// `uuid`: the 16 bytes.
+    Uuid([u8; 16]),
+    /// `timestamp`: seconds since 1970-01-01T00:00:00Z and nanoseconds
+    /// (1,000,000,000 and up in a leap second, after a `:59`).
+    Timestamp(i64, u32),
+    /// `datetime`: a civil date and time as seconds since
+    /// 1970-01-01T00:00:00 and nanoseconds, as [`Value::Timestamp`].
+    DateTime(i64, u32),
+    /// `date`: days since 1970-01-01.
+    Date(i32),
+    /// `enum ...`: the variant's name.
+    Enum(String),
 }
 
 impl PartialEq for Value {
@@ -61,6 +73,12 @@ impl PartialEq for Value {
             (String(a), String(b)) => a == b,
             (Bytes(a), Bytes(b)) => a == b,
             (Option(a), Option(b)) => a == b,
+            (Uuid(a), Uuid(b)) => a == b,
+            (Timestamp(a, m), Timestamp(b, n)) | (DateTime(a, m), DateTime(b, n)) => {
+                (a, m) == (b, n)
+            }
+            (Date(a), Date(b)) => a == b,
+            (Enum(a), Enum(b)) => a == b,
             _ => false,
         }
     }
@@ -103,6 +121,57 @@ impl<T: Into<Value>> From<Option<T>> for Value {
     }
 }
 
+#[cfg(feature = "uuid")]
+impl From<uuid::Uuid> for Value {
+    fn from(v: uuid::Uuid) -> Self {
+        Value::Uuid(v.into_bytes())
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl From<chrono::DateTime<chrono::Utc>> for Value {
+    fn from(v: chrono::DateTime<chrono::Utc>) -> Self {
+        Value::Timestamp(v.timestamp(), v.timestamp_subsec_nanos())
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl From<chrono::NaiveDateTime> for Value {
+    fn from(v: chrono::NaiveDateTime) -> Self {
+        let utc = v.and_utc();
+        Value::DateTime(utc.timestamp(), utc.timestamp_subsec_nanos())
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl From<chrono::NaiveDate> for Value {
+    fn from(v: chrono::NaiveDate) -> Self {
+        Value::Date(v.to_epoch_days())
+    }
+}
+
+#[cfg(feature = "time")]
+impl From<time::OffsetDateTime> for Value {
+    /// The instant (the offset is not part of the encoding).
+    fn from(v: time::OffsetDateTime) -> Self {
+        Value::Timestamp(v.unix_timestamp(), v.nanosecond())
+    }
+}
+
+#[cfg(feature = "time")]
+impl From<time::PrimitiveDateTime> for Value {
+    fn from(v: time::PrimitiveDateTime) -> Self {
+        Value::DateTime(v.assume_utc().unix_timestamp(), v.nanosecond())
+    }
+}
+
+#[cfg(feature = "time")]
+impl From<time::Date> for Value {
+    fn from(v: time::Date) -> Self {
+        Value::Date(v.to_julian_day() - 2_440_588)
+    }
+}
+
 impl Value {
     /// A short description for errors: `u64 7`, `String "a"`.
     pub(crate) fn describe(&self) -> String {
@@ -138,6 +207,11 @@ impl Value {
             Value::F32(_) => "f32",
             Value::F64(_) => "f64",
             Value::Option(_) => "Option",
+            Value::Uuid(_) => "uuid",
+            Value::Timestamp(..) => "timestamp",
+            Value::DateTime(..) => "datetime",
+            Value::Date(_) => "date",
+            Value::Enum(_) => "enum variant",
         }
     }
 
@@ -241,6 +315,20 @@ impl Value {
                 }
                 Value::Bytes(bytes)
             }
+            Base::Uuid => Value::Uuid(ids::parse(text.as_bytes())?),
+            Base::Timestamp => {
+                let (s, n) = clock::parse_seconds(text, "Z")?;
+                Value::Timestamp(s, n)
+            }
+            Base::DateTime => {
+                let (s, n) = clock::parse_seconds(text, "")?;
+                Value::DateTime(s, n)
+            }
+            Base::Date => Value::Date(clock::parse_days(text)?),
+            Base::Enum(def) => match def.discriminant_of(text) {
+                Some(_) => Value::Enum(text.to_string()),
+                None => return Err("not the name of a variant of the enum"),
+            },
         })
     }
 
@@ -280,6 +368,11 @@ impl Value {
             Value::F32(v) => format!("{v:?}"),
             Value::F64(v) => format!("{v:?}"),
             Value::Option(None) => "<none>".to_string(),
+            Value::Uuid(_)
+            | Value::Timestamp(..)
+            | Value::DateTime(..)
+            | Value::Date(_)
+            | Value::Enum(_) => self.rendered(),
             Value::Option(Some(v)) => {
                 let inner = v.to_text();
                 if inner.starts_with("<none>") || inner.starts_with("<some ") {
@@ -335,6 +428,11 @@ impl Value {
             }
             Value::F32(v) => json_float(out, f64::from(*v), v.is_finite(), || format!("{v:?}")),
             Value::F64(v) => json_float(out, *v, v.is_finite(), || format!("{v:?}")),
+            Value::Uuid(_)
+            | Value::Timestamp(..)
+            | Value::DateTime(..)
+            | Value::Date(_)
+            | Value::Enum(_) => json_string(out, &self.rendered()),
             Value::Option(None) => out.push_str("null"),
             Value::Option(Some(v)) => {
                 let start = out.len();
@@ -345,6 +443,24 @@ impl Value {
                 }
             }
         }
+    }
+}
+
+impl Value {
+    /// How a key rendering shows a value of the encodings that render as
+    /// text: a UUID hyphenated, an instant in RFC 3339 at UTC, a date-time
+    /// without the `Z`, a date as `YYYY-MM-DD`, a variant by name.
+    fn rendered(&self) -> String {
+        let mut out = String::new();
+        match self {
+            Value::Uuid(b) => ids::render(b, &mut out),
+            Value::Timestamp(s, n) => clock::render_seconds(&mut out, *s, *n, "Z"),
+            Value::DateTime(s, n) => clock::render_seconds(&mut out, *s, *n, ""),
+            Value::Date(d) => clock::render_date(&mut out, *d),
+            Value::Enum(name) => out.push_str(name),
+            _ => {}
+        }
+        out
     }
 }
 

@@ -18,6 +18,10 @@ use std::str::FromStr;
 /// assert_eq!(<Option<Option<u8>>>::ENCODING.map(|e| e.to_string()).as_deref(), Some("Option<Option<u8>>"));
 /// assert_eq!("[u8; 16]".parse::<Encoding>().map(|e| e.fixed_width()), Ok(Some(16)));
 /// assert!("Uuid".parse::<Encoding>().is_err());
+/// assert_eq!("timestamp".parse::<Encoding>().map(|e| e.fixed_width()), Ok(Some(12)));
+/// let status: Encoding = "enum u8 {Pending = 0, Paid = 1}".parse().unwrap();
+/// assert_eq!(status.fixed_width(), Some(1));
+/// assert_eq!(status.to_string(), "enum u8 {Pending = 0, Paid = 1}");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Encoding {
@@ -48,6 +52,20 @@ pub enum Base {
     Array(usize),
     F32,
     F64,
+    /// A UUID: its 16 bytes (`uuid::Uuid`).
+    Uuid,
+    /// An instant: seconds and nanoseconds since 1970-01-01T00:00:00Z
+    /// (`chrono::DateTime<Utc>`, `time::OffsetDateTime`).
+    Timestamp,
+    /// A civil date and time without a zone, as seconds and nanoseconds
+    /// since 1970-01-01T00:00:00 (`chrono::NaiveDateTime`,
+    /// `time::PrimitiveDateTime`).
+    DateTime,
+    /// A date: days since 1970-01-01 (`chrono::NaiveDate`, `time::Date`).
+    Date,
+    /// A fieldless enum (`#[derive(KeyComponent)]`): its discriminant as
+    /// an integer, shown by variant name.
+    Enum(&'static super::EnumDef),
 }
 
 /// The most `Option`s an encoding nests: decoding never recurses deeper.
@@ -109,6 +127,10 @@ impl Encoding {
             Base::Array(n) => n.checked_mul(2)?,
             Base::F32 => 8,
             Base::F64 => 16,
+            Base::Uuid => 36,
+            Base::Timestamp | Base::DateTime => 2 * super::clock::SECONDS_WIDTH,
+            Base::Date => 2 * super::clock::DATE_WIDTH,
+            Base::Enum(def) => return Encoding::of(def.repr()).text_width(),
             Base::Char | Base::String | Base::Bytes => return None,
         })
     }
@@ -135,6 +157,10 @@ impl Base {
             Base::U64 | Base::I64 | Base::F64 => 8,
             Base::U128 | Base::I128 => 16,
             Base::Array(n) => n,
+            Base::Uuid => 16,
+            Base::Timestamp | Base::DateTime => super::clock::SECONDS_WIDTH,
+            Base::Date => super::clock::DATE_WIDTH,
+            Base::Enum(def) => return def.repr().fixed_width(),
             Base::String | Base::Bytes => return None,
         })
     }
@@ -164,7 +190,7 @@ impl Base {
         )
     }
 
-    const NAMES: [(&'static str, Base); 16] = [
+    const NAMES: [(&'static str, Base); 20] = [
         ("u8", Base::U8),
         ("u16", Base::U16),
         ("u32", Base::U32),
@@ -181,13 +207,19 @@ impl Base {
         ("Vec<u8>", Base::Bytes),
         ("f32", Base::F32),
         ("f64", Base::F64),
+        ("uuid", Base::Uuid),
+        ("timestamp", Base::Timestamp),
+        ("datetime", Base::DateTime),
+        ("date", Base::Date),
     ];
 }
 
 impl fmt::Display for Base {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Base::Array(n) = self {
-            return write!(f, "[u8; {n}]");
+        match self {
+            Base::Array(n) => return write!(f, "[u8; {n}]"),
+            Base::Enum(def) => return super::enums::display(def, f),
+            _ => {}
         }
         let name = Base::NAMES
             .iter()
@@ -213,7 +245,7 @@ impl fmt::Display for Encoding {
 
 /// A type name that is not one of the built-in encodings.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a key encoding (u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, or Option of one)")]
+#[error("`{0}` is not a key encoding (u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, uuid, timestamp, datetime, date, `enum R {{Name = n, ...}}` with R one of u8..u64, i8..i64 and distinct names and discriminants that fit R, or Option of one)")]
 pub struct UnknownEncoding(pub String);
 
 impl FromStr for Encoding {
@@ -237,6 +269,8 @@ impl FromStr for Encoding {
         }
         let base = if let Some(n) = rest.strip_prefix("[u8;").and_then(|r| r.strip_suffix(']')) {
             Base::Array(n.parse().map_err(|_| unknown())?)
+        } else if let Some(body) = rest.strip_prefix("enum") {
+            Base::Enum(super::EnumDef::parse(body).ok_or_else(unknown)?)
         } else {
             Base::NAMES
                 .iter()
@@ -301,6 +335,30 @@ impl Encoding {
                 for b in bytes {
                     super::push_hex(out, b);
                 }
+                Ok(())
+            }
+            Base::Uuid => {
+                let bytes: [u8; 16] = input.read_array("16 bytes of uuid")?;
+                super::ids::render(&bytes, out);
+                Ok(())
+            }
+            Base::Timestamp => {
+                let (seconds, nanos) =
+                    super::clock::decode_seconds(input, "12 bytes of timestamp")?;
+                super::clock::render_seconds(out, seconds, nanos, "Z");
+                Ok(())
+            }
+            Base::DateTime => {
+                let (seconds, nanos) = super::clock::decode_seconds(input, "12 bytes of datetime")?;
+                super::clock::render_seconds(out, seconds, nanos, "");
+                Ok(())
+            }
+            Base::Date => {
+                super::clock::render_date(out, super::clock::decode_days(input)?);
+                Ok(())
+            }
+            Base::Enum(def) => {
+                out.push_str(def.read(input)?.0);
                 Ok(())
             }
         }

@@ -25,11 +25,38 @@ pub(crate) fn invert(bytes: &mut [u8]) {
 /// A type that can be a row-key component.
 ///
 /// Implemented for `u8`..`u128`, `i8`..`i128`, `bool`, `char`, `String`,
-/// `Vec<u8>`, `[u8; N]`, `f32`, `f64` and `Option<T>` of any of them.
+/// `Vec<u8>`, `[u8; N]`, `f32`, `f64` and `Option<T>` of any of them; with
+/// the feature `uuid`, for `uuid::Uuid`; with `chrono`, for
+/// `chrono::DateTime<Utc>`, `NaiveDateTime` and `NaiveDate`; with `time`,
+/// for `time::OffsetDateTime`, `PrimitiveDateTime` and `Date`.
 ///
 /// # Implementing it for your own type
 ///
-/// Delegate to the encoding of a type that already implements it. The
+/// `#[derive(KeyComponent)]` writes it for a newtype (delegating every
+/// item to the wrapped type) and for a fieldless enum (its discriminant, so
+/// keys sort by discriminant, rendered by variant name):
+///
+/// ```
+/// use keyschema::{KeyComponent, RowKey};
+///
+/// #[derive(KeyComponent, Debug, Clone, PartialEq)]
+/// struct UserId(String);
+///
+/// #[derive(KeyComponent, Debug, Clone, Copy, PartialEq)]
+/// #[repr(u8)]
+/// enum Status { Open = 1, Paid = 2 }
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// #[rowkey(then = user, status)]
+/// struct Invoice { user: UserId, status: Status }
+///
+/// let invoice = Invoice { user: UserId("u1".into()), status: Status::Paid };
+/// assert_eq!(invoice.encode(), b"u1\x00\x02");
+/// assert_eq!(Invoice::render(&invoice.encode()), "u1|Paid");
+/// assert_eq!(Invoice::decode(&invoice.encode()), Ok(invoice));
+/// ```
+///
+/// By hand, delegate to the encoding of a type that already implements it. The
 /// encoding you produce must keep the two laws of this module (byte order is
 /// value order; no encoding is a prefix of another), which delegation gives
 /// for free:
@@ -69,9 +96,9 @@ pub(crate) fn invert(bytes: &mut [u8]) {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a row-key component",
     label = "this type does not implement `keyschema::KeyComponent`",
-    note = "key components can be u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, or an Option of one of them",
-    note = "for a type of your own crate: implement `keyschema::KeyComponent` for `{Self}` (its docs show how); or mark the field `#[rowkey(skip)]` to leave it out of the key",
-    note = "for a type of another crate (`chrono::DateTime<Utc>`, `uuid::Uuid`), Rust's orphan rule forbids that impl: wrap it in a newtype of your crate and implement `KeyComponent` for the newtype, delegating to a supported form:\n    struct At(chrono::DateTime<chrono::Utc>);\n    impl keyschema::KeyComponent for At {{ type Ref<'a> = i64; fn as_key_ref(&self) -> i64 {{ self.0.timestamp_micros() }} /* encode_key, decode_key: as i64 */ }}\n  or store the supported form directly (`i64` microseconds, `[u8; 16]` for a UUID)"
+    note = "key components can be u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, an Option of one of them, and with keyschema's features `uuid`, `chrono`, `time`: uuid::Uuid, chrono's DateTime<Utc>, NaiveDateTime, NaiveDate, time's OffsetDateTime, PrimitiveDateTime, Date",
+    note = "for a type of your own crate: `#[derive(keyschema::KeyComponent)]` on a newtype (`struct UserId(String);`) or a fieldless enum, or implement `keyschema::KeyComponent` for `{Self}` (its docs show how); or mark the field `#[rowkey(skip)]` to leave it out of the key",
+    note = "for another type of another crate, Rust's orphan rule forbids that impl: wrap it in a newtype of your crate and implement `KeyComponent` for the newtype, delegating to a supported form"
 )]
 pub trait KeyComponent: Sized {
     /// The borrowed form taken by `get_key` and used to encode: `&str` for
@@ -469,13 +496,21 @@ macro_rules! arg_by_ref {
 }
 
 pub(crate) mod bytes;
+#[cfg(feature = "chrono")]
+mod chrono_types;
+pub(crate) mod clock;
+mod enums;
 mod float;
+pub(crate) mod ids;
 mod int;
 mod kind;
 mod misc;
 mod option;
 pub(crate) mod text;
+#[cfg(feature = "time")]
+mod time_types;
 
+pub use enums::EnumDef;
 pub use kind::{Base, Encoding, UnknownEncoding};
 pub use text::{TextComponent, TextDigits, TextError, TextOrdered};
 

@@ -18,7 +18,7 @@ pub type TextError = &'static str;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no readable text form for `format = text(...)`",
     label = "not a text key component",
-    note = "text keys support integers, bool, char, String, Vec<u8>, [u8; N], f32, f64 and Option of those; implement `keyschema::TextComponent` for your type, or use the binary format"
+    note = "text keys support integers, bool, char, String, Vec<u8>, [u8; N], f32, f64, the uuid, chrono and time types, derived newtypes and enums, and Option of those; implement `keyschema::TextComponent` for your type, or use the binary format"
 )]
 pub trait TextComponent: KeyComponent {
     /// The width of every text form when it is fixed; `None` when the text

@@ -79,7 +79,7 @@ impl<S: Store + ?Sized> RecordStore for S {}
 
 /// Whole typed rows on any [`AsyncStore`] (Bigtable, DynamoDB): the async
 /// [`RecordStore`]. On DynamoDB each value field is its own attribute in
-/// DynamoDB's types ([`ItemShape`](crate::store::dynamodb::ItemShape)).
+/// DynamoDB's types (`store::dynamodb::ItemShape`, feature `dynamodb`).
 ///
 /// ```no_run
 /// # async fn demo(store: keyschema::store::dynamodb::DynamoStore) -> Result<(), Box<dyn std::error::Error>> {

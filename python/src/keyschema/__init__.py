@@ -14,7 +14,10 @@ Implemented from ``docs/ENCODING.md`` alone (standard library only, Python
 
 Values: integers are ``int``, ``bool`` is ``bool``, ``char`` and ``String``
 are ``str``, ``Vec<u8>`` and ``[u8; N]`` are ``bytes``, ``f32``/``f64`` are
-``float``. ``None`` is ``None``; ``Some(v)`` is ``v``, or ``Some(v)`` when
+``float``; ``uuid`` is ``uuid.UUID``, ``timestamp``, ``datetime`` and
+``date`` are ``keyschema.Timestamp``, ``DateTime`` and ``Date`` (exact;
+``datetime.datetime`` and ``datetime.date`` are accepted too), an enum is its
+variant's name (see ``_types``). ``None`` is ``None``; ``Some(v)`` is ``v``, or ``Some(v)`` when
 ``v`` is itself ``None`` or a ``Some`` (nested options); ``Some(v)`` is
 accepted anywhere an option's value is.
 """
@@ -27,6 +30,9 @@ import random
 import re
 import struct
 import unicodedata
+
+from . import _types
+from ._types import Date, DateTime, Timestamp
 
 __all__ = [
     "Schema",
@@ -41,6 +47,9 @@ __all__ = [
     "value_from_json",
     "value_to_json",
     "Encoding",
+    "Timestamp",
+    "DateTime",
+    "Date",
 ]
 
 # The limits of docs/ENCODING.md, "Limits" (tests/limits.rs checks that
@@ -101,10 +110,11 @@ _TEXT_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20, 128: 39}
 class Encoding:
     """A base type under ``options`` ``Option``s (``Option<Option<u8>>``)."""
 
-    def __init__(self, base, options=0, array=None):
-        self.base = base          # "u8".. "i128", "bool", "char", "String", "Vec<u8>", "array", "f32", "f64"
+    def __init__(self, base, options=0, array=None, kind=None):
+        self.base = base          # "u8".. "i128", "bool", "char", "String", "Vec<u8>", "array", "f32", "f64", or a kind's
         self.options = options
         self.array = array        # N for "[u8; N]"
+        self.kind = kind          # uuid, timestamp, datetime, date, enum: their code (_types)
 
     @classmethod
     def parse(cls, text):
@@ -120,14 +130,22 @@ class Encoding:
             return cls("array", options, int(m.group(1)))
         if t in _INTS or t in ("bool", "char", "String", "Vec<u8>", "f32", "f64"):
             return cls(t, options)
+        try:
+            kind = _types.parse_kind(t)
+        except ValueError as e:
+            raise SchemaError(str(e))
+        if kind is not None:
+            return cls("enum" if isinstance(kind, _types.EnumKind) else t, options, kind=kind)
         raise SchemaError("`%s` is not a key encoding" % text)
 
     def inner(self):
-        return Encoding(self.base, self.options - 1, self.array) if self.options else None
+        return Encoding(self.base, self.options - 1, self.array, self.kind) if self.options else None
 
     def fixed_width(self):
         if self.options:
             return None
+        if self.kind:
+            return self.kind.width
         if self.base in _INTS:
             return _INTS[self.base][0] // 8
         return {"bool": 1, "char": 4, "f32": 4, "f64": 8, "array": self.array}.get(self.base)
@@ -135,6 +153,8 @@ class Encoding:
     def text_width(self):
         if self.options:
             return None
+        if self.kind:
+            return self.kind.text_width
         if self.base in _INTS:
             return _TEXT_DIGITS[_INTS[self.base][0]]
         return {"bool": 1, "array": None if self.array is None else 2 * self.array, "f32": 8, "f64": 16}.get(self.base)
@@ -146,7 +166,7 @@ class Encoding:
         return self.base not in ("char", "String", "Vec<u8>")
 
     def __str__(self):
-        base = "[u8; %d]" % self.array if self.base == "array" else self.base
+        base = "[u8; %d]" % self.array if self.base == "array" else self.kind.name if self.kind else self.base
         return "Option<" * self.options + base + ">" * self.options
 
 
@@ -156,6 +176,11 @@ def _check(enc, v):
         if v is None:
             return
         _check(enc.inner(), v.value if isinstance(v, Some) else v)
+        return
+    if enc.kind:
+        why = enc.kind.check(v)
+        if why:
+            raise ValueError_(why)
         return
     b = enc.base
     if b in _INTS:
@@ -237,6 +262,8 @@ def encode_plain(enc, v):
         if v is None:
             return b"\x00"
         return b"\x01" + encode_plain(enc.inner(), v.value if isinstance(v, Some) else v)
+    if enc.kind:
+        return enc.kind.encode(v)
     b = enc.base
     if b in _INTS:
         bits, signed = _INTS[b]
@@ -270,7 +297,10 @@ class _Reader:
         return DecodeError("component `%s` has byte 0x%02x at byte %d: expected %s" % (self.component, found, offset, expected))
 
     def invalid_value(self, reason):
-        return DecodeError("component `%s` at byte %d is not a valid value: %s" % (self.component, self.start, reason))
+        return self.invalid_value_at(self.start, reason)
+
+    def invalid_value_at(self, offset, reason):
+        return DecodeError("component `%s` at byte %d is not a valid value: %s" % (self.component, offset, reason))
 
     def byte(self, expected):
         if self.pos >= len(self.buf):
@@ -325,6 +355,8 @@ def _decode_plain(enc, r):
             v = _decode_plain(enc.inner(), r)
             return Some(v) if v is None or isinstance(v, Some) else v
         raise r.invalid_byte(at, tag, "0x00 (None) or 0x01 (Some)")
+    if enc.kind:
+        return enc.kind.decode(r)
     b = enc.base
     if b in _INTS:
         bits, signed = _INTS[b]
@@ -455,6 +487,8 @@ def _render_plain(enc, r):
             return inner
         raise r.invalid_byte(at, tag, "0x00 (None) or 0x01 (Some)")
     v = _decode_plain(enc, r)
+    if enc.kind:
+        return enc.kind.render(v)
     b = enc.base
     if b == "bool":
         return "true" if v else "false"
@@ -517,8 +551,7 @@ def _text_unescape(text, sep):
     return bytes(out)
 
 
-class _TextError(Exception):
-    pass
+_TextError = _types.TextError
 
 
 def _unhex(text):
@@ -535,6 +568,8 @@ def encode_text(enc, v, sep):
         if v is None:
             return b"-"
         return b"=" + encode_text(enc.inner(), v.value if isinstance(v, Some) else v, sep)
+    if enc.kind:
+        return enc.kind.encode_text(v)
     b = enc.base
     if b in _INTS:
         bits, signed = _INTS[b]
@@ -557,6 +592,8 @@ def decode_text(enc, text, sep):
             v = decode_text(enc.inner(), text[1:], sep)
             return Some(v) if v is None or isinstance(v, Some) else v
         raise _TextError("expected - (None) or = (Some)")
+    if enc.kind:
+        return enc.kind.decode_text(text)
     b = enc.base
     if b in _INTS:
         bits, signed = _INTS[b]
@@ -1187,6 +1224,11 @@ def value_from_json(enc, j):
         if isinstance(j, dict) and set(j) == {"some"}:
             return Some(value_from_json(enc.inner(), j["some"]))
         return value_from_json(enc.inner(), j)
+    if enc.kind:
+        try:
+            return enc.kind.from_json(j)
+        except (ValueError, _TextError) as e:
+            raise ValueError_("%r is not a %s: %s" % (j, enc, e))
     b = enc.base
     if b in ("Vec<u8>", "array"):
         return bytes.fromhex(j)
@@ -1209,6 +1251,8 @@ def value_to_json(enc, v):
         if inner is None or (isinstance(inner, dict) and set(inner) == {"some"}):
             return {"some": inner}
         return inner
+    if enc.kind:
+        return enc.kind.to_json(v)
     b = enc.base
     if b in ("Vec<u8>", "array"):
         return bytes(v).hex()

@@ -121,6 +121,13 @@ fn key_attribute(value: Value) -> Option<AttributeValue> {
         Value::String(v) => Some(AttributeValue::S(v)),
         Value::Bytes(v) => Some(AttributeValue::B(Blob::new(v))),
         Value::Option(v) => key_attribute(*v?),
+        // As they render: a UUID hyphenated, an instant in RFC 3339 (which
+        // sorts as a string for years 0000..=9999), a date, a variant's name.
+        v @ (Value::Uuid(_)
+        | Value::Timestamp(..)
+        | Value::DateTime(..)
+        | Value::Date(_)
+        | Value::Enum(_)) => Some(AttributeValue::S(v.to_text())),
     }
 }
 

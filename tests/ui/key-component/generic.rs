@@ -1,0 +1,6 @@
+use keyschema::KeyComponent;
+
+#[derive(KeyComponent)]
+struct Id<T>(T);
+
+fn main() {}
