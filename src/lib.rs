@@ -2,5 +2,5 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub use keyschema_macros::{KeyComponent, RowKey};
+pub use keyschema_macros::{KeyComponent, Projection, RowKey};
 pub use keyschema_runtime::*;

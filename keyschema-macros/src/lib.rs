@@ -11,6 +11,7 @@ mod component;
 mod expand;
 mod limits;
 mod model;
+mod projection;
 mod types;
 
 use proc_macro::TokenStream;
@@ -34,6 +35,15 @@ pub fn derive_row_key(input: TokenStream) -> TokenStream {
 /// which delegates every item to the type it wraps, or for a fieldless
 /// enum, stored as its discriminant (the `#[repr]` integer, `i64` without
 /// one) and rendered by variant name. See `keyschema::KeyComponent`.
+/// Part of a key type's row, read through its scans and gets while the
+/// store fetches only the projection's value fields: see the runtime's
+/// `Projection` trait.
+#[proc_macro_derive(Projection, attributes(projection))]
+pub fn derive_projection(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    projection::derive(&input).into()
+}
+
 #[proc_macro_derive(KeyComponent)]
 pub fn derive_key_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

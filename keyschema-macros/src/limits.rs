@@ -14,7 +14,7 @@ pub const MAX_BUCKETS: u64 = 65_536;
 pub const MAX_BUCKET_EXPANSION: usize = 4_096;
 
 /// The methods every scan builder stage has; a key field cannot share a name.
-pub const SCAN_METHODS: [&str; 8] = [
+pub const SCAN_METHODS: [&str; 9] = [
     "ranges",
     "request",
     "limit",
@@ -23,4 +23,5 @@ pub const SCAN_METHODS: [&str; 8] = [
     "after",
     "run",
     "stream",
+    "project",
 ];

@@ -36,9 +36,10 @@ pub use error::{CursorError, DecodeError};
 pub use key::{OneLayout, RowKey};
 pub use limits::{MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
-pub use record::{Record, ValueError};
+pub use record::{Projection, Record, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
 pub use scan::{PhaseKnown, Phased, Unphased};
+pub use scan::{Projected, ProjectedScan};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
 /// Support for generated code: the only home of the hooks the derive calls.
@@ -52,7 +53,9 @@ pub mod __private {
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
     pub use crate::history::{Cut, History, Phase};
     pub use crate::record::{
-        check_required, Record, ValueError, ValueField, ValueFieldCheck, ValueReader, ValueWriter,
+        check_required, key_field, projected_schema, value_field, value_required, HasKeyField,
+        HasValueField, Projection, Record, ValueError, ValueField, ValueFieldCheck, ValueReader,
+        ValueWriter,
     };
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};
@@ -61,8 +64,10 @@ pub mod __private {
         encode_value, Component, DecodeError, Format, OneLayout, Order, RowKey, Salt, Schema,
     };
     pub use crate::{
-        AsyncTypedRows, BucketArg, Cursor, Phased, ScanArg, ScanRangeSet, ScanRequest, TypedRows,
+        AsyncTypedRows, BucketArg, Cursor, Phased, ProjectedScan, ScanArg, ScanRangeSet,
+        ScanRequest, TypedRows,
     };
+    pub use std::sync::OnceLock;
     pub use std::{default::Default, option::Option, result::Result, vec::Vec};
 
     /// The key type's `Schema`, checked by its own `decode`.

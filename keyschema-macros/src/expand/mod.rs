@@ -8,14 +8,14 @@ use syn::spanned::Spanned;
 
 mod dummy;
 mod get_key;
-mod record;
+pub(crate) mod record;
 mod row_key;
 mod scan;
 mod schema;
 
 pub use dummy::dummy;
 use get_key::get_key_fns;
-use record::record_impl;
+use record::{record_impl, roles};
 use row_key::row_key_impl;
 use scan::scan_builder;
 use schema::schema;
@@ -29,6 +29,7 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
     let schema = schema(spec);
     let row_key = row_key_impl(spec);
     let record = record_impl(spec);
+    let roles = roles(spec);
     let get_key = get_key_fns(spec);
     let scan = scan_builder(spec, &scan_ident);
     let doc = format!(
@@ -50,6 +51,7 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
             #schema
             #row_key
             #record
+            #roles
             #get_key
             #scan
         };

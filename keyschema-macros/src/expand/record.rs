@@ -6,6 +6,57 @@ use crate::model::KeySpec;
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
+/// The fields' roles, for `#[derive(Projection)]` to check a projection
+/// against: `HasKeyField<N>` for each key field and `HasValueField<N>` for
+/// each value field, `N` the hash of its name ([`field_id`]).
+pub(super) fn roles(spec: &KeySpec) -> TokenStream {
+    let ident = &spec.ident;
+    let keys = spec.parts.iter().map(|p| field_id(&p.field.name()));
+    let values = spec.values.iter().map(|v| field_id(&v.field.name()));
+    quote! {
+        #(impl __ks::HasKeyField<#keys> for #ident {})*
+        #(impl __ks::HasValueField<#values> for #ident {})*
+    }
+}
+
+/// A field name as a const generic argument: its 64-bit FNV-1a hash.
+pub(crate) fn field_id(name: &str) -> Literal {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Literal::u64_suffixed(hash)
+}
+
+/// The generated `read_values`' body: each stored field among `values`
+/// (field ident, checked type, name) read by name into `self`, the
+/// required ones checked against the impl's `VALUES`.
+pub(crate) fn read_body(
+    values: &[(&syn::Ident, TokenStream, String)],
+    fields_of: TokenStream,
+) -> TokenStream {
+    let names = values.iter().map(|(_, _, name)| name);
+    let reads = values.iter().enumerate().map(|(i, (field, ty, name))| {
+        let i = Literal::usize_unsuffixed(i);
+        quote!(#i => self.#field = __reader.value::<#ty>(#name)?,)
+    });
+    let n = values.len();
+    quote! {
+        let mut __seen = [false; #n];
+        while let __ks::Option::Some(__i) = __reader.next_field(&[#(#names),*])? {
+            match __i {
+                #(#reads)*
+                _ => {}
+            }
+            if let __ks::Option::Some(__s) = __seen.get_mut(__i) {
+                *__s = true;
+            }
+        }
+        __ks::check_required(#fields_of, &__seen)
+    }
+}
+
 /// `impl Record`: the field list, `write_values` and `read_values`.
 pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
     let ident = &spec.ident;
@@ -15,17 +66,19 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
         let required = !v.optional;
         quote!(__ks::ValueField { name: #name, type_name: #type_name, required: #required })
     });
-    let names: Vec<String> = spec.values.iter().map(|v| v.field.name()).collect();
     let writes = spec.values.iter().map(|v| {
         let (field, name, ty) = (&v.field.ident, v.field.name(), checked_value(&v.field));
         quote_spanned!(ty.span()=> __writer.field::<#ty>(#name, &self.#field)?;)
     });
-    let reads = spec.values.iter().enumerate().map(|(i, v)| {
-        let (field, ty, name) = (&v.field.ident, checked_value(&v.field), v.field.name());
-        let i = Literal::usize_unsuffixed(i);
-        quote!(#i => self.#field = __reader.value::<#ty>(#name)?,)
-    });
-    let n = spec.values.len();
+    let values: Vec<_> = spec
+        .values
+        .iter()
+        .map(|v| {
+            let ty = checked_value(&v.field);
+            (&v.field.ident, quote!(#ty), v.field.name())
+        })
+        .collect();
+    let read = read_body(&values, quote!(<Self as __ks::Record>::VALUES));
     quote! {
         impl __ks::Record for #ident {
             const VALUES: &'static [__ks::ValueField] = &[#(#fields),*];
@@ -42,17 +95,7 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
                 &mut self,
                 __reader: &mut __R,
             ) -> __ks::Result<(), __ks::ValueError> {
-                let mut __seen = [false; #n];
-                while let __ks::Option::Some(__i) = __reader.next_field(&[#(#names),*])? {
-                    match __i {
-                        #(#reads)*
-                        _ => {}
-                    }
-                    if let __ks::Option::Some(__s) = __seen.get_mut(__i) {
-                        *__s = true;
-                    }
-                }
-                __ks::check_required(<Self as __ks::Record>::VALUES, &__seen)
+                #read
             }
         }
     }

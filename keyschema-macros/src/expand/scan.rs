@@ -171,6 +171,11 @@ pub(super) fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStre
                 self.request().after(cursor)
             }
 
+            /// Reads the rows as a projection (part of each row); see [`ScanRequest::project`](::keyschema::ScanRequest::project).
+            #vis fn project<__V: __ks::Projection<Of = #ident>>(self) -> __ks::ProjectedScan<#ident, __V> {
+                self.request().project()
+            }
+
             /// Runs the scan on an async store (Cloud Bigtable); see [`ScanRequest::stream`](::keyschema::ScanRequest::stream).
             #vis fn stream<__S: __ks::AsyncStore + __ks::ScanWithoutPhase<#ident>>(&self, store: &__S) -> __ks::AsyncTypedRows<#ident, __S::Error> {
                 __ks::request::<#ident>(self.state.clone()).stream_gated(store)

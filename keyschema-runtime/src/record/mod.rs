@@ -17,9 +17,15 @@
 mod cell_de;
 pub mod cells;
 pub mod msgpack;
+pub(crate) mod projection;
 mod walk;
 
 pub use cell_de::{CellDeserializer, CellError};
+pub use projection::{decode_projection, Projection};
+#[doc(hidden)]
+pub use projection::{
+    key_field, projected_schema, value_field, value_required, HasKeyField, HasValueField,
+};
 
 use crate::key::RowKey;
 

@@ -11,6 +11,17 @@ use crate::key::RowKey;
 use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::schema::Schema;
 use crate::store::{typed_row, Row, RowError, TypedRow};
+
+/// A typed row with the key bytes it was decoded from (a projection's
+/// error names the key without encoding it again).
+pub(crate) type Keyed<K> = (Vec<u8>, K, Vec<u8>);
+
+/// A keyed row without its key bytes.
+pub(super) fn unkeyed<K, E>(
+    row: Result<Keyed<K>, RowError<E>>,
+) -> Result<TypedRow<K>, RowError<E>> {
+    row.map(|(_, row, value)| (row, value))
+}
 use std::cmp::Ordering;
 
 /// How a typed scan runs: set through the methods of [`ScanRequest`](crate::ScanRequest).
@@ -247,7 +258,7 @@ impl ScanCore {
         &mut self,
         source: usize,
         (key, value): Row,
-    ) -> Option<Result<TypedRow<K>, RowError<E>>> {
+    ) -> Option<Result<Keyed<K>, RowError<E>>> {
         let bucket = self.ranges.get(source).map_or(0, KeyRange::bucket);
         let row = match self.history {
             None => None,
@@ -274,8 +285,8 @@ impl ScanCore {
             }
         }
         Some(match row {
-            Some(row) => Ok((row, value)),
-            None => typed_row(&key, value),
+            Some(row) => Ok((key, row, value)),
+            None => typed_row(&key, value).map(|(row, value)| (key, row, value)),
         })
     }
 

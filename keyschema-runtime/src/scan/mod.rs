@@ -5,19 +5,22 @@
 //! The files, in the order a scan goes through them: `builder` (the bound
 //! components and their key ranges), `request` (the request and the
 //! builder's argument kinds), `cursor` (where a scan stopped), `merge` (the
-//! fetch-independent core), `rows` (the sync driver over a
+//! fetch-independent core), `projected` (a scan read as a projection),
+//! `rows` (the sync driver over a
 //! [`Store`](crate::store::Store)) and `stream` (the async driver over an
 //! [`AsyncStore`](crate::store::AsyncStore)).
 
 pub(crate) mod builder;
 mod cursor;
 mod merge;
+mod projected;
 pub(crate) mod request;
 mod rows;
 mod stream;
 
 pub use builder::ScanError;
 pub use cursor::Cursor;
+pub use projected::{Projected, ProjectedScan};
 pub use request::{BucketArg, PhaseKnown, Phased, ScanArg, ScanRequest, Unphased};
 pub use rows::TypedRows;
 pub use stream::AsyncTypedRows;

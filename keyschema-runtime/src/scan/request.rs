@@ -346,8 +346,19 @@ impl<K: RowKey, P> ScanRequest<K, P> {
     }
 
     fn stream_any<S: AsyncStore>(&self, store: &S) -> AsyncTypedRows<K, S::Error> {
+        self.stream_reading(store, K::schema())
+    }
+
+    /// [`stream`](Self::stream), the store reading rows as `reads` says
+    /// (a projection's schema reads part of each row).
+    pub(crate) fn stream_reading<S: AsyncStore>(
+        &self,
+        store: &S,
+        reads: &'static crate::schema::Schema,
+    ) -> AsyncTypedRows<K, S::Error> {
         AsyncTypedRows::new(
             store,
+            reads,
             self.ranges_any().into_iter().collect(),
             self.options.clone(),
             self.read_phase(),

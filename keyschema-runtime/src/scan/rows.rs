@@ -2,7 +2,7 @@
 //! bucket range, merged in key order with one pending row per bucket.
 
 use super::cursor::Cursor;
-use super::merge::{Pending, ScanCore, ScanOptions};
+use super::merge::{unkeyed, Keyed, Pending, ScanCore, ScanOptions};
 use crate::history::Phase;
 use crate::key::RowKey;
 use crate::range::KeyRange;
@@ -184,6 +184,13 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     /// A store error is yielded once and ends the scan; [`cursor`](Self::cursor)
     /// then resumes exactly after the rows returned.
     fn next(&mut self) -> Option<Self::Item> {
+        self.next_keyed().map(unkeyed)
+    }
+}
+
+impl<K: RowKey, S: Store> TypedRows<'_, K, S> {
+    /// The next row with its key bytes.
+    pub(crate) fn next_keyed(&mut self) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
         if let Some(refused) = self.core.take_refusal() {
             return Some(Err(refused));
         }

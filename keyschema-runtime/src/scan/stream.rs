@@ -2,7 +2,7 @@
 //! per bucket, all polled together, merged by the same rules as the sync one.
 
 use super::cursor::Cursor;
-use super::merge::{Pending, ScanCore, ScanOptions};
+use super::merge::{unkeyed, Keyed, Pending, ScanCore, ScanOptions};
 use crate::history::Phase;
 use crate::key::RowKey;
 use crate::range::KeyRange;
@@ -37,6 +37,7 @@ pub struct AsyncTypedRows<K, E> {
 impl<K: RowKey, E> AsyncTypedRows<K, E> {
     pub(crate) fn new<S: AsyncStore<Error = E>>(
         store: &S,
+        reads: &'static crate::schema::Schema,
         ranges: Vec<KeyRange>,
         options: ScanOptions,
         phase: Option<Phase>,
@@ -48,7 +49,7 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
             .plan()
             .into_iter()
             .map(|range| Source {
-                rows: range.map(|r| store.scan_for(K::schema(), &r, direction, limit)),
+                rows: range.map(|r| store.scan_for(reads, &r, direction, limit)),
                 wanted: true,
             })
             .collect();
@@ -84,7 +85,17 @@ impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
     type Item = Result<TypedRow<K>, RowError<E>>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
+        self.get_mut().poll_keyed(cx).map(|row| row.map(unkeyed))
+    }
+}
+
+impl<K: RowKey, E> AsyncTypedRows<K, E> {
+    /// The next row with its key bytes.
+    pub(crate) fn poll_keyed(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Keyed<K>, RowError<E>>>> {
+        let this = self;
         if let Some(refused) = this.refused.take() {
             this.core.failed = true;
             return Poll::Ready(Some(Err(RowError::Store(refused))));

@@ -67,7 +67,7 @@ pub(crate) type TextFn = fn(&[u8], &mut Vec<u8>, u8) -> Result<(), DecodeError>;
 /// let key = Event::get_key("u1", "s", 1_700_000_000);
 /// assert_eq!(schema.render(&key), "3|u1|s|~1700000000");
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Schema {
     name: &'static str,
     prefix: &'static [u8],
@@ -88,6 +88,9 @@ pub struct Schema {
     values: &'static [crate::record::ValueField],
     /// The column family of the value fields on Bigtable (`family = "..."`).
     family: &'static str,
+    /// A projection's value fields (`#[derive(Projection)]`): what reads
+    /// of this schema fetch, a subset of `values`.
+    projection: Option<&'static [crate::record::ValueField]>,
 }
 
 /// The column family a key type's value fields are kept in on Bigtable
@@ -141,6 +144,7 @@ impl Schema {
             history: None,
             values: &[],
             family: DEFAULT_FAMILY,
+            projection: None,
         }
     }
 
@@ -172,6 +176,25 @@ impl Schema {
     /// whose rows hold a raw value.
     pub fn values(&self) -> &'static [crate::record::ValueField] {
         self.values
+    }
+
+    /// The same layout read through a projection: reads of the returned
+    /// schema fetch only `fields` (a subset of [`values`](Self::values))
+    /// where the store can leave the others out (a Bigtable column filter,
+    /// a DynamoDB `ProjectionExpression`). Writes never take it.
+    pub(crate) const fn projected(self, fields: &'static [crate::record::ValueField]) -> Self {
+        Schema {
+            projection: Some(fields),
+            ..self
+        }
+    }
+
+    /// The value fields a read of this schema fetches: the
+    /// [`values`](Self::values) a projection (`#[derive(Projection)]`)
+    /// selects, `None` for the key type's own schema, whose reads fetch
+    /// them all.
+    pub fn projection(&self) -> Option<&'static [crate::record::ValueField]> {
+        self.projection
     }
 
     /// Sets the full check (`decode` of the key type) that `render_strict`

@@ -4,10 +4,11 @@
 //! for values a program encodes itself.
 
 use crate::key::OneLayout;
-use crate::record::{decode_values, encode_values, Record, ValueError};
+use crate::record::projection::project_row;
+use crate::record::{decode_values, encode_values, Projection, Record, ValueError};
 use crate::store::{
-    put_batch, replace_batch, write_in, AsyncStore, BoxFuture, Mutation, RowError, RowStore, Store,
-    TypedRow,
+    one_row, put_batch, replace_batch, write_in, AsyncStore, BoxFuture, Mutation, RowError,
+    RowStore, Store, TypedRow,
 };
 
 /// Whole typed rows on any [`Store`]: put, replace and get a row with its
@@ -70,6 +71,19 @@ pub trait RecordStore: RowStore {
     ) -> Result<Option<K>, RowError<Self::Error>> {
         match self.get_row::<K>(key)? {
             Some(row) => whole(row).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Part of the row stored under `key`: the projection `V` (see
+    /// [`Projection`]), its value fields read from the stored value;
+    /// `None` when absent.
+    fn get_projected<V: Projection>(&self, key: &[u8]) -> Result<Option<V>, RowError<Self::Error>>
+    where
+        V::Of: OneLayout,
+    {
+        match self.get_row::<V::Of>(key)? {
+            Some((row, value)) => project_row(key.to_vec(), row, &value).map(Some),
             None => Ok(None),
         }
     }
@@ -148,6 +162,32 @@ pub trait AsyncRecordStore: AsyncStore {
         Box::pin(async move {
             match row.await? {
                 Some(row) => whole(row).map(Some),
+                None => Ok(None),
+            }
+        })
+    }
+
+    /// Part of the row stored under `key` ([`RecordStore::get_projected`]):
+    /// the store fetches `V`'s value fields only (a Bigtable column
+    /// filter, a DynamoDB `ProjectionExpression`).
+    fn get_projected<'a, V: Projection + 'a>(
+        &'a self,
+        key: &[u8],
+    ) -> BoxFuture<'a, Result<Option<V>, RowError<Self::Error>>>
+    where
+        V::Of: OneLayout,
+    {
+        let schema = V::schema();
+        let refused = self.check_key_type(schema).err();
+        let rows = self.get_many_for(schema, schema.candidates(key));
+        let key = key.to_vec();
+        Box::pin(async move {
+            if let Some(e) = refused {
+                return Err(RowError::Store(e));
+            }
+            let found = rows.await.map_err(RowError::Store)?;
+            match one_row::<V::Of, Self::Error>(found)? {
+                Some((row, value)) => project_row(key, row, &value).map(Some),
                 None => Ok(None),
             }
         })

@@ -435,7 +435,7 @@ impl AsyncStore for BigtableStore {
         direction: Direction,
         limit: Option<usize>,
     ) -> RowStream {
-        self.scan_in(rows::family_of(schema), range, direction, limit)
+        self.scan_in(rows::reads_of(schema), range, direction, limit)
     }
 
     fn get_many_for(
@@ -443,7 +443,7 @@ impl AsyncStore for BigtableStore {
         schema: &'static Schema,
         keys: Vec<Vec<u8>>,
     ) -> BoxFuture<'_, Result<Vec<Row>, BigtableError>> {
-        Box::pin(self.get_many_in(rows::family_of(schema), keys))
+        Box::pin(self.get_many_in(rows::reads_of(schema), keys))
     }
 
     fn compare_and_write_for(

@@ -2,6 +2,7 @@
 //! complete row on transient errors; gets, scans and the typed get.
 
 use super::readrows::{Chunk, RowMerger};
+use super::rows::Reads;
 use super::{is_retryable, rpc_error, BigtableError, BigtableStore, RowStream, FAMILY, QUALIFIER};
 use crate::range::{Direction, KeyRange, ScanRangeSet};
 use crate::store::{Row, RowError, TypedRow};
@@ -61,24 +62,17 @@ impl BigtableStore {
         self.get_many_in(None, keys).await
     }
 
-    /// [`get_many`](Self::get_many) of whole rows kept in `family`, or raw values.
+    /// [`get_many`](Self::get_many) of whole rows as `reads` says, or raw values.
     pub(super) async fn get_many_in(
         &self,
-        family: Option<&'static str>,
+        reads: Option<Reads>,
         keys: Vec<Vec<u8>>,
     ) -> Result<Vec<Row>, BigtableError> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let message = read_request(
-            &self.table_name,
-            family,
-            &[],
-            keys,
-            Direction::Forward,
-            None,
-        );
-        let rows = self.read(family, message, Vec::new(), Direction::Forward, None);
+        let message = read_request(&self.table_name, reads, &[], keys, Direction::Forward, None);
+        let rows = self.read(reads, message, Vec::new(), Direction::Forward, None);
         futures_util::TryStreamExt::try_collect(rows).await
     }
 
@@ -105,10 +99,10 @@ impl BigtableStore {
         self.scan_in(None, range, direction, limit)
     }
 
-    /// [`scan`](Self::scan) of whole rows kept in `family`, or raw values.
+    /// [`scan`](Self::scan) of whole rows as `reads` says, or raw values.
     pub(super) fn scan_in(
         &self,
-        family: Option<&'static str>,
+        reads: Option<Reads>,
         range: &KeyRange,
         direction: Direction,
         limit: Option<usize>,
@@ -116,13 +110,13 @@ impl BigtableStore {
         let ranges = vec![range.clone()];
         let message = read_request(
             &self.table_name,
-            family,
+            reads,
             &ranges,
             Vec::new(),
             direction,
             limit,
         );
-        self.read(family, message, ranges, direction, limit)
+        self.read(reads, message, ranges, direction, limit)
     }
 
     /// Every range of a set in one ReadRows request (one RowSet). The rows
@@ -150,7 +144,7 @@ impl BigtableStore {
     /// the last complete row on transient errors.
     fn read(
         &self,
-        family: Option<&'static str>,
+        reads: Option<Reads>,
         message: data::ReadRowsRequest,
         ranges: Vec<KeyRange>,
         direction: Direction,
@@ -158,7 +152,7 @@ impl BigtableStore {
     ) -> RowStream {
         let state = ReadState {
             store: self.clone(),
-            family,
+            reads,
             message,
             ranges,
             direction,
@@ -180,8 +174,8 @@ impl BigtableStore {
 
 struct ReadState {
     store: BigtableStore,
-    /// The family of whole rows' cells; `None` for raw values in `v:v`.
-    family: Option<&'static str>,
+    /// Whole rows' family and projection; `None` for raw values in `v:v`.
+    reads: Option<Reads>,
     message: data::ReadRowsRequest,
     ranges: Vec<KeyRange>,
     direction: Direction,
@@ -245,8 +239,8 @@ impl ReadState {
                                 // Progress: only the request in flight counts as an attempt.
                                 self.attempts = 1;
                                 self.received += 1;
-                                let value = match self.family {
-                                    Some(family) => super::rows::row_value(family, row.cells),
+                                let value = match self.reads {
+                                    Some(reads) => super::rows::row_value(reads.family, row.cells),
                                     None => value_of(row.cells),
                                 };
                                 match value {
@@ -322,7 +316,7 @@ impl ReadState {
             }
             return Some(read_request(
                 &self.store.table_name,
-                self.family,
+                self.reads,
                 &[],
                 keys,
                 Direction::Forward,
@@ -339,7 +333,7 @@ impl ReadState {
         }
         Some(read_request(
             &self.store.table_name,
-            self.family,
+            self.reads,
             &ranges,
             Vec::new(),
             self.direction,
@@ -350,7 +344,7 @@ impl ReadState {
 
 fn read_request(
     table_name: &str,
-    family: Option<&str>,
+    reads: Option<Reads>,
     ranges: &[KeyRange],
     keys: Vec<Vec<u8>>,
     direction: Direction,
@@ -375,8 +369,8 @@ fn read_request(
         }),
         // The latest cell of each column: one value per row (for whole
         // rows, of their family's columns and `v:v`).
-        filter: Some(match family {
-            Some(family) => super::rows::read_filter(family),
+        filter: Some(match reads {
+            Some(reads) => super::rows::read_filter(reads),
             None => data::RowFilter {
                 filter: Some(data::row_filter::Filter::CellsPerColumnLimitFilter(1)),
             },

@@ -17,6 +17,7 @@
 use super::write::Entry;
 use super::{BigtableError, BigtableStore, FAMILY};
 use crate::record::cells::{self, Cell};
+use crate::record::ValueField;
 use crate::schema::Schema;
 use crate::store::Mutation;
 use data::row_filter::{Chain, Condition, Filter, Interleave};
@@ -25,6 +26,22 @@ use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
 /// The family of `schema`'s value fields when its rows are whole.
 pub(super) fn family_of(schema: &Schema) -> Option<&'static str> {
     (!schema.values().is_empty()).then(|| schema.family())
+}
+
+/// What a read of whole rows fetches: the family's columns, all of them or
+/// a projection's.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reads {
+    pub(super) family: &'static str,
+    pub(super) projection: Option<&'static [ValueField]>,
+}
+
+/// How reads of `schema` fetch its rows; `None` for raw values in `v:v`.
+pub(super) fn reads_of(schema: &Schema) -> Option<Reads> {
+    Some(Reads {
+        family: family_of(schema)?,
+        projection: schema.projection(),
+    })
 }
 
 impl BigtableStore {
@@ -113,21 +130,76 @@ fn family_pattern(family: &str) -> String {
 }
 
 /// What a read of whole rows asks for: the newest cell of each column of
-/// `family`, and `v:v` (rows written before).
-pub(super) fn read_filter(family: &str) -> data::RowFilter {
+/// the family (of a projection's columns only), and `v:v` (rows written
+/// before).
+pub(super) fn read_filter(reads: Reads) -> data::RowFilter {
     let raw = chain(vec![
         filter(Filter::FamilyNameRegexFilter(family_pattern(FAMILY))),
         filter(Filter::ColumnQualifierRegexFilter(b"^v$".to_vec())),
     ]);
+    let mine = match reads.projection {
+        None => filter(Filter::FamilyNameRegexFilter(family_pattern(reads.family))),
+        Some(fields) => projected(reads.family, fields),
+    };
     chain(vec![
-        filter(Filter::Interleave(Interleave {
-            filters: vec![
-                filter(Filter::FamilyNameRegexFilter(family_pattern(family))),
-                raw,
-            ],
-        })),
         filter(Filter::CellsPerColumnLimitFilter(1)),
+        filter(Filter::Interleave(Interleave {
+            filters: vec![mine, raw],
+        })),
     ])
+}
+
+/// The projection's columns of `family`, and one other cell of the row
+/// with its value stripped: a row whose projected fields are all `None`
+/// still exists, and the stripped cell (never a projected column) is an
+/// unknown column to the reader.
+fn projected(family: &str, fields: &[ValueField]) -> data::RowFilter {
+    use data::column_range::{EndQualifier, StartQualifier};
+    let mut names: Vec<&[u8]> = fields.iter().map(|f| f.name.as_bytes()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let column = |start: Option<StartQualifier>, end: Option<EndQualifier>| {
+        filter(Filter::ColumnRangeFilter(data::ColumnRange {
+            family_name: family.to_string(),
+            start_qualifier: start,
+            end_qualifier: end,
+        }))
+    };
+    let mut wanted = Vec::with_capacity(names.len());
+    let mut others = Vec::with_capacity(names.len() + 1);
+    let mut after: Option<&[u8]> = None;
+    for name in &names {
+        wanted.push(column(
+            Some(StartQualifier::StartQualifierClosed(name.to_vec())),
+            Some(EndQualifier::EndQualifierClosed(name.to_vec())),
+        ));
+        others.push(column(
+            after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
+            Some(EndQualifier::EndQualifierOpen(name.to_vec())),
+        ));
+        after = Some(name);
+    }
+    others.push(column(
+        after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
+        None,
+    ));
+    let presence = chain(vec![
+        interleave(others),
+        filter(Filter::CellsPerRowLimitFilter(1)),
+        filter(Filter::StripValueTransformer(true)),
+    ]);
+    wanted.push(presence);
+    interleave(wanted)
+}
+
+/// One filter for several; Bigtable refuses an interleave of one.
+fn interleave(mut filters: Vec<data::RowFilter>) -> data::RowFilter {
+    if filters.len() == 1 {
+        if let Some(only) = filters.pop() {
+            return only;
+        }
+    }
+    filter(Filter::Interleave(Interleave { filters }))
 }
 
 /// A row's value as the typed reads take it: its cells in `family` as a

@@ -39,6 +39,7 @@ pub use aws_sdk_dynamodb as sdk;
 use crate::dynamic::DynSchema;
 use crate::error::DecodeError;
 use crate::key::RowKey;
+use crate::record::ValueField;
 use crate::schema::Schema;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
@@ -406,6 +407,12 @@ impl DynamoStore {
     /// The shape of this store's items.
     pub fn shape(&self) -> &ItemShape {
         &self.shape
+    }
+
+    /// The value fields a read of `schema` is limited to: a projection's,
+    /// when this store's rows are whole (a raw value has no fields).
+    fn projection_of(&self, schema: &Schema) -> Option<&'static [ValueField]> {
+        schema.projection().filter(|_| self.whole_rows())
     }
 
     /// Whether rows are whole: the key type has value fields, each its own

@@ -5,6 +5,7 @@
 use super::{request_error, DynamoError, DynamoStore};
 use crate::key::OneLayout;
 use crate::range::{prefix_successor, Direction, KeyRange};
+use crate::record::ValueField;
 use crate::schema::Schema;
 use crate::store::{AsyncStore, BoxFuture, BoxRowStream, Cas, Mutation, Row, RowError, TypedRow};
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
@@ -37,7 +38,17 @@ impl DynamoStore {
     /// given twice is read once), in key order, in BatchGetItem requests of
     /// at most 100 keys, unprocessed keys retried. A key DynamoDB could not
     /// hold is refused ([`DynamoError::ReadLimit`]) before any request.
-    pub async fn get_many(&self, mut keys: Vec<Vec<u8>>) -> Result<Vec<Row>, DynamoError> {
+    pub async fn get_many(&self, keys: Vec<Vec<u8>>) -> Result<Vec<Row>, DynamoError> {
+        self.get_many_reading(None, keys).await
+    }
+
+    /// [`get_many`](Self::get_many), the items' attributes limited to the
+    /// keys and `projection`'s value fields when given.
+    async fn get_many_reading(
+        &self,
+        projection: Option<&'static [ValueField]>,
+        mut keys: Vec<Vec<u8>>,
+    ) -> Result<Vec<Row>, DynamoError> {
         // DynamoDB refuses a request that names one key twice.
         keys.sort_unstable();
         keys.dedup();
@@ -53,9 +64,16 @@ impl DynamoStore {
             let mut attempt = 0;
             while !pending.is_empty() {
                 attempt += 1;
-                let request = KeysAndAttributes::builder()
+                let mut request = KeysAndAttributes::builder()
                     .set_keys(Some(std::mem::take(&mut pending)))
-                    .consistent_read(true)
+                    .consistent_read(true);
+                if let Some(fields) = projection {
+                    let (expression, names) = self.projection_expression(fields);
+                    request = request
+                        .projection_expression(expression)
+                        .set_expression_attribute_names(Some(names));
+                }
+                let request = request
                     .build()
                     .map_err(|e| request_error("BatchGetItem", e))?;
                 super::Counters::count(&self.counters.batch_get_item);
@@ -149,6 +167,28 @@ impl DynamoStore {
         })
     }
 
+    /// What a read of `fields` asks DynamoDB for: a `ProjectionExpression`
+    /// naming the key attributes and the fields (every name through
+    /// `ExpressionAttributeNames`, so reserved words and dots are safe).
+    fn projection_expression(&self, fields: &[ValueField]) -> (String, HashMap<String, String>) {
+        let mut names = vec![self.shape.partition_key.as_str()];
+        if self.has_sort_key() {
+            names.push(self.shape.sort_key.as_str());
+        }
+        names.extend(fields.iter().map(|f| f.name));
+        let mut expression = String::new();
+        let mut map = HashMap::with_capacity(names.len());
+        for (i, name) in names.into_iter().enumerate() {
+            if i > 0 {
+                expression.push_str(", ");
+            }
+            let placeholder = format!("#n{i}");
+            expression.push_str(&placeholder);
+            map.insert(placeholder, name.to_string());
+        }
+        (expression, map)
+    }
+
     /// The rows of one range, streamed: one Query, paged.
     pub fn scan(
         &self,
@@ -156,8 +196,21 @@ impl DynamoStore {
         direction: Direction,
         limit: Option<usize>,
     ) -> BoxRowStream<DynamoError> {
+        self.scan_reading(None, range, direction, limit)
+    }
+
+    /// [`scan`](Self::scan), the items' attributes limited to the keys and
+    /// `projection`'s value fields when given.
+    fn scan_reading(
+        &self,
+        projection: Option<&'static [ValueField]>,
+        range: &KeyRange,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> BoxRowStream<DynamoError> {
         let mut state = QueryState {
             store: self.clone(),
+            projection,
             plan: None,
             error: None,
             direction,
@@ -196,6 +249,26 @@ impl AsyncStore for DynamoStore {
         self.scan(range, direction, limit)
     }
 
+    /// A projection's scan reads its value fields' attributes only.
+    fn scan_for(
+        &self,
+        schema: &'static Schema,
+        range: &KeyRange,
+        direction: Direction,
+        limit: Option<usize>,
+    ) -> BoxRowStream<DynamoError> {
+        self.scan_reading(self.projection_of(schema), range, direction, limit)
+    }
+
+    /// A projection's get reads its value fields' attributes only.
+    fn get_many_for(
+        &self,
+        schema: &'static Schema,
+        keys: Vec<Vec<u8>>,
+    ) -> BoxFuture<'_, Result<Vec<Row>, DynamoError>> {
+        Box::pin(self.get_many_reading(self.projection_of(schema), keys))
+    }
+
     fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), DynamoError>> {
         Box::pin(async move { self.write_batch(&batch).await })
     }
@@ -223,6 +296,8 @@ impl AsyncStore for DynamoStore {
 
 struct QueryState {
     store: DynamoStore,
+    /// A projection's value fields: the only attributes read beside the keys.
+    projection: Option<&'static [ValueField]>,
     plan: Option<QueryPlan>,
     /// A range that is not one partition: returned as the only item.
     error: Option<DynamoError>,
@@ -290,6 +365,13 @@ impl QueryState {
                 if let Some(hi) = hi {
                     request = request.expression_attribute_values(":hi", store.attr(hi));
                 }
+            }
+        }
+        if let Some(fields) = self.projection {
+            let (expression, names) = store.projection_expression(fields);
+            request = request.projection_expression(expression);
+            for (placeholder, name) in names {
+                request = request.expression_attribute_names(placeholder, name);
             }
         }
         if let Some(n) = self.limit {
