@@ -169,7 +169,7 @@ fn events(n: usize) -> Vec<Event> {
                 action: ACTIONS[(r >> 50) as usize % ACTIONS.len()].to_string(),
                 page: format!("/p/{}", (r >> 20) % 50),
                 duration_ms: ((r >> 28) % 30_000) as u32,
-                referrer: ((r >> 58) % 3 == 0).then(|| "search".to_string()),
+                referrer: (r >> 58).is_multiple_of(3).then(|| "search".to_string()),
             }
         })
         .collect()
