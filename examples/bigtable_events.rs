@@ -1,10 +1,14 @@
 //! The `events` workload on Cloud Bigtable: per-user event history, salted
 //! by user and site, newest first (the Bigtable salting article and KARTE).
 //!
-//! Creates the table pre-split at the 8 salt boundaries (or keeps it when it
-//! exists), ingests skewed events in batches with progress and rows/s, then
-//! reads the heaviest user's latest events through a typed scan that sends
-//! one ReadRows per bucket concurrently and merges them in key order.
+//! Creates the table pre-split at the 8 salt boundaries, with the family of
+//! the events' value fields (or keeps it when it exists), ingests skewed
+//! events as whole rows in batches with progress and rows/s, then reads the
+//! heaviest user's latest events, whole, through a typed scan that sends one
+//! ReadRows per bucket concurrently and merges them in key order. One row is
+//! printed as Bigtable holds it: a column per value field, named after it
+//! (and, when `cbt` is on the `PATH` and the store is an emulator, as
+//! `cbt read` prints it).
 //!
 //! Where it runs:
 //! - `BIGTABLE_EMULATOR_HOST=host:port`: that emulator;
@@ -16,7 +20,9 @@
 //! Run: `cargo run --release --features bigtable --example bigtable_events [-- --events N] [--table T]`
 
 use futures_util::StreamExt;
+use keyschema::record::cells;
 use keyschema::store::bigtable::{BigtableStore, TokenError, TokenSource};
+use keyschema::store::{AsyncRecordStore, AsyncStore};
 use keyschema::RowKey;
 use std::future::Future;
 use std::net::{TcpListener, TcpStream};
@@ -24,13 +30,29 @@ use std::pin::Pin;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// One user action; the key is `hash(user_id, site) % 8 | user_id | site | rev(timestamp)`.
+/// One user action, a whole row. The key is
+/// `hash(user_id, site) % 8 | user_id | site | rev(timestamp)`; each value
+/// field is a column of the family `f` (the default; `#[rowkey(family =
+/// "...")]` names another), its qualifier the field's name.
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
 pub struct Event {
     pub user_id: String,
     pub site: String,
     pub timestamp: u64,
+    /// `f:action`, text.
+    #[rowkey(value)]
+    pub action: String,
+    /// `f:page`, text.
+    #[rowkey(value)]
+    pub page: String,
+    /// `f:duration_ms`, a 64-bit big-endian integer (what
+    /// `ReadModifyWriteRow` increments).
+    #[rowkey(value)]
+    pub duration_ms: u32,
+    /// `f:referrer`, text; no cell when `None`.
+    #[rowkey(value)]
+    pub referrer: Option<String>,
 }
 
 const EMULATOR: &str = "/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator";
@@ -92,14 +114,16 @@ impl Drop for Emulator {
 }
 
 fn start_emulator() -> Result<(String, Emulator), Box<dyn std::error::Error>> {
+    // CBTEMULATOR names another binary, as for the tests (.ci/run).
+    let binary = std::env::var("CBTEMULATOR").unwrap_or_else(|_| EMULATOR.to_string());
     let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let child = Command::new(EMULATOR)
+    let child = Command::new(&binary)
         .args(["-host", "127.0.0.1", "-port", &port.to_string()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| {
-            format!("cannot start {EMULATOR}: {e} (set BIGTABLE_EMULATOR_HOST to use another)")
+            format!("cannot start {binary}: {e} (set BIGTABLE_EMULATOR_HOST to use another)")
         })?;
     let emulator = Emulator(child);
     let host = format!("127.0.0.1:{port}");
@@ -128,7 +152,7 @@ impl Rng {
 
 /// Events of 10,000 users; user `u0` is heavy (a fifth of all events), the
 /// rest uniform, one second apart.
-fn events(n: usize) -> Vec<(Event, &'static str)> {
+fn events(n: usize) -> Vec<Event> {
     let mut rng = Rng(42);
     (0..n)
         .map(|i| {
@@ -138,12 +162,15 @@ fn events(n: usize) -> Vec<(Event, &'static str)> {
             } else {
                 (r >> 8) % 10_000
             };
-            let event = Event {
+            Event {
                 user_id: format!("u{user}"),
                 site: SITES[(r >> 40) as usize % SITES.len()].to_string(),
                 timestamp: 1_700_000_000 + i as u64,
-            };
-            (event, ACTIONS[(r >> 50) as usize % ACTIONS.len()])
+                action: ACTIONS[(r >> 50) as usize % ACTIONS.len()].to_string(),
+                page: format!("/p/{}", (r >> 20) % 50),
+                duration_ms: ((r >> 28) % 30_000) as u32,
+                referrer: (r >> 58).is_multiple_of(3).then(|| "search".to_string()),
+            }
         })
         .collect()
 }
@@ -152,14 +179,19 @@ fn events(n: usize) -> Vec<(Event, &'static str)> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = args()?;
     let mut _emulator = None;
+    // The emulator's address, for `cbt` (a real instance needs its own login).
+    let mut emulator_host = None;
     let store = match (
         std::env::var("BIGTABLE_EMULATOR_HOST"),
         std::env::var("BIGTABLE_ACCESS_TOKEN"),
     ) {
         (Ok(host), _) => {
             println!("Bigtable emulator at {host} (BIGTABLE_EMULATOR_HOST)");
-            BigtableStore::connect_emulator(&host, &args.project, &args.instance, &args.table)
-                .await?
+            let store =
+                BigtableStore::connect_emulator(&host, &args.project, &args.instance, &args.table)
+                    .await?;
+            emulator_host = Some(host);
+            store
         }
         (Err(_), Ok(token)) => {
             println!(
@@ -178,15 +210,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (host, emulator) = start_emulator()?;
             println!("started the Bigtable emulator on {host}");
             _emulator = Some(emulator);
-            BigtableStore::connect_emulator(&host, &args.project, &args.instance, &args.table)
-                .await?
+            let store =
+                BigtableStore::connect_emulator(&host, &args.project, &args.instance, &args.table)
+                    .await?;
+            emulator_host = Some(host);
+            store
         }
     };
 
     let created = store.create_table_for::<Event>().await?;
     let splits = Event::schema().salt_splits();
     println!(
-        "table {}: {} ({} split points at the salt boundaries: {})",
+        "table {}: {} ({} split points at the salt boundaries: {}; family {}, a column per value field)",
         store.table_name(),
         if created {
             "created"
@@ -198,28 +233,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .map(|s| Event::schema().render_prefix(s))
             .collect::<Vec<_>>()
-            .join(" ")
+            .join(" "),
+        Event::schema().family()
     );
 
     let events = events(args.events);
     println!();
     println!(
-        "ingesting {} events in batches of {BATCH} (each cut to Bigtable's request limits):",
+        "ingesting {} events as whole rows in batches of {BATCH} (each cut to Bigtable's request limits):",
         events.len()
     );
     let started = Instant::now();
     let mut per_bucket = [0usize; 8];
     for (n, chunk) in events.chunks(BATCH).enumerate() {
-        for (event, _) in chunk {
+        for event in chunk {
             per_bucket[usize::from(event.encode()[0])] += 1;
         }
-        store
-            .put_rows(
-                chunk
-                    .iter()
-                    .map(|(event, action)| (event, action.as_bytes())),
-            )
-            .await?;
+        // One MutateRows entry per row: a SetCell per value field.
+        store.put_records(chunk).await?;
         let done = (n * BATCH + chunk.len()) as f64;
         let secs = started.elapsed().as_secs_f64();
         println!(
@@ -241,16 +272,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // bucket, all in flight, merged by (site, newest first).
     println!();
     let started = Instant::now();
-    let mut latest = Event::scan().user_id("u0").limit(10).stream(&store);
-    println!("u0's first 10 rows in key order (site, then newest first):");
+    let mut latest = Event::scan()
+        .user_id("u0")
+        .limit(10)
+        .stream(&store)
+        .records();
+    println!("u0's first 10 rows in key order (site, then newest first), whole:");
     let mut n = 0;
     while let Some(row) = latest.next().await {
-        let (event, action) = row?;
+        let event = row?;
         n += 1;
         println!(
-            "  {:<34} {}",
+            "  {:<26} {:<8} {:<6} {:>6} ms{}",
             Event::render(&event.encode()),
-            String::from_utf8_lossy(&action)
+            event.action,
+            event.page,
+            event.duration_ms,
+            match &event.referrer {
+                Some(r) => format!("  from {r}"),
+                None => String::new(),
+            }
         );
     }
     println!(
@@ -265,15 +306,155 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .user_id("u0")
         .site("shop")
         .limit(5)
-        .stream(&store);
+        .stream(&store)
+        .records();
     let mut newest = Vec::new();
+    let mut actions = Vec::new();
     while let Some(row) = shop.next().await {
-        newest.push(row?.0.timestamp);
+        let event = row?;
+        newest.push(event.timestamp);
+        actions.push(event.action);
     }
     println!(
         "u0's 5 newest on shop (one range): {newest:?} in {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3
     );
+    println!("  their actions: {}", actions.join(", "));
     assert!(newest.windows(2).all(|w| w[0] > w[1]), "newest first");
+
+    show_first_row(&store, emulator_host.as_deref(), &args).await
+}
+
+/// The table's first row three ways: as the library reads it back (a typed
+/// get), as Bigtable holds it (its cells, a column per value field), and,
+/// on an emulator with `cbt` on the `PATH`, as `cbt read` prints it.
+async fn show_first_row(
+    store: &BigtableStore,
+    emulator_host: Option<&str>,
+    args: &Args,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut first = Event::scan().limit(1).stream(store).records();
+    let event = first.next().await.ok_or("the table has rows")??;
+    let key = event.encode();
+    let got = store
+        .get_record::<Event>(&key)
+        .await?
+        .ok_or("the first row is stored")?;
+    assert_eq!(got, event, "a get reads the row the scan read");
+    println!();
+    println!("the table's first row, {}:", Event::render(&key));
+    println!("  get_record: {got:?}");
+
+    // The cells under the key, as a ReadRows of the family returns them.
+    let (_, value) = store
+        .get_many_for(Event::schema(), vec![key.clone()])
+        .await?
+        .into_iter()
+        .next()
+        .ok_or("the first row is stored")?;
+    println!(
+        "  as Bigtable holds it: row key \"{}\", one cell per value field",
+        escaped(&key)
+    );
+    // In the order Bigtable keeps them (by qualifier), then the fields
+    // without a cell.
+    let family = Event::schema().family();
+    let fields = Event::schema().values();
+    let stored = cells::read_cell_map(&value)?;
+    for (qualifier, cell) in &stored {
+        let field = fields.iter().find(|f| f.name.as_bytes() == *qualifier);
+        let number = match (field, <[u8; 8]>::try_from(*cell)) {
+            (Some(f), Ok(n)) if is_integer(f.type_name) => {
+                format!("  = {} (64-bit big-endian)", i64::from_be_bytes(n))
+            }
+            _ => String::new(),
+        };
+        let column = format!("{family}:{}", escaped(qualifier));
+        println!("    {column:<14} \"{}\"{number}", escaped(cell));
+    }
+    for field in fields {
+        if !stored.iter().any(|(q, _)| *q == field.name.as_bytes()) {
+            let column = format!("{family}:{}", field.name);
+            println!("    {column:<14} no cell (the field is None)");
+        }
+    }
+
+    // The same row through Google's `cbt`, when it is there (optional).
+    if let Some(host) = emulator_host {
+        cbt_read(host, args);
+    }
     Ok(())
+}
+
+/// `cbt read TABLE count=1` with the format file the library writes for
+/// the key type (integers print as numbers). Skipped, with a note, when
+/// `cbt` cannot run.
+fn cbt_read(host: &str, args: &Args) {
+    let format = std::env::temp_dir().join(format!("{}.cbt.yml", args.table));
+    if let Err(e) = std::fs::write(&format, cells::cbt_format_file(Event::schema())) {
+        println!("  (cbt skipped: cannot write {}: {e})", format.display());
+        return;
+    }
+    let output = Command::new("cbt")
+        .env("BIGTABLE_EMULATOR_HOST", host)
+        .args(["-project", &args.project, "-instance", &args.instance])
+        .args(["read", &args.table, "count=1"])
+        .arg(format!("format-file={}", format.display()))
+        .output();
+    let _ = std::fs::remove_file(&format);
+    match output {
+        Ok(out) if out.status.success() => {
+            println!(
+                "  cbt read {} count=1 format-file={} (cbt is on the PATH; the file, from cells::cbt_format_file, prints integers as numbers):",
+                args.table,
+                format.display()
+            );
+            // cbt prints the row key's bytes as they are: escaped here.
+            for line in out.stdout.trim_ascii_end().split(|&b| b == b'\n') {
+                println!("    {}", escaped_line(line));
+            }
+        }
+        Ok(out) => println!(
+            "  (cbt read failed: {})",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(e) => println!("  (cbt not run: {e}; it ships with the Google Cloud CLI)"),
+    }
+}
+
+/// Whether a value field's type (as written) is an integer, stored as a
+/// 64-bit big-endian cell.
+fn is_integer(type_name: &str) -> bool {
+    let ty = type_name.replace(' ', "");
+    let ty = ty
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(&ty);
+    matches!(
+        ty,
+        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64"
+    )
+}
+
+/// A line of `cbt`'s output with the bytes that are not printable ASCII as
+/// `\xNN` (the row key's salt byte, separators and reversed timestamp).
+fn escaped_line(line: &[u8]) -> String {
+    line.iter()
+        .map(|&b| match b {
+            0x20..=0x7e => char::from(b).to_string(),
+            _ => format!("\\x{b:02x}"),
+        })
+        .collect()
+}
+
+/// Bytes as `cbt` prints them: printable ASCII as is, the rest `\xNN`.
+fn escaped(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            b'"' | b'\\' => format!("\\{}", char::from(b)),
+            0x20..=0x7e => char::from(b).to_string(),
+            _ => format!("\\x{b:02x}"),
+        })
+        .collect()
 }

@@ -8,19 +8,28 @@
 //! into the salt like a partition key, and expands a date-range query into
 //! one range per month.
 //!
+//! A row is the chapter's whole row: the key columns and `is_available`, a
+//! value field (`#[rowkey(value)]`). `CqlTable` makes its regular column
+//! from the declaration, the store keeps it beside the key, and the
+//! date-range query reads the rows back typed.
+//!
 //! Run: `cargo run --release --example hotel_availability`
 
 use keyschema::cassandra::CqlTable;
-use keyschema::store::{MemoryStore, Mutation, Store};
+use keyschema::store::{MemoryStore, RecordStore, Store};
 use keyschema::RowKey;
 
-/// The chapter's first design: one partition per hotel, clustered by day and room.
+/// The chapter's first design (`available_rooms_by_hotel_date`): one
+/// partition per hotel, clustered by day and room.
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(then = (hotel_id), day, room_number)]
 pub struct PerHotel {
     pub hotel_id: String,
     pub day: u32,
     pub room_number: u16,
+    /// The table's one regular column.
+    #[rowkey(value)]
+    pub is_available: bool,
 }
 
 /// Partition (hotel_id, month), clustered by day and room.
@@ -31,7 +40,9 @@ pub struct Availability {
     /// Days since the inventory's first day.
     pub day: u32,
     pub room_number: u16,
-    #[rowkey(skip)]
+    /// Whether the room is free that night: a value field, stored beside
+    /// the key (the CQL table's regular column).
+    #[rowkey(value)]
     pub is_available: bool,
 }
 
@@ -49,14 +60,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     // The chapter's sizing, from the declarations: hotel_id text(5), the
-    // day as a CQL date (4) and the room number as a smallint (2), one
-    // regular column is_available boolean (1), 8 bytes of metadata per cell.
+    // day as a CQL date (4) and the room number as a smallint (2), 8 bytes
+    // of metadata per cell. The regular column, is_available boolean (1),
+    // is the value field: `CqlTable::new` makes it from the declaration.
     let columns = |table: CqlTable| {
         table
             .column("hotel_id", "text", 5)
             .column("day", "date", 4)
             .column("room_number", "smallint", 2)
-            .value("is_available", "boolean", 1)
     };
     let per_hotel_table = columns(CqlTable::new(PerHotel::schema(), "rooms_by_hotel"));
     let per_month_table = columns(CqlTable::new(
@@ -92,28 +103,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (73_000, 1_095_005)
     );
 
-    // The bucketed key on a store: three hotels' two-year inventories.
+    // The bucketed key on a store: three hotels' two-year inventories, as
+    // whole rows (the key, and is_available beside it).
     println!();
     println!("schema  {}", Availability::schema());
     let store = MemoryStore::new();
-    let mut batch = Vec::new();
+    let mut rows = Vec::new();
     for hotel in ["AZ123", "BX456", "CQ789"] {
         for day in 0..DAYS {
             for room in 0..ROOMS {
-                let row = Availability {
+                rows.push(Availability {
                     hotel_id: hotel.into(),
                     day,
                     room_number: room,
                     is_available: (day + u32::from(room)) % 3 != 0,
-                };
-                batch.push(Mutation::Put {
-                    key: row.encode(),
-                    value: vec![u8::from(row.is_available)],
                 });
             }
         }
     }
-    store.write_batch(&batch)?;
+    store.put_records(&rows)?;
     println!(
         "{} rows written: 3 hotels x {ROOMS} rooms x {DAYS} nights",
         store.len()
@@ -152,17 +160,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut free = 0;
     let mut seen = 0;
     let mut last_day = 0;
-    for row in query.run(&store) {
-        let (row, value) = row?;
+    let mut first_free = None;
+    for row in query.run(&store).records() {
+        // A whole row: the key columns decoded from the key, is_available
+        // read from the value.
+        let row: Availability = row?;
         assert!(row.day >= last_day, "merged in day order");
         last_day = row.day;
         seen += 1;
-        if value == [1] {
+        if row.is_available {
             free += 1;
+            first_free.get_or_insert(row);
         }
     }
     println!("  {seen} room-nights read in day order, {free} of them free");
     assert_eq!(seen, 30 * usize::from(ROOMS));
+    if let Some(room) = first_free {
+        println!("  the first free one, read whole: {room:?}");
+    }
+
+    // One room-night by its key, whole.
+    let key = Availability::get_key("AZ123", 129, 7);
+    let night = store
+        .get_record::<Availability>(&key)?
+        .ok_or("AZ123's room 7 on day 129 is stored")?;
+    println!(
+        "get_record {}: room {} on day {} is {}",
+        Availability::render(&key),
+        night.room_number,
+        night.day,
+        if night.is_available { "free" } else { "taken" }
+    );
 
     // A query over two years of one hotel: 25 partitions, within the expansion limit.
     let all = Availability::scan().hotel_id("AZ123").day(0..DAYS)?;
