@@ -10,8 +10,8 @@
 //!    ranges before T, the salted layout's from T).
 //! 4. The backfill copies the older rows into the salted layout, verifies
 //!    them bucket by bucket, the readers move to `Phase::New`, and the
-//!    older rows are deleted. The same scans give the same rows at every
-//!    step.
+//!    older rows are deleted. The same scans give the same rows, whole
+//!    (key and value fields), at every step.
 //!
 //! Run: `cargo run --release --example rebucket [-- --events N] [--data-dir DIR]`
 
@@ -19,11 +19,11 @@
 #[path = "events.rs"]
 mod events;
 
-use events::{Rng, Zipf, SITES, USERS};
+use events::{Payload, Rng, Zipf, SITES, USERS};
 use keyschema::backfill::Backfill;
 use keyschema::history::Phase;
 use keyschema::hotspot::HotspotReport;
-use keyschema::store::{RedbStore, RowStore};
+use keyschema::store::{RecordStore, RedbStore};
 use keyschema::{splits, RowKey};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -33,6 +33,8 @@ const BASE: u64 = 1_700_000_000;
 const CUT_OVER: u64 = 1_700_100_000;
 
 /// Salted from `CUT_OVER` on; unsalted before (the layout the table had).
+/// A whole row: the action and its payload are value fields, which the
+/// layout change leaves alone (only keys move).
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
 #[rowkey_was(salt = none, until = timestamp >= 1_700_100_000)]
@@ -40,7 +42,13 @@ pub struct Event {
     pub user_id: String,
     pub site: String,
     pub timestamp: u64,
+    #[rowkey(value)]
+    pub action: String,
+    #[rowkey(value)]
+    pub payload: Payload,
 }
+
+const ACTIONS: [&str; 4] = ["view", "click", "purchase", "scroll"];
 
 /// Users active at any one time.
 const ACTIVE: usize = 2_000;
@@ -71,14 +79,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // the writes fall on a narrow band of ids.
     let zipf = Zipf::new(ACTIVE, 1.1);
     let mut rng = Rng(0x5EED);
+    // The values from a generator of their own: the keys are the same
+    // with or without them.
+    let mut values = Rng(0xACE);
     let events: Vec<Event> = (0..events_wanted)
         .map(|i| {
             let newest = (i * (USERS - ACTIVE)) / events_wanted + ACTIVE;
+            let r = values.next_u64();
             Event {
                 user_id: format!("user{:06}", newest - zipf.sample(&mut rng)),
                 site: SITES[(rng.next_u64() % SITES.len() as u64) as usize].to_string(),
                 // Evenly over twice (CUT_OVER - BASE): half before the cut-over.
                 timestamp: BASE + (i as u64 * 2 * (CUT_OVER - BASE)) / events_wanted as u64,
+                action: ACTIONS[(r % ACTIONS.len() as u64) as usize].to_string(),
+                payload: Payload {
+                    page: format!("/p/{}", (r >> 8) % 50),
+                    referrer: (r >> 16).is_multiple_of(3).then(|| "search".to_string()),
+                },
             }
         })
         .collect();
@@ -101,13 +118,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // 1 and 2: the events before the cut-over as the older binary wrote
     // them (`Phase::Old`: the older layout only), then the new binary's
-    // from T on (`Split`: past the cut-over, the salted layout), in batches.
+    // from T on (`Split`: past the cut-over, the salted layout), in
+    // batches, whole rows.
     let start = Instant::now();
     for chunk in events.chunks(10_000) {
         let (before, after): (Vec<&Event>, Vec<&Event>) =
             chunk.iter().partition(|e| e.timestamp < CUT_OVER);
-        store.put_rows_in(Phase::Old, before.into_iter().map(|e| (e, b"v")))?;
-        store.put_rows_in(Phase::Split, after.into_iter().map(|e| (e, b"v")))?;
+        store.put_records_in(Phase::Old, before)?;
+        store.put_records_in(Phase::Split, after)?;
     }
     println!(
         "\nwrote {} events ({} before the cut-over, unsalted; {} after, salted) in {:.2} s",
@@ -175,7 +193,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .timestamp(straddle.clone())
                 .phase(phase)
                 .run(&store)
-                .map(|r| r.map(|(e, _)| e))
+                .records()
                 .collect::<Result<_, _>>()?;
             out.push(rows);
         }
@@ -184,7 +202,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .request()
             .phase(phase)
             .run(&store)
-            .map(|r| r.map(|(e, _)| e))
+            .records()
             .collect::<Result<_, _>>()?;
         out.push(all);
         Ok(out)
@@ -280,6 +298,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "\nthe same scans, in Phase::New: {o3} older + {n3} salted range(s), the same {} rows",
         split_rows.iter().map(Vec::len).sum::<usize>()
+    );
+    // The oldest row of the heavy user's history, which the older binary
+    // wrote before T: moved into the salted layout, read back whole.
+    let whole = split_rows[SITES.len()]
+        .iter()
+        .min_by_key(|e| e.timestamp)
+        .ok_or("the heavy user has rows")?;
+    let written = events
+        .iter()
+        .find(|e| {
+            e.user_id == whole.user_id && e.site == whole.site && e.timestamp == whole.timestamp
+        })
+        .ok_or("the row was written")?;
+    assert!(!whole.past_cut_over(), "written by the older binary");
+    assert_eq!(whole, written, "the row as written, value fields included");
+    println!(
+        "  {} (written before T, now salted): {} {}{}, as written",
+        Event::render(&whole.encode()),
+        whole.action,
+        whole.payload.page,
+        match &whole.payload.referrer {
+            Some(r) => format!(" (from {r})"),
+            None => String::new(),
+        }
     );
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! ([`crate::record::msgpack`]). The raw-bytes forms of [`RowStore`] stay
 //! for values a program encodes itself.
 
+use crate::history::Phase;
 use crate::key::OneLayout;
 use crate::record::projection::project_row;
 use crate::record::{decode_values, encode_values, Projection, Record, ValueError};
@@ -55,10 +56,7 @@ pub trait RecordStore: RowStore {
         &self,
         rows: impl IntoIterator<Item = &'r K>,
     ) -> Result<(), RowError<Self::Error>> {
-        let rows: Vec<(&K, Vec<u8>)> = rows
-            .into_iter()
-            .map(|row| Ok((row, values_of(row)?)))
-            .collect::<Result<_, RowError<Self::Error>>>()?;
+        let rows = with_values(rows)?;
         self.write_batch(&put_batch(rows.iter().map(|(k, v)| (*k, v))))
             .map_err(RowError::Store)
     }
@@ -84,6 +82,49 @@ pub trait RecordStore: RowStore {
     {
         match self.get_row::<V::Of>(key)? {
             Some((row, value)) => project_row(key.to_vec(), row, &value).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`put_record`](Self::put_record) for a key type with a layout
+    /// history (`#[rowkey_was]`): stores `row` in every layout `phase`
+    /// writes it to, as [`RowStore::put_row_in`].
+    fn put_record_in<K: Record>(&self, phase: Phase, row: &K) -> Result<(), RowError<Self::Error>> {
+        let value = values_of(row)?;
+        self.put_row_in(phase, row, &value)
+    }
+
+    /// [`put_records`](Self::put_records) in `phase`, in one batch
+    /// ([`RowStore::put_rows_in`]).
+    fn put_records_in<'r, K: Record + 'r>(
+        &self,
+        phase: Phase,
+        rows: impl IntoIterator<Item = &'r K>,
+    ) -> Result<(), RowError<Self::Error>> {
+        let rows = with_values(rows)?;
+        self.put_rows_in(phase, rows.iter().map(|(k, v)| (*k, v)))
+    }
+
+    /// [`replace_record`](Self::replace_record) in `phase`
+    /// ([`RowStore::replace_row_in`]).
+    fn replace_record_in<K: Record>(
+        &self,
+        phase: Phase,
+        row: &K,
+    ) -> Result<(), RowError<Self::Error>> {
+        let value = values_of(row)?;
+        self.replace_row_in(phase, row, &value)
+    }
+
+    /// The whole row with `row`'s key fields, read where `phase` keeps it
+    /// ([`RowStore::get_row_in`]); `None` when absent.
+    fn get_record_in<K: Record>(
+        &self,
+        phase: Phase,
+        row: &K,
+    ) -> Result<Option<K>, RowError<Self::Error>> {
+        match self.get_row_in(phase, row)? {
+            Some(row) => whole(row).map(Some),
             None => Ok(None),
         }
     }
@@ -145,11 +186,7 @@ pub trait AsyncRecordStore: AsyncStore {
         &self,
         rows: impl IntoIterator<Item = &'r K>,
     ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
-        let batch = rows
-            .into_iter()
-            .map(|row| Ok((row, values_of(row)?)))
-            .collect::<Result<Vec<(&K, Vec<u8>)>, RowError<Self::Error>>>()
-            .map(|rows| put_batch(rows.iter().map(|(k, v)| (*k, v))));
+        let batch = with_values(rows).map(|rows| put_batch(rows.iter().map(|(k, v)| (*k, v))));
         write_in(self, K::schema(), batch)
     }
 
@@ -192,9 +229,70 @@ pub trait AsyncRecordStore: AsyncStore {
             }
         })
     }
+
+    /// [`RecordStore::put_record_in`]: `row` in every layout `phase`
+    /// writes it to.
+    fn put_record_in<K: Record>(
+        &self,
+        phase: Phase,
+        row: &K,
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        match values_of(row) {
+            Ok(value) => self.put_row_in(phase, row, &value),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
+    }
+
+    /// [`RecordStore::put_records_in`].
+    fn put_records_in<'r, K: Record + 'r>(
+        &self,
+        phase: Phase,
+        rows: impl IntoIterator<Item = &'r K>,
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        match with_values(rows) {
+            Ok(rows) => self.put_rows_in(phase, rows.iter().map(|(k, v)| (*k, v))),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
+    }
+
+    /// [`RecordStore::replace_record_in`].
+    fn replace_record_in<K: Record>(
+        &self,
+        phase: Phase,
+        row: &K,
+    ) -> BoxFuture<'_, Result<(), RowError<Self::Error>>> {
+        match values_of(row) {
+            Ok(value) => self.replace_row_in(phase, row, &value),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
+    }
+
+    /// [`RecordStore::get_record_in`].
+    fn get_record_in<'a, K: Record + 'a>(
+        &'a self,
+        phase: Phase,
+        row: &K,
+    ) -> BoxFuture<'a, Result<Option<K>, RowError<Self::Error>>> {
+        let row = self.get_row_in(phase, row);
+        Box::pin(async move {
+            match row.await? {
+                Some(row) => whole(row).map(Some),
+                None => Ok(None),
+            }
+        })
+    }
 }
 
 impl<S: AsyncStore + ?Sized> AsyncRecordStore for S {}
+
+/// Each row with its value fields as stored.
+fn with_values<'r, K: Record + 'r, E>(
+    rows: impl IntoIterator<Item = &'r K>,
+) -> Result<Vec<(&'r K, Vec<u8>)>, RowError<E>> {
+    rows.into_iter()
+        .map(|row| Ok((row, values_of(row)?)))
+        .collect()
+}
 
 /// A row's value fields as stored, or the field that cannot be written.
 fn values_of<K: Record, E>(row: &K) -> Result<Vec<u8>, RowError<E>> {
