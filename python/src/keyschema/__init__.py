@@ -25,7 +25,9 @@ The modules, one concept each: ``_errors`` (the exceptions), ``_limits``,
 ``_encoding`` (the binary component encodings), ``_text`` (text keys),
 ``_render`` (keys for a person), ``_scan`` (scan ranges), ``_schema`` (the
 schema document and whole keys), ``_history`` (layout histories), ``_json``
-(values as JSON) and ``_types`` (uuid, times, enums).
+(values as JSON), ``_types`` (uuid, times, enums), and a row's value
+fields: ``_values`` (the ordered stores' map and Bigtable's cells),
+``_dynamodb`` (items) and ``_msgpack`` (a MessagePack reader).
 """
 
 from . import _types
@@ -49,6 +51,7 @@ from ._encoding import (
 from ._errors import DecodeError, SchemaError, ValueError_
 from ._json import value_from_json, value_to_json
 from ._limits import MAX_BUCKET_EXPANSION, MAX_BUCKETS, MAX_COMPONENTS, MAX_KEY_LEN
+from ._msgpack import Ext, decode_msgpack
 from ._render import (
     _escape_ascii,
     _escape_char,
@@ -79,6 +82,7 @@ from ._text import (
     encode_text,
 )
 from ._types import Date, DateTime, Timestamp
+from ._values import ValueField, value_kind
 
 __all__ = [
     "Schema",
@@ -96,4 +100,8 @@ __all__ = [
     "Timestamp",
     "DateTime",
     "Date",
+    "decode_msgpack",
+    "Ext",
+    "ValueField",
+    "value_kind",
 ]

@@ -1,11 +1,12 @@
 """The schema document (ENCODING.md, "The schema as JSON") and the keys it
-describes: encode, decode, the salt bucket and rendering."""
+describes: encode, decode, the salt bucket and rendering; reading a whole
+row's value fields is delegated to ``_values`` and ``_dynamodb``."""
 
 import hashlib
 import json
 import random
 
-from . import _scan
+from . import _dynamodb, _scan, _values
 from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, _escape, encode_plain
 from ._errors import DecodeError, SchemaError, ValueError_
 from ._limits import MAX_BUCKETS, MAX_COMPONENTS, MAX_KEY_LEN
@@ -84,7 +85,9 @@ class Field:
 
 
 class Schema:
-    """A key layout read from its schema document."""
+    """A key layout read from its schema document, and the row's value
+    fields when it lists them (``values``, a list of ``ValueField``, and
+    ``family``, their Bigtable column family)."""
 
     @classmethod
     def load(cls, path):
@@ -166,6 +169,7 @@ class Schema:
             if i > 0 and self.components[i - 1].transform == "bucket":
                 bucket = (i - 1, self.components[i - 1].width)
             self.fields.append(Field(c.name, c.encoding, i, bucket))
+        _values.read_document(self, doc)
         self.history = None
         if version == HISTORY_VERSION:
             from ._history import read_history
@@ -458,3 +462,44 @@ class Schema:
         is a value of an ``Option`` field) or ``ranged`` is true. Returns a
         list of ``Range``, as the Rust ``K::scan()...ranges()``."""
         return _scan.ranges(self, equal, lo, hi, lo_inclusive, hi_inclusive, ranged)
+
+    # -- value fields -----------------------------------------------------
+
+    def decode_values(self, value, kinds=None):
+        """A row's value fields (``#[rowkey(value)]``), a dict in declaration
+        order, from the value the store holds beside its key:
+
+        - the ordered stores' (redb, memory) value, one MessagePack map from
+          field name to value;
+        - a Bigtable row: its cell map (the bytes beginning ``c1`` that a
+          typed read hands across), ``{qualifier: bytes}``, or what
+          google-cloud-bigtable gives (``row.cells``, or the row itself):
+          the schema's ``family``, each cell read by its field's kind.
+
+        ``kinds`` names the kind of a field whose type the document cannot
+        name (``{"amount": "i64"}`` for a ``Cents(i64)``; see
+        ``value_kind``). Unknown fields are skipped; a missing field is
+        ``None``, or ``DecodeError`` naming it when the row must hold it."""
+        return _values.decode_values(self, value, kinds)
+
+    def decode_row(self, key, value, kinds=None):
+        """The whole row, one dict: the key's fields (``decode_stored``),
+        then the value fields (``decode_values(value)``)."""
+        fields = self.decode_stored(key)[0]
+        fields.update(_values.decode_values(self, value, kinds))
+        return fields
+
+    def decode_item(self, item, kinds=None, low_level=None, partition_key="pk", sort_key="sk"):
+        """The whole row of a DynamoDB item, one dict: the key's fields from
+        the key attributes (``partition_key`` and, for a key with a sort
+        part, ``sort_key``), then the value fields by attribute name. The
+        item as boto3's low-level client gives it (``{"N": "125"}``), or as
+        its resource API and ``TypeDeserializer`` give it (``Decimal``,
+        ``Binary``, ``set``); ``low_level`` says which, else it is seen from
+        the item."""
+        return _dynamodb.decode_item(self, item, kinds, low_level, partition_key, sort_key)
+
+    def decode_item_values(self, item, kinds=None, low_level=None):
+        """The value fields of a DynamoDB item (or of a projection of one),
+        as ``decode_item`` reads them."""
+        return _dynamodb.item_values(self, item, kinds, low_level)
