@@ -1,6 +1,7 @@
 //! The Python package (`python/`) reads whole rows as the Rust code writes
 //! them: Rust writes random rows of a key type whose value fields cover
 //! serde's data model (integers of every width, a `u64` above `i64::MAX`,
+//! 128-bit ones,
 //! floats, a bool, text, a char, `Option`s, a sequence, a map, a tuple,
 //! nested structs, an enum of every variant shape, a newtype and bytes) as
 //! the ordered stores' MessagePack map and as Bigtable's cell map, and
@@ -81,6 +82,10 @@ struct Wide {
     big: u64,
     #[rowkey(value)]
     small: i8,
+    #[rowkey(value)]
+    huge: u128,
+    #[rowkey(value)]
+    wide_signed: i128,
     #[rowkey(value)]
     ratio: f64,
     #[rowkey(value)]
@@ -237,6 +242,8 @@ impl Rng {
                 self.next()
             },
             small: self.int() as i8,
+            huge: (u128::from(self.next()) << 64) | u128::from(self.next()),
+            wide_signed: (i128::from(self.int()) << 64) | i128::from(self.next()),
             ratio: self.f64(),
             gauge: self.f32(),
             done: self.chance(),

@@ -144,8 +144,12 @@ def low_level_item(schema, row, values):
     for f in schema.fields:                   # each key field's own attribute, as Rust writes it
         v = row["fields"][f.name]
         item[f.name] = {"S": v} if isinstance(v, str) else {"N": str(v)}
+    kinds = {f.name: f.kind for f in schema.values}
     for name, v in values.items():
-        item[name] = attribute(v)
+        if kinds[name] in ("i128", "u128"):   # the map's bin of 16 bytes, so a B
+            item[name] = {"B": v.to_bytes(16, "big", signed=kinds[name] == "i128")}
+        else:
+            item[name] = attribute(v)
     return item
 
 

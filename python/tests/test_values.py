@@ -146,7 +146,7 @@ class MessagePack(unittest.TestCase):
 class Kinds(unittest.TestCase):
     def test_the_kind_of_each_type_text(self):
         for text, kind in [
-            ("i64", "i64"), ("Option<u32>", "u32"), ("Option < u8 >", "u8"), ("isize", "i64"), ("usize", "u64"),
+            ("i64", "i64"), ("Option<u32>", "u32"), ("u128", "u128"), ("Option<i128>", "i128"), ("Option < u8 >", "u8"), ("isize", "i64"), ("usize", "u64"),
             ("f32", "f32"), ("Option<f64>", "f64"), ("bool", "bool"), ("char", "char"),
             ("String", "str"), ("std::string::String", "str"), ("Option<String>", "str"), ("Box<str>", "str"),
             ("serde_bytes::ByteBuf", "bytes"), ("bytes::Bytes", "bytes"), ("std::sync::Arc<i32>", "i32"),
@@ -213,6 +213,14 @@ class OrderedStores(unittest.TestCase):
             with self.assertRaises(DecodeError, msg=(name, bad)) as caught:
                 self.schema.decode_values(_pack_map(wrong))
             self.assertIn("value field `%s`" % name, str(caught.exception))
+        # A 128-bit integer is a bin of its 16 bytes (rmp-serde's form), or any integer.
+        doc = ledger_doc()
+        doc["values"][0]["type"] = "i128"
+        wide = Schema.from_json(json.dumps(doc))
+        for amount, want in [(b"\xff" * 16, -1), (b"\x00" * 15 + b"\x07", 7), (-5, -5)]:
+            self.assertEqual(wide.decode_values(_pack_map(dict(fields, amount=amount)))["amount"], want)
+        with self.assertRaises(DecodeError):
+            wide.decode_values(_pack_map(dict(fields, amount=b"\x00" * 15)))
         # An integer where a float is declared reads as the float, as serde reads it.
         self.assertEqual(self.schema.decode_values(_pack_map(dict(fields, ratio=3)))["ratio"], 3.0)
 
@@ -270,6 +278,7 @@ class Bigtable(unittest.TestCase):
         for kind, cell, want in [
             ("i64", b"\xff" * 8, -1), ("i64", b"\x80", -128), ("i32", b"\x7f\xff", 32767), ("i64", b"\xff\xff\xff\xfe", -2),
             ("u64", b"\xff" * 8, 2**64 - 1), ("u8", b"\x00" * 7 + b"\xff", 255), ("u16", b"\x7f", 127),
+            ("u128", b"\xff" * 16, 2**128 - 1), ("i128", b"\xff" * 16, -1), ("i128", b"\xff" * 8, -1), ("u128", b"\x01", 1),
             ("f64", struct.pack(">d", -1.5), -1.5), ("f64", struct.pack(">f", 0.5), 0.5),
             ("f32", struct.pack(">d", 0.1), struct.unpack(">f", struct.pack(">f", 0.1))[0]), ("f32", struct.pack(">d", 1e300), float("inf")),
             ("bool", b"true", True), ("bool", b"false", False), ("bool", b"\x01", True), ("bool", b"\xff", True), ("bool", b"\x00", False),
@@ -282,6 +291,7 @@ class Bigtable(unittest.TestCase):
         for kind, cell, why in [
             ("i64", b"\x00" * 3, "a cell of 3 bytes (000000)"), ("u64", b"\xff", "found a negative one"),
             ("u8", b"\x00" * 6 + b"\x01\x00", "256 does not fit in u8"), ("i8", b"\x00\x80", "128 does not fit in i8"),
+            ("i64", b"\x00" * 16, "a cell of 16 bytes"), ("u128", b"\x00" * 15, "8 big-endian bytes (or 16)"),
             ("f64", b"\x00" * 5, "a float"), ("bool", b"yes", "a bool"), ("str", b"\xff", "UTF-8 text"),
             ("char", b"ab", "one character"), ("msgpack", b"\x92\x01", "MessagePack does not read"), ("msgpack", b"\xc1", "0xc1"),
         ]:
@@ -422,6 +432,8 @@ def _pack_map(fields):
         if isinstance(v, str):
             b = v.encode()
             return bytes([0xD9, len(b)]) + b
+        if isinstance(v, bytes):
+            return bytes([0xC4, len(v)]) + v
         if isinstance(v, list):
             return bytes([0x90 | len(v)]) + b"".join(map(pack, v))
         return bytes([0x80 | len(v)]) + b"".join(pack(k) + pack(x) for k, x in v.items())

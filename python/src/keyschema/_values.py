@@ -3,8 +3,8 @@ the schema document's ``values``, the *kind* each field's value is read as,
 and a row's value fields read from the ordered stores' MessagePack map or
 from Bigtable's cells.
 
-A kind is named after the Rust type the cells hold: ``i8`` ... ``i64``,
-``u8`` ... ``u64``, ``f32``, ``f64``, ``bool``, ``char``, ``str``,
+A kind is named after the Rust type the cells hold: ``i8`` ... ``i128``,
+``u8`` ... ``u128``, ``f32``, ``f64``, ``bool``, ``char``, ``str``,
 ``bytes``, ``msgpack`` (a nested value: a sequence, a map, a struct, an
 enum variant with content) and ``auto`` (a type the document cannot name:
 a whole MessagePack array or map reads as MessagePack, valid UTF-8 as a
@@ -17,7 +17,9 @@ import struct
 from ._errors import DecodeError, SchemaError, ValueError_
 from ._msgpack import decode_msgpack
 
-_INT_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
+_INT_BITS = {
+    "i8": 8, "i16": 16, "i32": 32, "i64": 64, "i128": 128, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "u128": 128,
+}
 _ALIASES = {"isize": "i64", "usize": "u64", "String": "str", "str": "str", "ByteBuf": "bytes", "Bytes": "bytes"}
 _NESTED = {
     "Vec", "VecDeque", "LinkedList", "BinaryHeap", "HashMap", "BTreeMap", "HashSet", "BTreeSet",
@@ -141,6 +143,8 @@ def check(field, kind, v):
     if kind in _INT_BITS:
         bits = _INT_BITS[kind]
         lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        if bits == 128 and isinstance(v, bytes) and len(v) == 16:
+            return int.from_bytes(v, "big", signed=kind[0] == "i")     # rmp-serde writes its 16 bytes as a bin
         if isinstance(v, bool) or not isinstance(v, int):
             raise wrong(field.name, kind, "expected an integer, found %r" % (v,))
         if not lo <= v <= hi:
@@ -269,13 +273,13 @@ def read_cell(name, kind, cell):
         return wrong(name, kind, "expected %s, found a cell of %d bytes (%s)" % (expected, len(cell), shown))
 
     if kind in _INT_BITS:
-        if len(cell) not in (1, 2, 4, 8):
-            raise bad("an integer: 8 big-endian bytes")
-        unsigned = kind[0] == "u" and len(cell) == 8
+        bits = _INT_BITS[kind]
+        if len(cell) not in (1, 2, 4, 8) and not (bits == 128 and len(cell) == 16):
+            raise bad("an integer: 8 big-endian bytes" + (" (or 16)" if bits == 128 else ""))
+        unsigned = kind[0] == "u" and len(cell) >= 8
         n = int.from_bytes(cell, "big", signed=not unsigned)
         if kind[0] == "u" and n < 0:
             raise bad("an unsigned integer, found a negative one")
-        bits = _INT_BITS[kind]
         lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
         if not lo <= n <= hi:
             raise wrong(name, kind, "%d does not fit in %s" % (n, kind))
