@@ -14,6 +14,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
+import keyschema._values  # noqa: E402
 from keyschema import DecodeError, Ext, Schema, SchemaError, ValueError_, decode_msgpack, value_kind  # noqa: E402
 
 # ledger("INV-1", 2) of tests/common/rows.rs, its value fields as the ordered
@@ -300,6 +301,21 @@ class Bigtable(unittest.TestCase):
             self.assertIn("value field `memo` does not read as its declared type (%s)" % kind, str(caught.exception))
             self.assertIn(why, str(caught.exception))
 
+    def test_no_other_exception_on_any_cell(self):
+        """Random cells of every kind, and random cell maps: a value or
+        DecodeError, never another exception."""
+        rng = random.Random(19)
+        kinds = sorted(keyschema._values.KINDS)
+        for _ in range(3000):
+            cell = bytes(rng.randrange(256) for _ in range(rng.choice([0, 1, 2, 4, 8, 16, rng.randint(0, 40)])))
+            if rng.random() < 0.3:
+                cell = rng.choice(list(LEDGER_CELLS.values()))[:rng.randint(0, 12)] + cell[:2]
+            for value in ({**LEDGER_CELLS, b"memo": cell}, b"\xc1" + cell, cell):
+                try:
+                    self.schema.decode_values(value, kinds={"memo": rng.choice(kinds)})
+                except DecodeError:
+                    pass
+
     def test_a_newtype_takes_the_kind_its_caller_names(self):
         doc = ledger_doc()
         doc["values"][0]["type"] = "Cents"
@@ -399,6 +415,27 @@ class DynamoDB(unittest.TestCase):
         self.assertEqual(schema.decode_item(item)["line_no"], 2)
         with self.assertRaises(DecodeError):
             schema.decode_item(LEDGER_ITEM)
+
+    def test_no_other_exception_on_any_attribute(self):
+        """Random attributes of either form: a value or DecodeError."""
+        rng = random.Random(23)
+        payloads = [None, True, 1, 1.5, "1", "x", "SU5W", b"\x00", [], {}, decimal.Decimal("2"), Binary(b"a"), {"1"}, object()]
+
+        def attribute(depth):
+            if depth > 3 or rng.random() < 0.3:
+                return rng.choice(payloads)
+            tag = rng.choice(["S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS", "ZZ"])
+            inner = [attribute(depth + 1) for _ in range(rng.randint(0, 2))]
+            if rng.random() < 0.5:
+                return {tag: inner if tag in ("L", "SS", "NS", "BS") else rng.choice(inner or payloads)}
+            return {tag: {"k%d" % i: x for i, x in enumerate(inner)}} if rng.random() < 0.5 else inner
+        for _ in range(3000):
+            item = {f.name: attribute(0) for f in self.schema.values if rng.random() < 0.8}
+            for low in (True, False, None):
+                try:
+                    self.schema.decode_item_values(item, low_level=low)
+                except DecodeError:
+                    pass
 
     def test_malformed_items(self):
         for bad in [{"S": 1}, {"N": 1}, {"BOOL": "yes"}, {"L": 3}, {"M": []}, {"SS": [1]}, {"B": 5}, {"S": "a", "N": "1"}, "plain"]:

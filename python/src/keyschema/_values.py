@@ -247,7 +247,7 @@ def cells_of(schema, row):
             if isinstance(family, bytes):
                 family = family.decode("utf-8", "replace")
             if family == schema.family:
-                out.setdefault(_qualifier(cell.qualifier), _newest(cell))
+                out.setdefault(_qualifier(getattr(cell, "qualifier", None)), _newest(cell))
         return out
     raise ValueError_("expected a row's value bytes, or its cells: a dict or a list of cells, got %s" % type(row).__name__)
 
