@@ -195,7 +195,7 @@ class OrderedStores(unittest.TestCase):
         self.assertEqual(row, LEDGER)
         self.assertEqual(list(row), list(LEDGER))    # key fields, then value fields in declaration order
 
-    def test_unknown_fields_are_skipped_and_missing_ones_named(self):
+    def test_unknown_fields_are_ignored_and_missing_ones_named(self):
         # {"amount": 1, "gone": [1]}: every other required field is missing.
         value = b"\x82\xa6amount\x01\xa4gone\x91\x01"
         with self.assertRaises(DecodeError) as caught:
