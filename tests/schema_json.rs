@@ -52,3 +52,57 @@ fn the_json_parses_and_agrees_with_the_schema() {
         assert_eq!(j["order"], order);
     }
 }
+
+/// A key type with value fields: its document carries `values` (name,
+/// Rust type as written, whether a row must hold it) and the Bigtable
+/// `family`, after the components; still version 2, and the key readers
+/// (`DynSchema`) read it as the same layout.
+#[derive(RowKey)]
+#[rowkey(then = (invoice_id), line_no, family = "ledger")]
+struct Line {
+    invoice_id: String,
+    line_no: u16,
+    #[rowkey(value)]
+    amount: i64,
+    #[rowkey(value)]
+    note: Option<String>,
+    #[rowkey(value, default)]
+    tags: std::collections::BTreeMap<String, Vec<u8>>,
+    #[rowkey(skip)]
+    _cache: u8,
+}
+
+#[test]
+fn the_json_of_value_fields() {
+    let json = Line::schema().to_json();
+    assert_eq!(
+        json,
+        concat!(
+            r##"{"keyschema":2,"name":"Line","format":{"kind":"binary"},"prefix":"","salt":null,"partition":1,"components":["##,
+            r##"{"name":"invoice_id","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},"##,
+            r##"{"name":"line_no","type":"u16","order":"asc","transform":"plain","encoding":"u16","fixed_width":2}],"##,
+            r##""values":[{"name":"amount","type":"i64","required":true},"##,
+            r##"{"name":"note","type":"Option<String>","required":false},"##,
+            r##"{"name":"tags","type":"std::collections::BTreeMap<String, Vec<u8>>","required":false}],"##,
+            r##""family":"ledger"}"##
+        )
+    );
+    let parsed: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    let values = parsed["values"].as_array().expect("values");
+    for (v, j) in Line::schema().values().iter().zip(values) {
+        assert_eq!(j["name"], v.name);
+        assert_eq!(j["type"], v.type_name);
+        assert_eq!(j["required"], v.required);
+    }
+    // A reader of keys ignores them: the same layout as without them.
+    let with = keyschema::dynamic::DynSchema::from_json(&json).expect("reads");
+    let key = Line::get_key("INV-1", 2);
+    assert_eq!(
+        with.decode(&key).expect("decodes").len(),
+        2,
+        "the key's two fields"
+    );
+    // A key type without value fields writes neither member.
+    assert!(!Event::schema().to_json().contains("\"values\""));
+    assert!(!Event::schema().to_json().contains("\"family\""));
+}

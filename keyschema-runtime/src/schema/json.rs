@@ -13,9 +13,12 @@ const HISTORY_VERSION: u32 = 3;
 impl Schema {
     /// The layout as a JSON document: name, format and separator, prefix
     /// (hex), salt (kind, N, hashed components), the partition, every
-    /// component with its type, order and transform, and for a key type
-    /// with `#[rowkey_was(...)]` the older layout's prefix and salt and the
-    /// cut-over (version 3). The format is specified in `docs/ENCODING.md`.
+    /// component with its type, order and transform; for a key type with
+    /// value fields (`#[rowkey(value)]`) each one's name, Rust type and
+    /// whether a row must hold it, and the Bigtable family; and for a key
+    /// type with `#[rowkey_was(...)]` the older layout's prefix and salt and
+    /// the cut-over (version 3). The format is specified in
+    /// `docs/ENCODING.md`.
     ///
     /// ```
     /// use keyschema::RowKey;
@@ -28,6 +31,21 @@ impl Schema {
     ///     Visit::schema().to_json(),
     ///     r#"{"keyschema":2,"name":"Visit","format":{"kind":"binary"},"prefix":"","salt":{"kind":"hash","buckets":8,"hashed":[0]},"partition":1,"components":[{"name":"user_id","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},{"name":"ts","type":"u64","order":"desc","transform":"plain","encoding":"u64","fixed_width":8}]}"#
     /// );
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(then = (user_id), ts, family = "visit")]
+    /// struct Page {
+    ///     user_id: String,
+    ///     ts: u64,
+    ///     #[rowkey(value)]
+    ///     url: String,
+    ///     #[rowkey(value)]
+    ///     referrer: Option<String>,
+    /// }
+    ///
+    /// assert!(Page::schema().to_json().ends_with(
+    ///     r#""values":[{"name":"url","type":"String","required":true},{"name":"referrer","type":"Option<String>","required":false}],"family":"visit"}"#
+    /// ));
     /// ```
     pub fn to_json(&self) -> String {
         let mut out = String::new();
@@ -96,6 +114,24 @@ impl Schema {
             out.push('}');
         }
         out.push(']');
+        // Only a key type with value fields has these: a document without
+        // them is byte for byte what it was, and a reader of keys ignores
+        // them (they change nothing in the keys: no new version).
+        if !self.values().is_empty() {
+            out.push_str(",\"values\":[");
+            for (i, v) in self.values().iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str("{\"name\":");
+                string(&mut out, v.name);
+                out.push_str(",\"type\":");
+                string(&mut out, v.type_name);
+                let _ = write!(out, ",\"required\":{}}}", v.required);
+            }
+            out.push_str("],\"family\":");
+            string(&mut out, self.family());
+        }
         if let Some(history) = self.history {
             out.push_str(",\"history\":{\"prefix\":");
             hex(&mut out, history.older().prefix);

@@ -5,7 +5,9 @@ said which, by the rules of the Rust ``decode_stored``."""
 
 import copy
 
-from . import DecodeError, SchemaError, _decode_plain, _read_salt, _Reader, _written_prefix, encode_plain
+from ._encoding import _decode_plain, _Reader, encode_plain
+from ._errors import DecodeError, SchemaError
+from ._schema import _read_salt, _written_prefix
 
 
 class History:

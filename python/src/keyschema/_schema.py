@@ -1,0 +1,505 @@
+"""The schema document (ENCODING.md, "The schema as JSON") and the keys it
+describes: encode, decode, the salt bucket and rendering; reading a whole
+row's value fields is delegated to ``_values`` and ``_dynamodb``."""
+
+import hashlib
+import json
+import random
+
+from . import _dynamodb, _scan, _values
+from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, _escape, encode_plain
+from ._errors import DecodeError, SchemaError, ValueError_
+from ._limits import MAX_BUCKETS, MAX_COMPONENTS, MAX_KEY_LEN
+from ._render import _escape_ascii, _render_plain
+from ._scan import OPEN
+from ._text import _TextError, _complement, decode_text, encode_text
+
+VERSION = 2
+HISTORY_VERSION = 3
+
+
+def _written_prefix(prefix, sep, at):
+    """ENCODING.md, "The prefix": escaped and terminated like a string in
+    binary keys, followed by the separator in text keys, so that no prefix
+    begins another's keys."""
+    if not prefix:
+        return b""
+    if sep is None:
+        return _escape(prefix)
+    if sep in prefix:
+        raise SchemaError("schema `%s`: holds the separator %r: its keys would begin like another prefix's" % (at, chr(sep)))
+    return prefix + bytes([sep])
+
+
+def _read_salt(salt, n, at):
+    """A document's salt: ``(buckets, hashed, random)``, checked."""
+    if salt is None:
+        return None, [], False
+    buckets = int(salt["buckets"])
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise SchemaError("schema `%s.buckets`: N = %d is outside 1..=%d" % (at, buckets, MAX_BUCKETS))
+    random = salt["kind"] == "random"
+    hashed = [] if random else list(salt["hashed"])
+    if any(not 0 <= h < n for h in hashed):
+        raise SchemaError("schema `%s.hashed`: not a component index" % at)
+    if not random and (not hashed or len(set(hashed)) != len(hashed)):
+        raise SchemaError("schema `%s.hashed`: each component at most once, and at least one" % at)
+    return buckets, hashed, random
+
+
+def salt_bucket(hash_input, buckets):
+    """``u64(SHA-256(input)[0..8]) mod N``."""
+    return int.from_bytes(hashlib.sha256(hash_input).digest()[:8], "big") % buckets
+
+
+class Component:
+    def __init__(self, name, type_name, encoding, descending, transform, width):
+        self.name = name
+        self.type_name = type_name
+        self.encoding = encoding
+        self.descending = descending
+        self.transform = transform      # "plain", "reverse" or "bucket"
+        self.width = width              # W of bucket(f, W)
+
+    def transform_binary(self, data):
+        if self.transform == "reverse":
+            return data[::-1]
+        if self.descending:
+            return bytes(b ^ 0xFF for b in data)
+        return data
+
+    def transform_text(self, text):
+        if self.transform == "reverse":
+            return text[::-1]
+        if self.descending:
+            return _complement(text)
+        return text
+
+
+class Field:
+    def __init__(self, name, encoding, component, bucket):
+        self.name = name
+        self.encoding = encoding
+        self.component = component      # index of the field's own component
+        self.bucket = bucket            # (index, W) of its bucket component, or None
+
+
+class Schema:
+    """A key layout read from its schema document, and the row's value
+    fields when it lists them (``values``, a list of ``ValueField``, and
+    ``family``, their Bigtable column family)."""
+
+    @classmethod
+    def load(cls, path):
+        with open(path, encoding="utf-8") as f:
+            return cls.from_json(f.read())
+
+    @classmethod
+    def from_json(cls, text):
+        try:
+            doc = json.loads(text)
+        except ValueError as e:
+            raise SchemaError("the schema is not valid JSON: %s" % e)
+        if not isinstance(doc, dict):
+            raise SchemaError("schema: expected a JSON object")
+        version = doc.get("keyschema")
+        if version not in (VERSION, HISTORY_VERSION):
+            raise SchemaError("schema `keyschema`: version %r is not supported; this package reads versions %d and %d (a layout history)" % (version, VERSION, HISTORY_VERSION))
+        if (version == HISTORY_VERSION) != ("history" in doc):
+            raise SchemaError("schema `history`: version %d documents, and only they, have a `history`" % HISTORY_VERSION)
+        self = cls()
+        self.name = doc["name"]
+        fmt = doc["format"]
+        if fmt["kind"] == "binary":
+            self.sep = None
+        elif fmt["kind"] == "text":
+            sep = fmt["sep"]
+            if len(sep) != 1 or sep in "%-=" or not (0x21 <= ord(sep) <= 0x7E) or sep.isalnum():
+                raise SchemaError("schema `format.sep`: %r is not one ASCII punctuation character other than %%, - and =" % sep)
+            self.sep = ord(sep)
+        else:
+            raise SchemaError("schema `format.kind`: %r" % fmt["kind"])
+        self.prefix = bytes.fromhex(doc["prefix"])
+        self._written_prefix = _written_prefix(self.prefix, self.sep, "prefix")
+        self.components = []
+        for i, c in enumerate(doc["components"]):
+            if c.get("encoding") is None:
+                raise SchemaError("schema `components[%d].encoding`: the type `%s` of `%s` declares no encoding" % (i, c["type"], c["name"]))
+            enc = Encoding.parse(c["encoding"])
+            t = c["transform"]
+            if isinstance(t, dict):
+                transform, width = "bucket", int(t["bucket"])
+                if width < 1 or not enc.is_integer():
+                    raise SchemaError("schema `components[%d].transform`: a bucket needs an integer and W >= 1" % i)
+            elif t in ("plain", "reverse"):
+                transform, width = t, None
+                if t == "reverse" and not enc.is_integer():
+                    raise SchemaError("schema `components[%d].transform`: `reverse` needs a fixed-width integer" % i)
+            else:
+                raise SchemaError("schema `components[%d].transform`: %r" % (i, t))
+            if c["order"] not in ("asc", "desc"):
+                raise SchemaError("schema `components[%d].order`: %r" % (i, c["order"]))
+            self.components.append(Component(c["name"], c["type"], enc, c["order"] == "desc", transform, width))
+        if not 1 <= len(self.components) <= MAX_COMPONENTS:
+            raise SchemaError("schema `components`: a key has 1..=%d components" % MAX_COMPONENTS)
+        self.buckets, self.hashed, self.random = _read_salt(doc["salt"], len(self.components), "salt")
+        for i, c in enumerate(self.components):
+            if c.transform == "bucket":
+                nxt = self.components[i + 1] if i + 1 < len(self.components) else None
+                if nxt is None or nxt.transform != "plain" or nxt.name != c.name or str(nxt.encoding) != str(c.encoding) or nxt.descending != c.descending:
+                    raise SchemaError("schema `components[%d]`: a bucket of `%s` must be followed by `%s` itself" % (i, c.name, c.name))
+                if c.encoding.base in ("u128", "i128"):
+                    raise SchemaError("schema `components[%d].transform`: a bucket needs an integer of at most 64 bits" % i)
+            if c.transform == "reverse" and c.descending:
+                raise SchemaError("schema `components[%d].transform`: `reverse` is stored ascending" % i)
+            if self.sep is not None and c.descending and not c.encoding.is_integer():
+                raise SchemaError("schema `components[%d].order`: `rev` in a text key needs a number" % i)
+
+        self.partition = doc.get("partition")
+        if self.partition is not None and not 1 <= self.partition <= len(self.components):
+            raise SchemaError("schema `partition`: expected null or 1..=%d components" % len(self.components))
+        names = [c.name for c in self.components if c.transform != "bucket"]
+        if len(set(names)) != len(names):
+            raise SchemaError("schema `components`: a field is in the key twice")
+        self.fields = []
+        for i, c in enumerate(self.components):
+            if c.transform == "bucket":
+                continue
+            bucket = None
+            if i > 0 and self.components[i - 1].transform == "bucket":
+                bucket = (i - 1, self.components[i - 1].width)
+            self.fields.append(Field(c.name, c.encoding, i, bucket))
+        _values.read_document(self, doc)
+        self.history = None
+        if version == HISTORY_VERSION:
+            from ._history import read_history
+            self.history = read_history(self, doc["history"])
+        return self
+
+    def decode_stored(self, key):
+        """A stored key of either layout of a schema with a history (version
+        3): ``(fields, "declared" | "older")``, by the rules of the Rust
+        ``decode_stored`` (ENCODING.md, "Layout histories"). Without a
+        history, ``(decode(key), "declared")``."""
+        from ._history import decode_stored
+        return decode_stored(self, key)
+
+    # -- the header -------------------------------------------------------
+
+    def _salt_at(self):
+        return len(self._written_prefix)
+
+    def _salt_len(self):
+        if self.buckets is None:
+            return 0
+        if self.sep is None:
+            return 1 if self.buckets <= 256 else 2
+        return len(str(max(self.buckets - 1, 1)))
+
+    def _header_len(self):
+        return self._salt_at() + self._salt_len() + (1 if self.sep is not None and self.buckets is not None else 0)
+
+    def _salt_bytes(self, bucket):
+        if self.sep is None:
+            return bucket.to_bytes(self._salt_len(), "big")
+        return b"%0*d" % (self._salt_len(), bucket)
+
+    def _header(self, bucket):
+        out = bytearray(self._written_prefix)
+        if self.buckets is not None:
+            out += self._salt_bytes(bucket)
+            if self.sep is not None:
+                out.append(self.sep)
+        return bytes(out)
+
+    def bucket_of(self, key):
+        """The salt bucket read from a key's bytes (not checked against the fields)."""
+        key = bytes(key)
+        written = self._written_prefix
+        if written:
+            if not key.startswith(written):
+                offset = 0
+                while offset < min(len(key), len(written)) and key[offset] == written[offset]:
+                    offset += 1
+                expected = _escape_ascii(self.prefix)
+                shown = '"' + expected.replace("\\", "\\\\").replace('"', '\\"') + '"'
+                raise DecodeError("key does not start with the prefix %s of schema `%s` (first difference at byte %d)" % (shown, self.name, offset))
+        if self.buckets is None:
+            return 0
+        start = self._salt_at()
+        end = start + self._salt_len()
+        if len(key) < end:
+            raise DecodeError("key ends inside component `salt` at byte %d: expected the salt" % start)
+        raw = key[start:end]
+        if self.sep is None:
+            found = int.from_bytes(raw, "big")
+        else:
+            if not all(0x30 <= c <= 0x39 for c in raw):
+                raise DecodeError("component `salt` at byte %d is not a valid value: the salt of a text key is decimal digits" % start)
+            if end >= len(key):
+                raise DecodeError("key ends inside component `salt` at byte %d: expected the separator after the salt" % start)
+            if key[end] != self.sep:
+                raise DecodeError("component `salt` has byte 0x%02x at byte %d: expected the separator after the salt" % (key[end], end))
+            found = int(raw)
+        if found >= self.buckets:
+            raise DecodeError("salt at byte %d is %d, but schema `%s` has only %d buckets" % (start, found, self.name, self.buckets))
+        return found
+
+    def candidates(self, key):
+        """Every key of the row: the N keys of a ``random % N`` salt, or ``[key]``."""
+        at, n = self._salt_at(), self._salt_len()
+        if not self.random or len(key) < at + n:
+            return [bytes(key)]
+        return [bytes(key[:at]) + self._salt_bytes(b) + bytes(key[at + n:]) for b in range(self.buckets)]
+
+    # -- encode -----------------------------------------------------------
+
+    def _component_values(self, values):
+        if isinstance(values, dict):
+            unknown = set(values) - {f.name for f in self.fields}
+            if unknown:
+                raise ValueError_("the key has no field %s" % ", ".join(sorted(unknown)))
+            missing = [f.name for f in self.fields if f.name not in values]
+            if missing:
+                raise ValueError_("missing field(s) %s" % ", ".join(missing))
+            values = [values[f.name] for f in self.fields]
+        if len(values) != len(self.fields):
+            raise ValueError_("%d values given for %d fields" % (len(values), len(self.fields)))
+        out = []
+        for f, v in zip(self.fields, values):
+            try:
+                _check(f.encoding, v)
+            except ValueError_ as e:
+                raise ValueError_("field `%s`: %s" % (f.name, e))
+            if f.bucket is not None:
+                out.append(_bucket_value(f.encoding, v, f.bucket[1]))
+            out.append(v)
+        return out
+
+    def _salt_of(self, plains):
+        return salt_bucket(b"".join(plains[h] for h in self.hashed), self.buckets)
+
+    def encode(self, values, bucket=None):
+        """The key of a row: ``values`` by field name (a dict) or in key order.
+        A ``random % N`` salt takes ``bucket``, or a random one."""
+        comps = self._component_values(values)
+        plains = [encode_plain(c.encoding, v) for c, v in zip(self.components, comps)]
+        body = bytearray()
+        last = len(comps) - 1
+        for i, (c, v) in enumerate(zip(self.components, comps)):
+            if self.sep is None:
+                body += c.transform_binary(plains[i])
+            else:
+                if i > 0:
+                    body.append(self.sep)
+                body += c.transform_text(encode_text(c.encoding, v, self.sep))
+                if i == last and c.encoding.text_width() is None:
+                    body.append(self.sep)
+        if self.buckets is None:
+            b = 0
+        elif self.random:
+            b = random.randrange(self.buckets) if bucket is None else bucket
+            if not 0 <= b < self.buckets:
+                raise ValueError_("bucket %d is not below N = %d" % (b, self.buckets))
+        else:
+            if bucket is not None:
+                raise ValueError_("only a random salt lets the writer choose the bucket")
+            b = self._salt_of(plains)
+        return self._header(b) + bytes(body)
+
+    def bucket(self, values):
+        """The salt bucket of a row, from its hashed fields (a dict by name)."""
+        if self.buckets is None:
+            return 0
+        if self.random:
+            raise ValueError_("a random salt has no bucket of its own")
+        parts = []
+        for h in self.hashed:
+            c = self.components[h]
+            f = next(f for f in self.fields if f.name == c.name)
+            v = values[c.name]
+            _check(f.encoding, v)
+            if c.transform == "bucket":
+                v = _bucket_value(f.encoding, v, c.width)
+            parts.append(encode_plain(c.encoding, v))
+        return salt_bucket(b"".join(parts), self.buckets)
+
+    # -- decode -----------------------------------------------------------
+
+    def _expect_sep(self, key, pos, name):
+        if pos >= len(key):
+            raise DecodeError("key ends inside component `%s` at byte %d: expected the separator" % (name, pos))
+        if key[pos] != self.sep:
+            raise DecodeError("component `%s` has byte 0x%02x at byte %d: expected the separator" % (name, key[pos], pos))
+        return pos + 1
+
+    def decode(self, key):
+        """The fields of a key (a dict in key order), with every check of the
+        Rust ``decode`` and the same error messages."""
+        key = bytes(key)
+        if len(key) > MAX_KEY_LEN:
+            raise DecodeError("key is %d bytes, above the limit of %d" % (len(key), MAX_KEY_LEN))
+        found = self.bucket_of(key)
+        body = self._header_len()
+        pos = body
+        values, plains, ends = [], [], []
+        last = len(self.components) - 1
+        for i, c in enumerate(self.components):
+            if self.sep is not None:
+                if i > 0:
+                    pos = self._expect_sep(key, pos, c.name)
+                start = pos
+                width = c.encoding.text_width()
+                if width is not None:
+                    end = start + width if start + width <= len(key) else None
+                else:
+                    at = key.find(bytes([self.sep]), start)
+                    end = at if at >= 0 else None
+                if end is None:
+                    raise DecodeError("key ends inside component `%s` at byte %d: expected the component's text" % (c.name, start))
+                try:
+                    v = decode_text(c.encoding, c.transform_text(key[start:end]), self.sep)
+                except _TextError as e:
+                    raise DecodeError("component `%s` at byte %d is not a valid value: %s" % (c.name, start, e))
+                pos = end
+                if i == last and width is None:
+                    pos = self._expect_sep(key, pos, c.name)
+            elif c.transform == "reverse":
+                width = c.encoding.fixed_width()
+                if pos + width > len(key):
+                    raise DecodeError("key ends inside component `%s` at byte %d: expected a reversed fixed-width integer" % (c.name, pos))
+                v = _decode_plain(c.encoding, _Reader(key[pos:pos + width][::-1], 0, False, c.name))
+                pos += width
+            else:
+                r = _Reader(key, pos, c.descending, c.name)
+                v = _decode_plain(c.encoding, r)
+                pos = r.pos
+            plains.append(encode_plain(c.encoding, v))
+            ends.append(pos - body)
+            values.append(v)
+        for f in self.fields:
+            if f.bucket is not None:
+                b, width = f.bucket
+                if values[b] != _bucket_value(f.encoding, values[f.component], width):
+                    start = 0 if b == 0 or self.sep is not None else ends[b - 1]
+                    raise DecodeError("component `%s` at byte %d is not a valid value: the bucket does not match the field it is derived from" % (self.components[b].name, body + start))
+        if pos < len(key):
+            raise DecodeError("%d unexpected bytes after the last component, starting at byte %d" % (len(key) - pos, pos))
+        if self.buckets is not None and not self.random:
+            expected = self._salt_of(plains)
+            if expected != found:
+                raise DecodeError("salt at byte %d is %d, but the key's hashed fields give bucket %d" % (self._salt_at(), found, expected))
+        return {f.name: values[f.component] for f in self.fields}
+
+    # -- render -----------------------------------------------------------
+
+    def render(self, key):
+        """The key for a person, as the Rust ``render`` prints it."""
+        key = bytes(key)
+        ok, text, offset, err = self._try_render(key)
+        if ok:
+            try:
+                self.decode(key)
+            except DecodeError as e:
+                text += " !(%s)" % e
+            return text
+        if text:
+            text += "|"
+        return text + "!0x" + key[offset:].hex() + " (%s)" % err
+
+    def _try_render(self, key):
+        if self.sep is not None:
+            try:
+                return True, key.decode("utf-8"), 0, None
+            except UnicodeDecodeError as e:
+                return False, key[:e.start].decode("utf-8"), e.start, "component `key` starting at byte %d is not valid UTF-8" % e.start
+        out = ""
+        if self.prefix:
+            out = _escape_ascii(self.prefix).replace("|", "\\|")
+        try:
+            bucket = self.bucket_of(key)
+        except DecodeError as e:
+            return False, out, 0, str(e)
+        if self.buckets is not None:
+            if out:
+                out += "|"
+            out += "%0*d" % (len(str(max(self.buckets - 1, 1))), bucket)
+        pos = self._header_len()
+        for i, c in enumerate(self.components):
+            sep = "|" if (i > 0 or out) else ""
+            mark = "~" if c.descending else ""
+            try:
+                if c.transform == "reverse":
+                    width = c.encoding.fixed_width()
+                    if pos + width > len(key):
+                        raise DecodeError("key ends inside component `%s` at byte %d: expected a reversed fixed-width integer" % (c.name, pos))
+                    piece = "^" + _render_plain(c.encoding, _Reader(key[pos:pos + width][::-1], 0, False, c.name))
+                    nxt = pos + width
+                else:
+                    r = _Reader(key, pos, c.descending, c.name)
+                    piece = _render_plain(c.encoding, r)
+                    nxt = r.pos
+            except DecodeError as e:
+                return False, out, pos, str(e)
+            out += sep + mark + piece
+            pos = nxt
+        if pos < len(key):
+            return False, out, pos, "%d unexpected bytes after the last component, starting at byte %d" % (len(key) - pos, pos)
+        return True, out, 0, None
+
+    # -- scans ------------------------------------------------------------
+
+    def _key_form(self, c, v):
+        if self.sep is None:
+            return c.transform_binary(encode_plain(c.encoding, v))
+        text = c.transform_text(encode_text(c.encoding, v, self.sep))
+        return text + bytes([self.sep]) if c.encoding.text_width() is None else text
+
+    def ranges(self, equal, lo=OPEN, hi=OPEN, lo_inclusive=True, hi_inclusive=False, ranged=None):
+        """The key ranges a typed scan reads: the first ``len(equal)`` fields
+        bound by equality, then a range ``lo..hi`` on the next field when
+        either end is given (``OPEN``, the default, for an open end; ``None``
+        is a value of an ``Option`` field) or ``ranged`` is true. Returns a
+        list of ``Range``, as the Rust ``K::scan()...ranges()``."""
+        return _scan.ranges(self, equal, lo, hi, lo_inclusive, hi_inclusive, ranged)
+
+    # -- value fields -----------------------------------------------------
+
+    def decode_values(self, value, kinds=None):
+        """A row's value fields (``#[rowkey(value)]``), a dict in declaration
+        order, from the value the store holds beside its key:
+
+        - the ordered stores' (redb, memory) value, one MessagePack map from
+          field name to value;
+        - a Bigtable row: its cell map (the bytes beginning ``c1`` that a
+          typed read hands across), ``{qualifier: bytes}``, or what
+          google-cloud-bigtable gives (``row.cells``, or the row itself):
+          the schema's ``family``, each cell read by its field's kind.
+
+        ``kinds`` names the kind of a field whose type the document cannot
+        name (``{"amount": "i64"}`` for a ``Cents(i64)``; see
+        ``value_kind``). Unknown fields are skipped; a missing field is
+        ``None``, or ``DecodeError`` naming it when the row must hold it."""
+        return _values.decode_values(self, value, kinds)
+
+    def decode_row(self, key, value, kinds=None):
+        """The whole row, one dict: the key's fields (``decode_stored``),
+        then the value fields (``decode_values(value)``)."""
+        fields = self.decode_stored(key)[0]
+        fields.update(_values.decode_values(self, value, kinds))
+        return fields
+
+    def decode_item(self, item, kinds=None, low_level=None, partition_key="pk", sort_key="sk"):
+        """The whole row of a DynamoDB item, one dict: the key's fields from
+        the key attributes (``partition_key`` and, for a key with a sort
+        part, ``sort_key``), then the value fields by attribute name. The
+        item as boto3's low-level client gives it (``{"N": "125"}``), or as
+        its resource API and ``TypeDeserializer`` give it (``Decimal``,
+        ``Binary``, ``set``); ``low_level`` says which, else it is seen from
+        the item."""
+        return _dynamodb.decode_item(self, item, kinds, low_level, partition_key, sort_key)
+
+    def decode_item_values(self, item, kinds=None, low_level=None):
+        """The value fields of a DynamoDB item (or of a projection of one),
+        as ``decode_item`` reads them."""
+        return _dynamodb.item_values(self, item, kinds, low_level)

@@ -1,0 +1,327 @@
+"""A row's value fields (``#[rowkey(value)]``, ENCODING.md "Value fields"):
+the schema document's ``values``, the *kind* each field's value is read as,
+and a row's value fields read from the ordered stores' MessagePack map or
+from Bigtable's cells.
+
+A kind is named after the Rust type the cells hold: ``i8`` ... ``i128``,
+``u8`` ... ``u128``, ``f32``, ``f64``, ``bool``, ``char``, ``str``,
+``bytes``, ``msgpack`` (a nested value: a sequence, a map, a struct, an
+enum variant with content) and ``auto`` (a type the document cannot name:
+a whole MessagePack array or map reads as MessagePack, valid UTF-8 as a
+string, anything else as bytes). ``value_kind`` gives it from the Rust type
+text; a caller names the kind of a newtype (``Cents(i64)``) itself."""
+
+import re
+import struct
+
+from ._errors import DecodeError, SchemaError, ValueError_
+from ._msgpack import decode_msgpack
+
+_INT_BITS = {
+    "i8": 8, "i16": 16, "i32": 32, "i64": 64, "i128": 128, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "u128": 128,
+}
+_ALIASES = {"isize": "i64", "usize": "u64", "String": "str", "str": "str", "ByteBuf": "bytes", "Bytes": "bytes"}
+_NESTED = {
+    "Vec", "VecDeque", "LinkedList", "BinaryHeap", "HashMap", "BTreeMap", "HashSet", "BTreeSet",
+    "IndexMap", "IndexSet", "SmallVec",
+}
+_WRAPPERS = ("Option", "Box", "Rc", "Arc")
+KINDS = frozenset(list(_INT_BITS) + ["f32", "f64", "bool", "char", "str", "bytes", "msgpack", "auto"])
+
+# The first byte of a Bigtable cell map (never a MessagePack marker).
+CELL_MAP = 0xC1
+DEFAULT_FAMILY = "f"
+
+
+def _unwrap(t):
+    """``(inner, optional)``: ``t`` without its ``Option``/``Box``/``Rc``/
+    ``Arc`` wrappers (serde writes what they hold), spaces removed."""
+    t = "".join(t.split())
+    optional = False
+    while True:
+        m = re.fullmatch(r"(?:(?:std|core|alloc)::\w+::)?(\w+)<(.*)>", t)
+        if not m or m.group(1) not in _WRAPPERS:
+            return t, optional
+        optional = optional or m.group(1) == "Option"
+        t = m.group(2)
+
+
+def value_kind(type_text):
+    """The kind a value field of the Rust type ``type_text`` is read as
+    (``Option<T>`` as ``T``); ``auto`` for a type the text does not name."""
+    t, _ = _unwrap(type_text)
+    if t.startswith("[") or (t.startswith("(") and t != "()"):
+        return "msgpack"                      # arrays and tuples: sequences
+    name = t.split("<", 1)[0].rsplit("::", 1)[-1]
+    if "<" not in t:
+        if name in _INT_BITS or name in ("f32", "f64", "bool", "char", "str"):
+            return name
+        if name in _ALIASES:
+            return _ALIASES[name]
+    if name in _NESTED:
+        return "msgpack"
+    return "auto"
+
+
+class ValueField:
+    """A value field of the schema document: ``name``, ``type_name`` (the
+    Rust type as written), ``required`` (``False`` for an ``Option`` and a
+    ``#[rowkey(value, default)]`` field), ``optional`` (an ``Option``: its
+    ``None`` is a value) and ``kind``."""
+
+    __slots__ = ("name", "type_name", "required", "optional", "kind")
+
+    def __init__(self, name, type_name, required):
+        self.name, self.type_name, self.required = name, type_name, required
+        self.optional = _unwrap(type_name)[1]
+        self.kind = value_kind(type_name)
+
+    def __repr__(self):
+        return "ValueField(%r, %r, required=%r, kind=%r)" % (self.name, self.type_name, self.required, self.kind)
+
+
+def read_document(schema, doc):
+    """Sets ``schema.values`` and ``schema.family`` from the document's
+    ``values`` and ``family`` (neither present: no value fields)."""
+    values = doc.get("values", [])
+    if not isinstance(values, list):
+        raise SchemaError("schema `values`: expected an array")
+    schema.values = []
+    keys = {f.name for f in schema.fields}
+    for i, v in enumerate(values):
+        ok = isinstance(v, dict) and isinstance(v.get("name"), str) and isinstance(v.get("type"), str) and isinstance(v.get("required"), bool)
+        if not ok or not v["name"]:
+            raise SchemaError("schema `values[%d]`: expected {\"name\": a non-empty string, \"type\": a string, \"required\": true or false}" % i)
+        if v["name"] in keys or any(f.name == v["name"] for f in schema.values):
+            raise SchemaError("schema `values[%d].name`: `%s` is a key field or another value field" % (i, v["name"]))
+        schema.values.append(ValueField(v["name"], v["type"], v["required"]))
+    family = doc.get("family", DEFAULT_FAMILY)
+    if not isinstance(family, str) or not family:
+        raise SchemaError("schema `family`: expected a non-empty string")
+    schema.family = family
+
+
+def kinds_for(schema, kinds):
+    """``{field name: kind}``: each field's own, or the caller's ``kinds``
+    (a kind, or a Rust type text, by field name)."""
+    out = {f.name: f.kind for f in schema.values}
+    for name, kind in (kinds or {}).items():
+        if name not in out:
+            raise ValueError_("kinds: `%s` is not a value field of `%s`" % (name, schema.name))
+        if not isinstance(kind, str):
+            raise ValueError_("kinds: the kind of `%s` must be a string, got %r" % (name, kind))
+        out[name] = kind if kind in KINDS else value_kind(kind)
+    return out
+
+
+def wrong(field, kind, what):
+    return DecodeError("value field `%s` does not read as its declared type (%s): %s" % (field, kind, what))
+
+
+def finish(schema, found, kinds):
+    """The row's value fields in declaration order from ``found`` (name to
+    value, as read): each checked against its kind, a missing one ``None``
+    unless required."""
+    out = {}
+    for f in schema.values:
+        if f.name not in found:
+            if f.required:
+                raise DecodeError("value field `%s` is missing: the row was written without it (by an older version of the struct, or by another program)" % f.name)
+            out[f.name] = None
+            continue
+        out[f.name] = check(f, kinds[f.name], found[f.name])
+    return out
+
+
+def check(field, kind, v):
+    """``v`` as a value of ``kind`` (an integer of a float field is a
+    float, as serde reads it), or ``DecodeError``."""
+    if v is None:
+        if field.optional or kind in ("msgpack", "auto"):
+            return None
+        raise wrong(field.name, kind, "nil (None), which only an Option holds")
+    if kind in _INT_BITS:
+        bits = _INT_BITS[kind]
+        lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        if bits == 128 and isinstance(v, bytes) and len(v) == 16:
+            return int.from_bytes(v, "big", signed=kind[0] == "i")     # rmp-serde writes its 16 bytes as a bin
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise wrong(field.name, kind, "expected an integer, found %r" % (v,))
+        if not lo <= v <= hi:
+            raise wrong(field.name, kind, "%d does not fit in %s" % (v, kind))
+        return v
+    if kind in ("f32", "f64"):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise wrong(field.name, kind, "expected a number, found %r" % (v,))
+        return f32(float(v)) if kind == "f32" else float(v)
+    expected = {"bool": bool, "str": str, "char": str, "bytes": bytes}.get(kind)
+    if expected is not None and not isinstance(v, expected):
+        raise wrong(field.name, kind, "expected %s, found %r" % (expected.__name__, v))
+    if kind == "char" and len(v) != 1:
+        raise wrong(field.name, kind, "expected one character, found %r" % (v,))
+    return v
+
+
+def f32(v):
+    """``v`` rounded to an f32, as Rust's ``v as f32`` (beyond its range: an infinity)."""
+    try:
+        return struct.unpack(">f", struct.pack(">f", v))[0]
+    except OverflowError:
+        return v * float("inf")
+
+
+# ---------------------------------------------------------------------------
+# The ordered stores' value: one MessagePack map from field name to value
+
+def decode_values(schema, value, kinds=None):
+    """``Schema.decode_values``."""
+    kinds = kinds_for(schema, kinds)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        value = bytes(value)
+        if value[:1] == bytes([CELL_MAP]):
+            return finish(schema, read_cells(cell_map(value), kinds), kinds)
+        fields = decode_msgpack(value)
+        if not isinstance(fields, dict):
+            raise DecodeError("the stored value is not a row's value fields: expected a MessagePack map, found %s" % type(fields).__name__)
+        for name in fields:
+            if not isinstance(name, str):
+                raise DecodeError("the stored value is not a row's value fields: a field name is not a MessagePack str: %r" % (name,))
+        return finish(schema, fields, kinds)
+    if not isinstance(value, (dict, list, tuple)) and hasattr(value, "cells"):
+        value = value.cells                    # a google-cloud-bigtable row
+    return finish(schema, read_cells(cells_of(schema, value), kinds), kinds)
+
+
+# ---------------------------------------------------------------------------
+# Bigtable: one cell per field, qualifier its name, read by its kind
+
+def cell_map(value):
+    """The cells of a cell map (``c1``, then a MessagePack map of bin to
+    bin): ``{qualifier: cell}``."""
+    cells = decode_msgpack(value[1:])
+    if not isinstance(cells, dict) or not all(isinstance(q, bytes) and isinstance(c, bytes) for q, c in cells.items()):
+        raise DecodeError("the stored value is not a row's value fields: a cell map holds a MessagePack map of bin to bin")
+    return cells
+
+
+def _newest(cell):
+    """A cell's bytes: bytes, a google-cloud-bigtable ``Cell`` (``.value``)
+    or a list of them, newest first."""
+    if isinstance(cell, (list, tuple)):
+        if not cell:
+            return None
+        cell = cell[0]
+    cell = getattr(cell, "value", cell)
+    if not isinstance(cell, (bytes, bytearray, memoryview)):
+        raise ValueError_("expected a cell's bytes, got %s" % type(cell).__name__)
+    return bytes(cell)
+
+
+def _qualifier(q):
+    if isinstance(q, str):
+        return q.encode("utf-8")
+    if isinstance(q, (bytes, bytearray, memoryview)):
+        return bytes(q)
+    raise ValueError_("expected a column qualifier (bytes or str), got %s" % type(q).__name__)
+
+
+def cells_of(schema, row):
+    """``{qualifier: cell}`` of the schema's family from what a Bigtable
+    client gives: ``{qualifier: cell}``, ``{family: {qualifier: cells}}``
+    (google-cloud-bigtable's ``row.cells``), or a list of cells with
+    ``.family``, ``.qualifier`` and ``.value`` (its data client's
+    ``row.cells``), newest first."""
+    if isinstance(row, dict):
+        if row and all(isinstance(v, dict) for v in row.values()):
+            row = row.get(schema.family, row.get(schema.family.encode("utf-8"), {}))
+        out = {}
+        for q, cell in row.items():
+            cell = _newest(cell)
+            if cell is not None:
+                out[_qualifier(q)] = cell
+        return out
+    if isinstance(row, (list, tuple)):
+        out = {}
+        for cell in row:
+            family = getattr(cell, "family", None)
+            if isinstance(family, bytes):
+                family = family.decode("utf-8", "replace")
+            if family == schema.family:
+                out.setdefault(_qualifier(getattr(cell, "qualifier", None)), _newest(cell))
+        return out
+    raise ValueError_("expected a row's value bytes, or its cells: a dict or a list of cells, got %s" % type(row).__name__)
+
+
+def read_cells(cells, kinds):
+    """``{field: value}`` of the cells that are value fields (others, and
+    the empty presence qualifier, skipped), each read by its kind."""
+    out = {}
+    for name, kind in kinds.items():
+        cell = cells.get(name.encode("utf-8"))
+        if cell is not None:
+            out[name] = read_cell(name, kind, cell)
+    return out
+
+
+def read_cell(name, kind, cell):
+    """One cell by its field's kind (ENCODING.md, "Value fields on Bigtable"):
+    integers of 1, 2, 4 or 8 big-endian bytes, floats of 8 or 4, a bool as
+    ``true``/``false`` (or one byte), text as UTF-8, nested values as
+    MessagePack."""
+    def bad(expected):
+        shown = cell[:32].hex() + ("..." if len(cell) > 32 else "")
+        return wrong(name, kind, "expected %s, found a cell of %d bytes (%s)" % (expected, len(cell), shown))
+
+    if kind in _INT_BITS:
+        bits = _INT_BITS[kind]
+        if len(cell) not in (1, 2, 4, 8) and not (bits == 128 and len(cell) == 16):
+            raise bad("an integer: 8 big-endian bytes" + (" (or 16)" if bits == 128 else ""))
+        unsigned = kind[0] == "u" and len(cell) >= 8
+        n = int.from_bytes(cell, "big", signed=not unsigned)
+        if kind[0] == "u" and n < 0:
+            raise bad("an unsigned integer, found a negative one")
+        lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        if not lo <= n <= hi:
+            raise wrong(name, kind, "%d does not fit in %s" % (n, kind))
+        return n
+    if kind in ("f32", "f64"):
+        if len(cell) not in (4, 8):
+            raise bad("a float: 8 big-endian bytes (IEEE 754)")
+        v = struct.unpack(">d" if len(cell) == 8 else ">f", cell)[0]
+        return f32(v) if kind == "f32" else v
+    if kind == "bool":
+        if cell in (b"true", b"\x01", b"\xff"):
+            return True
+        if cell in (b"false", b"\x00"):
+            return False
+        raise bad("a bool: `true` or `false`")
+    if kind in ("str", "char"):
+        try:
+            text = cell.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise bad("UTF-8 text (%s)" % e.reason) from None
+        if kind == "char" and len(text) != 1:
+            raise wrong(name, kind, "expected one character, found %r" % text)
+        return text
+    if kind == "bytes":
+        return cell
+    if kind == "msgpack" or (kind == "auto" and _is_nested(cell)):
+        try:
+            return decode_msgpack(cell)
+        except DecodeError as e:
+            raise wrong(name, kind, "the cell's MessagePack does not read: %s" % e) from None
+    try:
+        return cell.decode("utf-8")
+    except UnicodeDecodeError:
+        return cell
+
+
+def _is_nested(cell):
+    """Whether the cell is one whole MessagePack array or map."""
+    if not cell or not (0x80 <= cell[0] <= 0x9F or 0xDC <= cell[0] <= 0xDF):
+        return False
+    try:
+        decode_msgpack(cell)
+    except DecodeError:
+        return False
+    return True
