@@ -97,3 +97,32 @@ fn unknown_cells_are_skipped_and_a_missing_required_one_is_named() {
     let err = decode_values(&mut blank(&row), &map).unwrap_err();
     assert_eq!(err, keyschema::ValueError::Missing { field: "amount" });
 }
+
+/// 128-bit integers: MessagePack holds them as a bin of 16 big-endian
+/// bytes, which is then their cell; shorter integer cells read too.
+#[test]
+fn a_128_bit_field_reads_back_from_its_cell() {
+    #[derive(keyschema::RowKey, Debug, PartialEq)]
+    #[rowkey(then = id)]
+    struct Wide {
+        id: u32,
+        #[rowkey(value)]
+        big: u128,
+        #[rowkey(value)]
+        negative: i128,
+    }
+    let row = Wide {
+        id: 1,
+        big: u128::MAX - 5,
+        negative: i128::MIN + 7,
+    };
+    let value = encode_values(&row).expect("encode");
+    let cells = cells::cells_of(&value).expect("cells");
+    assert!(cells.iter().all(|(_, v)| v.len() == 16), "{cells:?}");
+    let map = cells::cell_map(cells.iter().map(|(q, v)| (&q[..], &v[..])));
+    let mut back = Wide::decode(&Wide::get_key(1)).expect("key");
+    decode_values(&mut back, &map).expect("reads");
+    assert_eq!(back, row);
+    assert_eq!(read::<i128>(&[0xff; 8]), Ok(-1));
+    assert_eq!(read::<u128>(&[0, 0, 0, 9]), Ok(9));
+}

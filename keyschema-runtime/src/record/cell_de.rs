@@ -156,6 +156,23 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
         deserialize_u64 visit_u64 uint u64,
     }
 
+    /// A 128-bit integer: the 16 big-endian bytes MessagePack's `bin`
+    /// holds it as (rmp-serde), or a shorter integer cell.
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
+        match <[u8; 16]>::try_from(self.cell) {
+            Ok(b) => visitor.visit_i128(i128::from_be_bytes(b)),
+            Err(_) => visitor.visit_i128(i128::from(self.int()?)),
+        }
+    }
+
+    /// See [`deserialize_i128`](Self::deserialize_i128).
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
+        match <[u8; 16]>::try_from(self.cell) {
+            Ok(b) => visitor.visit_u128(u128::from_be_bytes(b)),
+            Err(_) => visitor.visit_u128(u128::from(self.uint()?)),
+        }
+    }
+
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
         visitor.visit_f64(self.float()?)
     }
