@@ -34,7 +34,7 @@ fn visit(user: &str, timestamp: u64, action: &str) -> Visit {
         action: action.into(),
         payload: Payload {
             page: format!("/p/{timestamp}"),
-            referrer: (timestamp % 2 == 0).then(|| "search".into()),
+            referrer: timestamp.is_multiple_of(2).then(|| "search".into()),
         },
     }
 }
