@@ -165,7 +165,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
         }
     }
 
-    /// See [`deserialize_i128`](Self::deserialize_i128).
+    /// As `deserialize_i128`, unsigned.
     fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
         match <[u8; 16]>::try_from(self.cell) {
             Ok(b) => visitor.visit_u128(u128::from_be_bytes(b)),
