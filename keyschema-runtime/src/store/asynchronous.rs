@@ -191,14 +191,24 @@ pub trait AsyncStore {
     /// same rules for `random % N` salts (every candidate bucket read in
     /// one request; differing copies are a [`RowError::Conflict`]).
     fn get_row<K: OneLayout>(&self, key: &[u8]) -> BoxFuture<'_, TypedGet<K, Self::Error>> {
-        let refused = self.check_key_type(K::schema()).err();
-        let rows = self.get_many_for(K::schema(), K::schema().candidates(key));
-        Box::pin(async move {
-            if let Some(e) = refused {
-                return Err(RowError::Store(e));
-            }
-            let found = rows.await.map_err(RowError::Store)?;
-            one_row::<K, Self::Error>(found)
-        })
+        get_row_reading(self, K::schema(), key)
     }
+}
+
+/// [`AsyncStore::get_row`], the store reading the row as `reads` says (a
+/// projection's schema reads part of it).
+pub(crate) fn get_row_reading<'a, K: RowKey, S: AsyncStore + ?Sized>(
+    store: &'a S,
+    reads: &'static Schema,
+    key: &[u8],
+) -> BoxFuture<'a, TypedGet<K, S::Error>> {
+    let refused = store.check_key_type(reads).err();
+    let rows = store.get_many_for(reads, reads.candidates(key));
+    Box::pin(async move {
+        if let Some(e) = refused {
+            return Err(RowError::Store(e));
+        }
+        let found = rows.await.map_err(RowError::Store)?;
+        one_row::<K, S::Error>(found)
+    })
 }

@@ -7,9 +7,10 @@ use crate::history::Phase;
 use crate::key::OneLayout;
 use crate::record::projection::project_row;
 use crate::record::{decode_values, encode_values, Projection, Record, ValueError};
+use crate::store::asynchronous::get_row_reading;
 use crate::store::{
-    one_row, put_batch, replace_batch, write_in, AsyncStore, BoxFuture, Mutation, RowError,
-    RowStore, Store, TypedRow,
+    put_batch, replace_batch, write_in, AsyncStore, BoxFuture, Mutation, RowError, RowStore, Store,
+    TypedRow,
 };
 
 /// Whole typed rows on any [`Store`]: put, replace and get a row with its
@@ -214,16 +215,10 @@ pub trait AsyncRecordStore: AsyncStore {
     where
         V::Of: OneLayout,
     {
-        let schema = V::schema();
-        let refused = self.check_key_type(schema).err();
-        let rows = self.get_many_for(schema, schema.candidates(key));
+        let row = get_row_reading::<V::Of, Self>(self, V::schema(), key);
         let key = key.to_vec();
         Box::pin(async move {
-            if let Some(e) = refused {
-                return Err(RowError::Store(e));
-            }
-            let found = rows.await.map_err(RowError::Store)?;
-            match one_row::<V::Of, Self::Error>(found)? {
+            match row.await? {
                 Some((row, value)) => project_row(key, row, &value).map(Some),
                 None => Ok(None),
             }

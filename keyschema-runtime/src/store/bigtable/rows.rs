@@ -154,42 +154,47 @@ pub(super) fn read_filter(reads: Reads) -> data::RowFilter {
 /// still exists, and the stripped cell (never a projected column) is an
 /// unknown column to the reader.
 fn projected(family: &str, fields: &[ValueField]) -> data::RowFilter {
-    use data::column_range::{EndQualifier, StartQualifier};
     let mut names: Vec<&[u8]> = fields.iter().map(|f| f.name.as_bytes()).collect();
     names.sort_unstable();
     names.dedup();
-    let column = |start: Option<StartQualifier>, end: Option<EndQualifier>| {
-        filter(Filter::ColumnRangeFilter(data::ColumnRange {
-            family_name: family.to_string(),
-            start_qualifier: start,
-            end_qualifier: end,
-        }))
-    };
-    let mut wanted = Vec::with_capacity(names.len());
-    let mut others = Vec::with_capacity(names.len() + 1);
-    let mut after: Option<&[u8]> = None;
-    for name in &names {
-        wanted.push(column(
-            Some(StartQualifier::StartQualifierClosed(name.to_vec())),
-            Some(EndQualifier::EndQualifierClosed(name.to_vec())),
-        ));
-        others.push(column(
-            after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
-            Some(EndQualifier::EndQualifierOpen(name.to_vec())),
-        ));
-        after = Some(name);
-    }
-    others.push(column(
-        after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
-        None,
-    ));
-    let presence = chain(vec![
-        interleave(others),
+    let mut wanted: Vec<data::RowFilter> = names.iter().map(|q| column_is(family, q)).collect();
+    wanted.push(chain(vec![
+        interleave(columns_besides(family, &names)),
         filter(Filter::CellsPerRowLimitFilter(1)),
         filter(Filter::StripValueTransformer(true)),
-    ]);
-    wanted.push(presence);
+    ]));
     interleave(wanted)
+}
+
+/// The column `qualifier` of `family`.
+fn column_is(family: &str, qualifier: &[u8]) -> data::RowFilter {
+    use data::column_range::{EndQualifier, StartQualifier};
+    filter(Filter::ColumnRangeFilter(data::ColumnRange {
+        family_name: family.to_string(),
+        start_qualifier: Some(StartQualifier::StartQualifierClosed(qualifier.to_vec())),
+        end_qualifier: Some(EndQualifier::EndQualifierClosed(qualifier.to_vec())),
+    }))
+}
+
+/// The columns of `family` other than `qualifiers` (sorted, distinct): one
+/// range before, between and after them each.
+fn columns_besides(family: &str, qualifiers: &[&[u8]]) -> Vec<data::RowFilter> {
+    use data::column_range::{EndQualifier, StartQualifier};
+    let range = |after: Option<&[u8]>, before: Option<&[u8]>| {
+        filter(Filter::ColumnRangeFilter(data::ColumnRange {
+            family_name: family.to_string(),
+            start_qualifier: after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
+            end_qualifier: before.map(|b| EndQualifier::EndQualifierOpen(b.to_vec())),
+        }))
+    };
+    let mut ranges = Vec::with_capacity(qualifiers.len() + 1);
+    let mut after = None;
+    for q in qualifiers {
+        ranges.push(range(after, Some(q)));
+        after = Some(*q);
+    }
+    ranges.push(range(after, None));
+    ranges
 }
 
 /// One filter for several; Bigtable refuses an interleave of one.
@@ -219,23 +224,9 @@ pub(super) fn row_value(family: &str, row_cells: Vec<super::readrows::Cell>) -> 
 /// A predicate that yields cells exactly when the newest cells of `family`
 /// are `expected`: the same qualifiers, each with the same value.
 pub(super) fn holds_exactly(family: &str, expected: &[Cell]) -> data::RowFilter {
-    use data::column_range::{EndQualifier, StartQualifier};
     use data::value_range::{EndValue, StartValue};
     let mut expected: Vec<&Cell> = expected.iter().collect();
     expected.sort();
-    let column = |start: Option<StartQualifier>, end: Option<EndQualifier>| {
-        filter(Filter::ColumnRangeFilter(data::ColumnRange {
-            family_name: family.to_string(),
-            start_qualifier: start,
-            end_qualifier: end,
-        }))
-    };
-    let one = |q: &[u8]| {
-        column(
-            Some(StartQualifier::StartQualifierClosed(q.to_vec())),
-            Some(EndQualifier::EndQualifierClosed(q.to_vec())),
-        )
-    };
     let values = |start: Option<StartValue>, end: Option<EndValue>| {
         filter(Filter::ValueRangeFilter(data::ValueRange {
             start_value: start,
@@ -244,26 +235,17 @@ pub(super) fn holds_exactly(family: &str, expected: &[Cell]) -> data::RowFilter 
     };
     // A cell that should not be there: a column between (or around) the
     // expected ones, or an expected column with another value.
-    let mut wrong = Vec::new();
-    let mut after: Option<&[u8]> = None;
+    let qualifiers: Vec<&[u8]> = expected.iter().map(|(q, _)| &q[..]).collect();
+    let mut wrong = columns_besides(family, &qualifiers);
     for (q, v) in &expected {
-        wrong.push(column(
-            after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
-            Some(EndQualifier::EndQualifierOpen(q.clone())),
-        ));
         let other = filter(Filter::Interleave(Interleave {
             filters: vec![
                 values(None, Some(EndValue::EndValueOpen(v.clone()))),
                 values(Some(StartValue::StartValueOpen(v.clone())), None),
             ],
         }));
-        wrong.push(chain(vec![one(q), other]));
-        after = Some(q);
+        wrong.push(chain(vec![column_is(family, q), other]));
     }
-    wrong.push(column(
-        after.map(|a| StartQualifier::StartQualifierOpen(a.to_vec())),
-        None,
-    ));
     let mut steps = vec![
         filter(Filter::FamilyNameRegexFilter(family_pattern(family))),
         filter(Filter::CellsPerColumnLimitFilter(1)),
@@ -283,7 +265,7 @@ pub(super) fn holds_exactly(family: &str, expected: &[Cell]) -> data::RowFilter 
             Some(EndValue::EndValueClosed(v.clone())),
         );
         steps.push(filter(Filter::Condition(Box::new(Condition {
-            predicate_filter: Some(Box::new(chain(vec![one(q), equal]))),
+            predicate_filter: Some(Box::new(chain(vec![column_is(family, q), equal]))),
             true_filter: Some(Box::new(filter(Filter::PassAllFilter(true)))),
             false_filter: None,
         }))));

@@ -49,6 +49,7 @@ impl DynamoStore {
         projection: Option<&'static [ValueField]>,
         mut keys: Vec<Vec<u8>>,
     ) -> Result<Vec<Row>, DynamoError> {
+        let projection = projection.map(|fields| self.projection_expression(fields));
         // DynamoDB refuses a request that names one key twice.
         keys.sort_unstable();
         keys.dedup();
@@ -67,11 +68,10 @@ impl DynamoStore {
                 let mut request = KeysAndAttributes::builder()
                     .set_keys(Some(std::mem::take(&mut pending)))
                     .consistent_read(true);
-                if let Some(fields) = projection {
-                    let (expression, names) = self.projection_expression(fields);
+                if let Some((expression, names)) = &projection {
                     request = request
                         .projection_expression(expression)
-                        .set_expression_attribute_names(Some(names));
+                        .set_expression_attribute_names(Some(names.clone()));
                 }
                 let request = request
                     .build()
@@ -210,7 +210,7 @@ impl DynamoStore {
     ) -> BoxRowStream<DynamoError> {
         let mut state = QueryState {
             store: self.clone(),
-            projection,
+            projection: projection.map(|fields| self.projection_expression(fields)),
             plan: None,
             error: None,
             direction,
@@ -296,8 +296,9 @@ impl AsyncStore for DynamoStore {
 
 struct QueryState {
     store: DynamoStore,
-    /// A projection's value fields: the only attributes read beside the keys.
-    projection: Option<&'static [ValueField]>,
+    /// A projection's `ProjectionExpression` and its attribute names: the
+    /// keys and the projected value fields, the only attributes read.
+    projection: Option<(String, HashMap<String, String>)>,
     plan: Option<QueryPlan>,
     /// A range that is not one partition: returned as the only item.
     error: Option<DynamoError>,
@@ -367,8 +368,7 @@ impl QueryState {
                 }
             }
         }
-        if let Some(fields) = self.projection {
-            let (expression, names) = store.projection_expression(fields);
+        if let Some((expression, names)) = &self.projection {
             request = request.projection_expression(expression);
             for (placeholder, name) in names {
                 request = request.expression_attribute_names(placeholder, name);
