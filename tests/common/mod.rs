@@ -13,6 +13,7 @@ pub mod layout_model;
 pub mod model;
 pub mod proxy;
 pub mod rows;
+pub mod rows_model;
 pub mod schemas;
 
 use std::ops::Bound;
