@@ -16,6 +16,7 @@
 
 mod cell_de;
 pub mod cells;
+mod item_de;
 pub mod msgpack;
 pub(crate) mod projection;
 mod walk;

@@ -4,9 +4,9 @@
 //! rmp-serde writes it with named fields). Any MessagePack library reads
 //! it: `msgpack.unpackb(value)` in Python gives a dict.
 
+use super::item_de::ItemDeserializer;
+use super::walk::{Item, Walker};
 use super::{Record, ValueError, ValueReader, ValueWriter};
-use serde::de::IgnoredAny;
-use serde::Deserialize;
 
 /// Appends `row`'s value fields to `out` as one map; a field that serde
 /// cannot write (its `Serialize` failed) is an error naming it.
@@ -42,45 +42,58 @@ impl ValueWriter for MapWriter<'_> {
     }
 }
 
-/// Reads a map's entries in stored order, through one deserializer over
-/// the borrowed bytes (names and strings are not copied on the way).
+/// Reads a map's entries in stored order from the borrowed bytes (names
+/// and strings are not copied on the way): names compared as bytes, an
+/// unknown field's value stepped over whole, each value read by its type
+/// ([`ItemDeserializer`]).
 pub struct MapReader<'v> {
-    de: rmp_serde::Deserializer<rmp_serde::decode::ReadRefReader<'v, [u8]>>,
-    left: u32,
+    walker: Walker<'v>,
+    left: usize,
+}
+
+/// `e`'s own words, without the variant's prefix.
+fn words(e: ValueError) -> String {
+    match e {
+        ValueError::Format { message } => message,
+        other => other.to_string(),
+    }
 }
 
 impl<'v> MapReader<'v> {
     /// A reader of the map `value` holds.
     pub fn new(value: &'v [u8]) -> Result<Self, ValueError> {
-        let mut rest = value;
-        let left = rmp::decode::read_map_len(&mut rest).map_err(|e| ValueError::Format {
-            message: format!("expected a MessagePack map of value fields: {e}"),
+        let mut walker = Walker::new(value);
+        let left = walker.map_len().map_err(|e| ValueError::Format {
+            message: format!("expected a MessagePack map of value fields: {}", words(e)),
         })?;
-        Ok(MapReader {
-            de: rmp_serde::Deserializer::from_read_ref(rest),
-            left,
-        })
+        Ok(MapReader { walker, left })
     }
 
-    fn skip(&mut self) -> Result<(), ValueError> {
-        IgnoredAny::deserialize(&mut self.de).map_err(|e| ValueError::Format {
-            message: format!("an entry of the map does not read: {e}"),
-        })?;
-        Ok(())
+    /// The next stored field's name as bytes, `None` after the last.
+    fn next_name_bytes(&mut self) -> Result<Option<&'v [u8]>, ValueError> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        match self.walker.item()? {
+            Item::Str(name) => Ok(Some(name)),
+            other => Err(ValueError::Format {
+                message: format!("a field name is not a MessagePack str: {other:?}"),
+            }),
+        }
     }
 
     /// The name of the next stored field, `None` after the last; its value
     /// is read next ([`value_seed`](Self::value_seed) or skipped).
     pub(crate) fn next_name(&mut self) -> Result<Option<&'v str>, ValueError> {
-        if self.left == 0 {
-            return Ok(None);
+        match self.next_name_bytes()? {
+            Some(name) => std::str::from_utf8(name)
+                .map(Some)
+                .map_err(|e| ValueError::Format {
+                    message: format!("a field name is not UTF-8: {e}"),
+                }),
+            None => Ok(None),
         }
-        self.left -= 1;
-        <&'v str>::deserialize(&mut self.de)
-            .map(Some)
-            .map_err(|e| ValueError::Format {
-                message: format!("a field name is not a MessagePack str: {e}"),
-            })
     }
 
     /// The value after [`next_name`](Self::next_name), read by `seed`.
@@ -89,16 +102,22 @@ impl<'v> MapReader<'v> {
         &mut self,
         seed: S,
     ) -> Result<T, rmp_serde::decode::Error> {
-        seed.deserialize(&mut self.de)
+        let (_, raw) = self
+            .walker
+            .item_and_bytes()
+            .map_err(|e| <rmp_serde::decode::Error as serde::de::Error>::custom(words(e)))?;
+        seed.deserialize(&mut rmp_serde::Deserializer::from_read_ref(raw))
     }
 }
 
 impl ValueReader for MapReader<'_> {
     fn next_field(&mut self, names: &[&str]) -> Result<Option<usize>, ValueError> {
-        while let Some(name) = self.next_name()? {
-            match names.iter().position(|n| *n == name) {
+        while let Some(name) = self.next_name_bytes()? {
+            match names.iter().position(|n| n.as_bytes() == name) {
                 Some(i) => return Ok(Some(i)),
-                None => self.skip()?,
+                None => {
+                    self.walker.item()?;
+                }
             }
         }
         Ok(None)
@@ -108,7 +127,8 @@ impl ValueReader for MapReader<'_> {
         &mut self,
         field: &'static str,
     ) -> Result<T, ValueError> {
-        T::deserialize(&mut self.de).map_err(|e| ValueError::Field {
+        let (item, raw) = self.walker.item_and_bytes()?;
+        T::deserialize(ItemDeserializer::new(item, raw)).map_err(|e| ValueError::Field {
             field,
             message: e.to_string(),
         })

@@ -128,6 +128,13 @@ impl<'a> Walker<'a> {
         })
     }
 
+    /// The next value and its whole encoding, marker included.
+    pub(crate) fn item_and_bytes(&mut self) -> Result<(Item<'a>, &'a [u8]), ValueError> {
+        let start = self.pos;
+        let item = self.item()?;
+        Ok((item, &self.buf[start..self.pos]))
+    }
+
     /// Steps over one whole value.
     fn skip(&mut self, depth: usize) -> Result<(), ValueError> {
         if depth > MAX_DEPTH {

@@ -1,0 +1,263 @@
+//! One stored value field read by its type from its MessagePack item
+//! ([`super::walk`]): the scalars most rows are made of (integers, text,
+//! bools, bytes, `None`) straight from the item, and any other value (a
+//! float, an array, a map, an enum, an ext, a scalar of the wrong kind)
+//! through rmp-serde over the item's own bytes, so that both paths read
+//! every value alike and a wrong one fails with rmp-serde's words.
+
+use super::walk::Item;
+use serde::de::{self, Visitor};
+
+type Error = rmp_serde::decode::Error;
+
+/// A serde `Deserializer` of one MessagePack value: `item` and its whole
+/// encoding `raw`.
+pub(crate) struct ItemDeserializer<'v> {
+    item: Item<'v>,
+    raw: &'v [u8],
+}
+
+impl<'v> ItemDeserializer<'v> {
+    pub(crate) fn new(item: Item<'v>, raw: &'v [u8]) -> Self {
+        ItemDeserializer { item, raw }
+    }
+
+    fn rmp(&self) -> rmp_serde::Deserializer<rmp_serde::decode::ReadRefReader<'v, [u8]>> {
+        rmp_serde::Deserializer::from_read_ref(self.raw)
+    }
+}
+
+/// Methods read by rmp-serde alone.
+macro_rules! through_rmp {
+    ($($method:ident),* $(,)?) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            de::Deserializer::$method(&mut self.rmp(), visitor)
+        }
+    )*};
+}
+
+/// Integer methods: an integer item visited as the widest integer of its
+/// sign (serde's primitive visitors check the range), anything else
+/// through rmp-serde.
+macro_rules! ints {
+    ($($method:ident),* $(,)?) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            match self.item {
+                Item::Uint(n) => visitor.visit_u64(n),
+                Item::Int(n) => visitor.visit_i64(n),
+                _ => de::Deserializer::$method(&mut self.rmp(), visitor),
+            }
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for ItemDeserializer<'de> {
+    type Error = Error;
+
+    through_rmp! {
+        deserialize_any, deserialize_f32, deserialize_f64, deserialize_i128, deserialize_u128,
+        deserialize_char, deserialize_unit, deserialize_seq, deserialize_map,
+        deserialize_identifier, deserialize_ignored_any,
+    }
+
+    ints! {
+        deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
+        deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64,
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.item {
+            Item::Bool(b) => visitor.visit_bool(b),
+            _ => de::Deserializer::deserialize_bool(&mut self.rmp(), visitor),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.item {
+            Item::Str(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => visitor.visit_borrowed_str(text),
+                Err(_) => de::Deserializer::deserialize_str(&mut self.rmp(), visitor),
+            },
+            _ => de::Deserializer::deserialize_str(&mut self.rmp(), visitor),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.item {
+            Item::Bin(bytes) => visitor.visit_borrowed_bytes(bytes),
+            _ => de::Deserializer::deserialize_bytes(&mut self.rmp(), visitor),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.item {
+            Item::Nil => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_unit_struct(&mut self.rmp(), name, visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_newtype_struct(&mut self.rmp(), name, visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_tuple(&mut self.rmp(), len, visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_tuple_struct(&mut self.rmp(), name, len, visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_struct(&mut self.rmp(), name, fields, visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_enum(&mut self.rmp(), name, variants, visitor)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        // What rmp-serde says, so that a type that reads itself differently
+        // for text formats (uuid, chrono, time) reads the same bytes.
+        let mut rmp = self.rmp();
+        de::Deserializer::is_human_readable(&&mut rmp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::walk::Walker;
+    use super::*;
+    use serde::de::DeserializeOwned;
+    use serde::{Deserialize, Serialize};
+    use std::collections::BTreeMap;
+    use std::fmt::Debug;
+
+    /// Reads `bytes` through the item path and through rmp-serde alone.
+    fn both<T: DeserializeOwned>(bytes: &[u8]) -> (Result<T, String>, Result<T, String>) {
+        let (item, raw) = Walker::new(bytes).item_and_bytes().expect("one item");
+        let ours = T::deserialize(ItemDeserializer::new(item, raw)).map_err(|e| e.to_string());
+        let theirs = rmp_serde::from_slice::<T>(bytes).map_err(|e| e.to_string());
+        (ours, theirs)
+    }
+
+    fn same<T: Serialize + DeserializeOwned + PartialEq + Debug>(value: T) {
+        let bytes = rmp_serde::to_vec_named(&value).expect("msgpack");
+        let (ours, theirs) = both::<T>(&bytes);
+        assert_eq!(ours.as_ref(), Ok(&value), "{bytes:x?}");
+        assert_eq!(ours, theirs);
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    enum Kind {
+        Unit,
+        New(u8),
+        Pair(i32, String),
+        Named { a: Option<u16> },
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Unit;
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Wrap(i64);
+
+    #[test]
+    fn every_kind_reads_as_rmp_serde_reads_it() {
+        same(0u8);
+        same(u64::MAX);
+        same(i64::MIN);
+        same(-1i8);
+        same(1.5f32);
+        same(-0.25f64);
+        same(i128::MIN);
+        same(u128::MAX);
+        same('é');
+        same(String::from("text"));
+        same(String::new());
+        same(true);
+        same(());
+        same(Unit);
+        same(Wrap(-7));
+        same((1u8, "two".to_string()));
+        same(Some(Some(3u32)));
+        same(None::<String>);
+        same(vec![Kind::Unit, Kind::New(4), Kind::Pair(-1, "x".into())]);
+        same(Kind::Named { a: None });
+        same(BTreeMap::from([("k".to_string(), vec![1u16, 2])]));
+        same(serde_json::json!({"a": [1, "b", null, 2.5]}));
+    }
+
+    #[test]
+    fn wrong_values_fail_as_rmp_serde_fails() {
+        let cases: &[(&[u8], &str)] = &[
+            (&[0xcd, 0x01, 0x2c], "u8"),  // 300
+            (&[0xff], "u32"),             // -1
+            (&[0xa1, b'x'], "u64"),       // a str
+            (&[0xa2, 0xff, 0xfe], "str"), // not UTF-8
+            (&[0x05], "bool"),
+            (&[0xc3], "string"),
+        ];
+        for (bytes, ty) in cases {
+            let (ours, theirs) = match *ty {
+                "u8" => {
+                    let (a, b) = both::<u8>(bytes);
+                    (a.map(|_| ()), b.map(|_| ()))
+                }
+                "u32" => {
+                    let (a, b) = both::<u32>(bytes);
+                    (a.map(|_| ()), b.map(|_| ()))
+                }
+                "u64" => {
+                    let (a, b) = both::<u64>(bytes);
+                    (a.map(|_| ()), b.map(|_| ()))
+                }
+                "bool" => {
+                    let (a, b) = both::<bool>(bytes);
+                    (a.map(|_| ()), b.map(|_| ()))
+                }
+                _ => {
+                    let (a, b) = both::<String>(bytes);
+                    (a.map(|_| ()), b.map(|_| ()))
+                }
+            };
+            assert!(ours.is_err(), "{ty} from {bytes:x?}");
+            assert!(theirs.is_err(), "{ty} from {bytes:x?}");
+        }
+    }
+}
