@@ -31,10 +31,6 @@ pub fn derive_row_key(input: TokenStream) -> TokenStream {
     }
 }
 
-/// Derives `keyschema::KeyComponent` (and `TextComponent`) for a newtype,
-/// which delegates every item to the type it wraps, or for a fieldless
-/// enum, stored as its discriminant (the `#[repr]` integer, `i64` without
-/// one) and rendered by variant name. See `keyschema::KeyComponent`.
 /// Part of a key type's row, read through its scans and gets while the
 /// store fetches only the projection's value fields: see the runtime's
 /// `Projection` trait.
@@ -44,6 +40,10 @@ pub fn derive_projection(input: TokenStream) -> TokenStream {
     projection::derive(&input).into()
 }
 
+/// Derives `keyschema::KeyComponent` (and `TextComponent`) for a newtype,
+/// which delegates every item to the type it wraps, or for a fieldless
+/// enum, stored as its discriminant (the `#[repr]` integer, `i64` without
+/// one) and rendered by variant name. See `keyschema::KeyComponent`.
 #[proc_macro_derive(KeyComponent)]
 pub fn derive_key_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -53,9 +53,9 @@ pub mod __private {
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
     pub use crate::history::{Cut, History, Phase};
     pub use crate::record::{
-        check_required, key_field, projected_schema, value_field, value_required, HasKeyField,
-        HasValueField, Projection, Record, ValueError, ValueField, ValueFieldCheck, ValueReader,
-        ValueWriter,
+        check_required, from_nil, key_field, projected_schema, value_field, value_required,
+        HasKeyField, HasValueField, Projection, Record, ValueError, ValueField, ValueFieldCheck,
+        ValueReader, ValueWriter,
     };
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};

@@ -41,6 +41,20 @@ pub(crate) fn read_body(
         let i = Literal::usize_unsuffixed(i);
         quote!(#i => self.#field = __reader.value::<#ty>(#name)?,)
     });
+    // A required field the store does not hold reads as nil when its type
+    // takes nil (`()`, `serde_json::Value::Null`, an untagged unit
+    // variant): a store of cells (Bigtable) writes nil as no cell.
+    let nils = values.iter().enumerate().map(|(i, (field, ty, _))| {
+        let i = Literal::usize_unsuffixed(i);
+        quote! {
+            if !__seen[#i] && (#fields_of).get(#i).is_some_and(|__f| __f.required) {
+                if let __ks::Option::Some(__v) = __ks::from_nil::<#ty>() {
+                    self.#field = __v;
+                    __seen[#i] = true;
+                }
+            }
+        }
+    });
     let n = values.len();
     quote! {
         let mut __seen = [false; #n];
@@ -53,6 +67,7 @@ pub(crate) fn read_body(
                 *__s = true;
             }
         }
+        #(#nils)*
         __ks::check_required(#fields_of, &__seen)
     }
 }

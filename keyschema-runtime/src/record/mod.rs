@@ -100,6 +100,14 @@ pub fn check_required(fields: &[ValueField], seen: &[bool]) -> Result<(), ValueE
     }
 }
 
+/// `T` read from nil (serde's unit), when `T` takes it: what a required
+/// value field the store holds no cell or attribute for reads as before it
+/// is [`ValueError::Missing`].
+#[doc(hidden)]
+pub fn from_nil<T: serde::de::DeserializeOwned>() -> Option<T> {
+    T::deserialize(serde::de::value::UnitDeserializer::<serde::de::value::Error>::new()).ok()
+}
+
 /// Names a value field's type in generated code: one error at the field
 /// when it is not a value type.
 #[doc(hidden)]

@@ -85,6 +85,7 @@ impl<'v> MapReader<'v> {
 
     /// The name of the next stored field, `None` after the last; its value
     /// is read next ([`value_seed`](Self::value_seed) or skipped).
+    #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
     pub(crate) fn next_name(&mut self) -> Result<Option<&'v str>, ValueError> {
         match self.next_name_bytes()? {
             Some(name) => std::str::from_utf8(name)

@@ -17,6 +17,11 @@ mod write;
 
 pub use write::{BatchLimits, MAX_MUTATIONS_PER_REQUEST, MAX_ROW_KEY, MAX_VALUE};
 
+/// The largest gRPC message the store sends or reads: 256 MiB, as
+/// Google's own Bigtable clients, above a row's largest value
+/// ([`MAX_VALUE`]).
+pub const MAX_READ_MESSAGE: usize = 256 * 1024 * 1024;
+
 use crate::range::{Direction, KeyRange};
 use crate::schema::Schema;
 use crate::store::{AsyncStore, BoxFuture, Cas, Mutation, Row};
@@ -329,7 +334,12 @@ impl BigtableStore {
     pub fn from_channel(channel: Channel, project: &str, instance: &str, table: &str) -> Self {
         let instance_name = format!("projects/{project}/instances/{instance}");
         BigtableStore {
-            data: data::bigtable_client::BigtableClient::new(channel.clone()),
+            // tonic refuses messages over 4 MiB by default; a row may hold
+            // up to MAX_VALUE (100 MiB), and Google's own clients accept
+            // 256 MiB, so a row the store wrote always reads back.
+            data: data::bigtable_client::BigtableClient::new(channel.clone())
+                .max_decoding_message_size(MAX_READ_MESSAGE)
+                .max_encoding_message_size(MAX_READ_MESSAGE),
             admin: admin_api::bigtable_table_admin_client::BigtableTableAdminClient::new(channel),
             table_name: format!("{instance_name}/tables/{table}"),
             instance_name,
