@@ -7,25 +7,11 @@
 
 mod common;
 
-use common::rows_model::{op, run, Amount, Driver, Key, Scan, Visit};
+use common::rows_model::{op, request, run, Amount, Driver, Key, Scan, Visit};
 use keyschema::store::{MemoryStore, RecordStore, RedbStore, RowStore, Store};
-use keyschema::{Cursor, RowKey, ScanRequest};
+use keyschema::{Cursor, RowKey};
 use proptest::prelude::*;
 use serde::Serialize;
-
-fn request(scan: &Scan, after: Option<Cursor>) -> ScanRequest<Visit> {
-    let mut request = Visit::scan().user(&scan.user).request();
-    if scan.reverse {
-        request = request.reverse();
-    }
-    if let Some(n) = scan.limit {
-        request = request.limit(n);
-    }
-    match after {
-        Some(cursor) => request.after(cursor),
-        None => request,
-    }
-}
 
 /// What another program writes: the amount and a field of its own.
 #[derive(Serialize)]

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::rows_model::{op, run, Amount, Driver, Key, Scan, Visit};
+use common::rows_model::{op, request, run, Amount, Driver, Key, Scan, Visit};
 use common::{cbt, dynalite, emulator};
 use futures_util::StreamExt;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as bt;
@@ -22,25 +22,11 @@ use keyschema::store::dynamodb::sdk::primitives::Blob;
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::dynamodb::DynamoStore;
 use keyschema::store::{AsyncRecordStore, AsyncStore};
-use keyschema::{Cursor, RowKey, ScanRequest};
+use keyschema::{Cursor, RowKey};
 use proptest::prelude::*;
 use std::future::Future;
 use std::time::Duration;
 use tokio::runtime::Runtime;
-
-fn request(scan: &Scan, after: Option<Cursor>) -> ScanRequest<Visit> {
-    let mut request = Visit::scan().user(&scan.user).request();
-    if scan.reverse {
-        request = request.reverse();
-    }
-    if let Some(n) = scan.limit {
-        request = request.limit(n);
-    }
-    match after {
-        Some(cursor) => request.after(cursor),
-        None => request,
-    }
-}
 
 fn key_of(key: &Key) -> Vec<u8> {
     Visit::get_key(&key.0, key.1)

@@ -10,7 +10,7 @@
 //!
 //! A [`Driver`] runs each operation on one store.
 
-use keyschema::{Cursor, Projection, RowKey};
+use keyschema::{Cursor, Projection, RowKey, ScanRequest};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -138,6 +138,21 @@ fn scan() -> impl Strategy<Value = Scan> {
             reverse,
             limit,
         })
+}
+
+/// The request of `scan`, after `after` when given.
+pub fn request(scan: &Scan, after: Option<Cursor>) -> ScanRequest<Visit> {
+    let mut request = Visit::scan().user(&scan.user).request();
+    if scan.reverse {
+        request = request.reverse();
+    }
+    if let Some(n) = scan.limit {
+        request = request.limit(n);
+    }
+    match after {
+        Some(cursor) => request.after(cursor),
+        None => request,
+    }
 }
 
 pub fn op() -> impl Strategy<Value = Op> {

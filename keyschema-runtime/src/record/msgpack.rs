@@ -45,7 +45,7 @@ impl ValueWriter for MapWriter<'_> {
 /// Reads a map's entries in stored order from the borrowed bytes (names
 /// and strings are not copied on the way): names compared as bytes, an
 /// unknown field's value stepped over whole, each value read by its type
-/// ([`ItemDeserializer`]).
+/// (`ItemDeserializer`, in `item_de.rs`).
 pub struct MapReader<'v> {
     walker: Walker<'v>,
     left: usize,
