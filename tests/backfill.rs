@@ -320,7 +320,7 @@ fn event(user: &str, ts: u64) -> Event {
 }
 
 fn get(
-    store: &impl Store<Error = std::convert::Infallible>,
+    store: &impl Store<Error = keyschema::KeyTooLong>,
     phase: Phase,
     e: &Event,
 ) -> Option<Vec<u8>> {
@@ -382,7 +382,7 @@ struct Interleaved<'a> {
 }
 
 impl Store for Interleaved<'_> {
-    type Error = std::convert::Infallible;
+    type Error = keyschema::KeyTooLong;
     type Rows<'b>
         = <keyschema::store::MemoryStore as Store>::Rows<'b>
     where

@@ -87,6 +87,43 @@ async fn a_whole_row_is_one_cell_per_field_that_cbt_reads_by_name() {
     let _ = std::fs::remove_file(format);
 }
 
+/// A meter's readings: an unsigned counter above `i64::MAX` and a negative
+/// small integer, as the format file has cbt print them.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = (id), family = "m")]
+struct Meter {
+    id: String,
+    #[rowkey(value)]
+    reading: u64,
+    #[rowkey(value)]
+    delta: i32,
+    #[rowkey(value)]
+    level: Option<u8>,
+}
+
+#[tokio::test]
+async fn the_format_file_has_cbt_print_unsigned_and_signed_integers() {
+    let (store, table) = store_for::<Meter>("rows-meter").await;
+    let meter = Meter {
+        id: "m1".into(),
+        reading: u64::MAX - 1,
+        delta: -3,
+        level: Some(200),
+    };
+    store.put_record(&meter).await.expect("put");
+    let format = std::env::temp_dir().join(format!("{table}.yml"));
+    std::fs::write(&format, cells::cbt_format_file(Meter::schema())).expect("write");
+    let output = cbt_read(&table, &[&format!("format-file={}", format.display())]);
+    println!("cbt read {table} format-file=...:\n{output}");
+    assert_eq!(
+        cbt_cell(&output, "m:reading").as_deref(),
+        Some("18446744073709551614")
+    );
+    assert_eq!(cbt_cell(&output, "m:delta").as_deref(), Some("-3"));
+    assert_eq!(cbt_cell(&output, "m:level").as_deref(), Some("200"));
+    let _ = std::fs::remove_file(format);
+}
+
 #[tokio::test]
 async fn puts_replaces_deletes_and_scans_of_whole_rows() {
     let (store, table) = store_for::<Ledger>("rows-ops").await;

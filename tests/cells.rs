@@ -29,7 +29,7 @@ fn each_cell_reads_as_the_type_that_asks() {
     assert_eq!(read::<i64>(&(-5i64).to_be_bytes()), Ok(-5));
     assert_eq!(read::<u16>(&500i64.to_be_bytes()), Ok(500));
     assert_eq!(read::<u64>(&u64::MAX.to_be_bytes()), Ok(u64::MAX));
-    assert_eq!(read::<i32>(&(-7i32).to_be_bytes()), Ok(-7)); // HBase's 4 bytes
+    assert_eq!(read::<i32>(&(-7i64).to_be_bytes()), Ok(-7));
     assert_eq!(read::<f64>(&0.25f64.to_be_bytes()), Ok(0.25));
     assert_eq!(read::<f32>(&0.5f64.to_be_bytes()), Ok(0.5));
     assert_eq!(read::<bool>(b"true"), Ok(true));
@@ -53,6 +53,67 @@ fn a_cell_of_another_type_is_an_error_not_a_guess() {
     assert!(read::<Status>(b"Closed").is_err());
     let message = read::<i64>(b"abc").unwrap_err().to_string();
     assert!(message.contains("8 big-endian bytes"), "{message}");
+    // Text another program wrote is not taken for a number.
+    let message = read::<i64>(b"5").unwrap_err().to_string();
+    assert!(message.contains("the text \"5\""), "{message}");
+    // Other widths are not guessed at: HBase's 4-byte int, a 4-byte float.
+    assert!(read::<i32>(&(-7i32).to_be_bytes()).is_err());
+    assert!(read::<f32>(&0.5f32.to_be_bytes()).is_err());
+    assert!(read::<u64>(&[0, 0, 0, 9]).is_err());
+}
+
+/// Self-describing types (`serde_json::Value`, untagged enums) read what
+/// the cell holds: a string as text, anything else after the byte `c1`
+/// as MessagePack; a bare number or word another program wrote reads as
+/// text, never as a number guessed from its bytes.
+#[test]
+fn self_describing_fields_keep_their_type_in_the_cell() {
+    use serde_json::{json, Value};
+    #[derive(keyschema::RowKey, Debug, PartialEq)]
+    #[rowkey(then = id)]
+    struct Doc {
+        id: u32,
+        #[rowkey(value)]
+        meta: Value,
+        #[rowkey(value)]
+        count: i64,
+    }
+    for meta in [
+        json!(5),
+        json!(true),
+        json!("5"),
+        json!("text"),
+        json!(-1.5),
+        json!([1, {"a": null}]),
+    ] {
+        let row = Doc {
+            id: 1,
+            meta: meta.clone(),
+            count: 5,
+        };
+        let cells = cells::cells_of(&encode_values(&row).unwrap(), Doc::schema().values()).unwrap();
+        let cell = &cells
+            .iter()
+            .find(|(q, _)| q == b"meta")
+            .expect("a meta cell")
+            .1;
+        match &meta {
+            Value::String(s) => assert_eq!(cell, s.as_bytes()),
+            _ => assert_eq!(cell[0], cells::TAGGED, "{meta}"),
+        }
+        // A plain integer field keeps its 8 bytes.
+        let count = &cells.iter().find(|(q, _)| q == b"count").expect("count").1;
+        assert_eq!(count, &5i64.to_be_bytes());
+        let map = cells::cell_map(cells.iter().map(|(q, v)| (&q[..], &v[..])));
+        let mut back = Doc::decode(&Doc::get_key(1)).expect("key");
+        decode_values(&mut back, &map).expect("reads");
+        assert_eq!(back, row);
+    }
+    assert_eq!(read::<Value>(b"5"), Ok(json!("5")));
+    assert_eq!(read::<Value>(&[0xc1, 0x05]), Ok(json!(5)));
+    // Bytes that are not text are bytes, which a JSON value does not take.
+    assert!(read::<Value>(&[0xff, 0x00]).is_err());
+    assert!(read::<Value>(&[0xc1, 0x05, 0x06]).is_err());
 }
 
 fn blank(line: &Ledger) -> Ledger {
@@ -62,7 +123,7 @@ fn blank(line: &Ledger) -> Ledger {
 #[test]
 fn a_whole_row_round_trips_through_its_cells() {
     let row = ledger("INV-1", 2);
-    let cells = cells::cells_of(&encode_values(&row).unwrap()).unwrap();
+    let cells = cells::cells_of(&encode_values(&row).unwrap(), Ledger::schema().values()).unwrap();
     let by_name: BTreeMap<&[u8], &[u8]> = cells
         .iter()
         .map(|(q, v)| (q.as_slice(), v.as_slice()))
@@ -84,7 +145,8 @@ fn a_whole_row_round_trips_through_its_cells() {
 #[test]
 fn unknown_cells_are_skipped_and_a_missing_required_one_is_named() {
     let row = ledger("INV-1", 2);
-    let mut cells = cells::cells_of(&encode_values(&row).unwrap()).unwrap();
+    let mut cells =
+        cells::cells_of(&encode_values(&row).unwrap(), Ledger::schema().values()).unwrap();
     cells.push((b"written_by_another_program".to_vec(), b"x".to_vec()));
     cells.push((vec![0xff, 0x00], b"not UTF-8".to_vec()));
     let map = cells::cell_map(cells.iter().map(|(q, v)| (&q[..], &v[..])));
@@ -99,7 +161,7 @@ fn unknown_cells_are_skipped_and_a_missing_required_one_is_named() {
 }
 
 /// 128-bit integers: MessagePack holds them as a bin of 16 big-endian
-/// bytes, which is then their cell; shorter integer cells read too.
+/// bytes, which is then their cell; an 8-byte integer cell reads too.
 #[test]
 fn a_128_bit_field_reads_back_from_its_cell() {
     #[derive(keyschema::RowKey, Debug, PartialEq)]
@@ -117,12 +179,13 @@ fn a_128_bit_field_reads_back_from_its_cell() {
         negative: i128::MIN + 7,
     };
     let value = encode_values(&row).expect("encode");
-    let cells = cells::cells_of(&value).expect("cells");
+    let cells = cells::cells_of(&value, Wide::schema().values()).expect("cells");
     assert!(cells.iter().all(|(_, v)| v.len() == 16), "{cells:?}");
     let map = cells::cell_map(cells.iter().map(|(q, v)| (&q[..], &v[..])));
     let mut back = Wide::decode(&Wide::get_key(1)).expect("key");
     decode_values(&mut back, &map).expect("reads");
     assert_eq!(back, row);
     assert_eq!(read::<i128>(&[0xff; 8]), Ok(-1));
-    assert_eq!(read::<u128>(&[0, 0, 0, 9]), Ok(9));
+    assert_eq!(read::<u128>(&9u64.to_be_bytes()), Ok(9));
+    assert!(read::<u128>(&[0, 0, 0, 9]).is_err());
 }

@@ -193,3 +193,55 @@ fn the_spec_rust_and_python_state_the_same_limits() {
         assert_eq!(*value, theirs, "Python's {name}");
     }
 }
+
+/// A key longer than `MAX_KEY_LEN` is refused by the embedded stores when
+/// written, by every write path (a typed put, a batch, a raw put, a
+/// compare-and-set), and nothing of its batch lands: before, the store
+/// kept it and every later read of it failed to decode. The error shows
+/// the key's start, not all of it.
+#[test]
+fn keys_too_long_to_decode_are_refused_when_written() {
+    use keyschema::store::{Cas, MemoryStore, RedbStore, RowStore};
+    fn check<S: RowStore>(store: &S) -> Vec<String> {
+        let long = Event {
+            user_id: "u".repeat(MAX_KEY_LEN),
+            site: "s".into(),
+            timestamp: 1,
+        };
+        let short = Event {
+            user_id: "u".into(),
+            site: "s".into(),
+            timestamp: 1,
+        };
+        let mut errors = vec![
+            store.put_row(&long, b"v").unwrap_err().to_string(),
+            store
+                .put_rows([(&short, b"v"), (&long, b"v")])
+                .unwrap_err()
+                .to_string(),
+            store.put(&long.encode(), b"v").unwrap_err().to_string(),
+        ];
+        let cas = Cas {
+            key: long.encode(),
+            expect: None,
+            set: Some(b"v".to_vec()),
+        };
+        errors.push(store.compare_and_write(&[cas]).unwrap_err().to_string());
+        // Nothing landed, not even the short row of the batch.
+        assert_eq!(store.get(&short.encode()).expect("get"), None);
+        store
+            .delete_row(&long)
+            .expect("a delete of a long key is harmless");
+        errors
+    }
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let redb = RedbStore::open(dir.path()).expect("open");
+    for message in check(&MemoryStore::new()).into_iter().chain(check(&redb)) {
+        assert!(message.contains("longer than MAX_KEY_LEN"), "{message}");
+        assert!(
+            message.len() < 500,
+            "{} bytes: {message:.200}",
+            message.len()
+        );
+    }
+}

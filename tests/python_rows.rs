@@ -285,7 +285,7 @@ fn line<K: keyschema::record::Record + Serialize>(out: &mut String, schema: &str
     let key = row.encode();
     let (pk, sk) = K::schema().split_key(&key).expect("the key splits");
     let map = encode_values(row).expect("the value fields encode");
-    let cells = cells::cells_of(&map).expect("the map splits into cells");
+    let cells = cells::cells_of(&map, K::schema().values()).expect("the map splits into cells");
     let cell_map = cells::cell_map(cells.iter().map(|(q, v)| (&q[..], &v[..])));
     let _ = writeln!(
         out,

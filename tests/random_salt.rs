@@ -113,7 +113,7 @@ fn replace_is_one_batch_of_a_put_and_the_other_deletes() {
         batches: std::cell::RefCell<Vec<usize>>,
     }
     impl Store for Counting {
-        type Error = std::convert::Infallible;
+        type Error = keyschema::KeyTooLong;
         type Rows<'a> = <MemoryStore as Store>::Rows<'a>;
         fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
             self.inner.get(key)

@@ -156,7 +156,7 @@ impl Iterator for ProbeRows<'_> {
         if self.probe.fail_at == Some(n) {
             return Some(Err(Lost(n)));
         }
-        Some(row.map_err(|never| match never {}))
+        Some(row.map_err(|e| unreachable!("the memory store refused: {e}")))
     }
 }
 
@@ -164,24 +164,27 @@ impl Store for Probe {
     type Error = Lost;
     type Rows<'a> = ProbeRows<'a>;
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Lost> {
-        Ok(self.inner.get(key).unwrap_or_else(|never| match never {}))
+        Ok(self
+            .inner
+            .get(key)
+            .unwrap_or_else(|e| unreachable!("the memory store refused: {e}")))
     }
     fn write_batch(&self, batch: &[Mutation]) -> Result<(), Lost> {
         self.inner
             .write_batch(batch)
-            .map_err(|never| match never {})
+            .map_err(|e| unreachable!("the memory store refused: {e}"))
     }
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<ProbeRows<'_>, Lost> {
         let inner = self
             .inner
             .scan(range, direction)
-            .unwrap_or_else(|never| match never {});
+            .unwrap_or_else(|e| unreachable!("the memory store refused: {e}"));
         Ok(ProbeRows { inner, probe: self })
     }
     fn compare_and_write(&self, batch: &[keyschema::store::Cas]) -> Result<Vec<bool>, Lost> {
         self.inner
             .compare_and_write(batch)
-            .map_err(|never| match never {})
+            .map_err(|e| unreachable!("the memory store refused: {e}"))
     }
 }
 
@@ -407,6 +410,15 @@ fn cursors_resume_only_their_own_request<S: Store>(store: &S) {
             .reverse()
             .run(store),
     );
+    // Reverse first, then a forward cursor: refused too (it used to take
+    // the cursor's direction and go forward, silently).
+    refused(
+        Eight::scan()
+            .user("u")
+            .reverse()
+            .after(cursor.clone())
+            .run(store),
+    );
     refused(
         Eight::scan()
             .user("u")
@@ -414,6 +426,25 @@ fn cursors_resume_only_their_own_request<S: Store>(store: &S) {
             .after(cursor.clone())
             .run(store),
     );
+    // A reverse scan's cursor resumes in reverse, with or without
+    // `reverse()` again.
+    let mut back = Eight::scan().user("u").reverse().limit(2).run(store);
+    assert_eq!(back.by_ref().count(), 2);
+    let back = back.cursor();
+    let all: Vec<i64> = Eight::scan()
+        .user("u")
+        .reverse()
+        .run(store)
+        .map(|r| r.expect("a row").0.ts)
+        .collect();
+    for resumed in [
+        Eight::scan().user("u").after(back.clone()),
+        Eight::scan().user("u").reverse().after(back.clone()),
+        Eight::scan().user("u").after(back.clone()).reverse(),
+    ] {
+        let ts: Vec<i64> = resumed.run(store).map(|r| r.expect("a row").0.ts).collect();
+        assert_eq!(ts, all[2..]);
+    }
     // The same request resumes exactly after the page.
     let rest = Eight::scan()
         .user("u")

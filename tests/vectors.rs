@@ -5,13 +5,15 @@
 //! `KEYSCHEMA_BLESS=1 cargo test --test vectors` rewrites the tables.
 
 mod common;
+mod vectors_constructs;
 mod vectors_history;
+mod vectors_salt;
 mod vectors_types;
 
 use common::schemas::Event;
 use keyschema::dynamic::{DynSchema, Value};
 use keyschema::encode_value;
-use keyschema::{salt, KeyComponent, RowKey};
+use keyschema::{KeyComponent, RowKey};
 use std::cell::RefCell;
 use std::fmt::Debug;
 
@@ -173,126 +175,6 @@ fn component_rows() -> Vec<String> {
     );
     vectors_types::component_rows(&mut rows);
     rows
-}
-
-fn salt_rows() -> Vec<String> {
-    let inputs: Vec<(&str, Vec<u8>)> = vec![
-        (
-            "(\"u1\", \"s\")",
-            [encode_value::<String>("u1"), encode_value::<String>("s")].concat(),
-        ),
-        (
-            "(\"ab\", \"c\")",
-            [encode_value::<String>("ab"), encode_value::<String>("c")].concat(),
-        ),
-        (
-            "(\"a\", \"bc\")",
-            [encode_value::<String>("a"), encode_value::<String>("bc")].concat(),
-        ),
-        ("(\"\",)", encode_value::<String>("")),
-        ("(42u64,)", encode_value::<u64>(42)),
-        (
-            "(\"u1\", 1700000000u64)",
-            [
-                encode_value::<String>("u1"),
-                encode_value::<u64>(1_700_000_000),
-            ]
-            .concat(),
-        ),
-    ];
-    inputs
-        .into_iter()
-        .map(|(fields, input)| {
-            let digest = sha2_prefix(&input);
-            let buckets = [8, 256, 1000, 65536]
-                .map(|n| salt::bucket(&input, n).to_string())
-                .join(" / ");
-            let by_n = [8, 256, 1000, 65536]
-                .map(|n| format!("\"{n}\":{}", salt::bucket(&input, n)))
-                .join(",");
-            record(
-                "salt",
-                format!(
-                    r#"{{"input":"{}","sha256_prefix":"{}","buckets":{{{by_n}}}}}"#,
-                    plain_hex(&input),
-                    digest.replace(' ', "")
-                ),
-            );
-            format!(
-                "| `{fields}` | `{}` | `{}` | {buckets} |",
-                hex(&input),
-                digest
-            )
-        })
-        .collect()
-}
-
-/// The first 8 bytes of SHA-256 of `input`, as hex.
-fn sha2_prefix(input: &[u8]) -> String {
-    hex(&sha256(input)[..8])
-}
-
-/// A small, independent SHA-256 (FIPS 180-4), so the vectors do not depend on
-/// the implementation under test.
-fn sha256(message: &[u8]) -> [u8; 32] {
-    const K: [u32; 64] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-        0xc67178f2,
-    ];
-    let mut h: [u32; 8] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-        0x5be0cd19,
-    ];
-    let mut padded = message.to_vec();
-    padded.push(0x80);
-    while padded.len() % 64 != 56 {
-        padded.push(0);
-    }
-    padded.extend_from_slice(&((message.len() as u64) * 8).to_be_bytes());
-    for block in padded.chunks(64) {
-        let mut w = [0u32; 64];
-        for (i, word) in block.chunks(4).enumerate() {
-            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
-        }
-        for i in 16..64 {
-            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
-            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16]
-                .wrapping_add(s0)
-                .wrapping_add(w[i - 7])
-                .wrapping_add(s1);
-        }
-        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
-        for i in 0..64 {
-            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
-            let ch = (e & f) ^ (!e & g);
-            let t1 = hh
-                .wrapping_add(s1)
-                .wrapping_add(ch)
-                .wrapping_add(K[i])
-                .wrapping_add(w[i]);
-            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
-            let maj = (a & b) ^ (a & c) ^ (b & c);
-            let t2 = s0.wrapping_add(maj);
-            (hh, g, f, e, d, c, b, a) = (g, f, e, d.wrapping_add(t1), c, b, a, t1.wrapping_add(t2));
-        }
-        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    let mut out = [0u8; 32];
-    for (chunk, word) in out.chunks_mut(4).zip(h) {
-        chunk.copy_from_slice(&word.to_be_bytes());
-    }
-    out
 }
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -457,204 +339,6 @@ fn text_rows() -> Vec<String> {
         ),
     );
     vectors_types::text_row(&mut rows);
-    rows
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = random % 10, then = invoice_id, line)]
-struct RandomLine {
-    invoice_id: String,
-    line: u32,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(then = reverse(order_id), line)]
-struct Reversed {
-    order_id: u64,
-    line: u16,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(order_id) % 16, then = reverse(order_id), line)]
-struct SaltedReversed {
-    order_id: u64,
-    line: u16,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(then = hotel_id, bucket(day, 30), day)]
-struct Bucketed {
-    hotel_id: u32,
-    day: u32,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(then = hotel_id, bucket(day, 30), rev(day))]
-struct BucketedDesc {
-    hotel_id: u32,
-    day: u32,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day)]
-struct HashedBucket {
-    hotel_id: u32,
-    day: u32,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(prefix = "ev", salt = hash(user_id) % 4, then = user_id)]
-struct PrefixSalt {
-    user_id: String,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id) % 1, then = user_id)]
-struct OneBucket {
-    user_id: String,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id) % 256, then = user_id)]
-struct Buckets256 {
-    user_id: String,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id) % 257, then = user_id)]
-struct Buckets257 {
-    user_id: String,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(invoice_id) % 8, then = (invoice_id), rev(created_at))]
-struct Partitioned {
-    invoice_id: String,
-    created_at: u64,
-}
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(then = maybe, x)]
-struct Nested {
-    maybe: Option<Option<u8>>,
-    x: f32,
-}
-
-fn construct_rows() -> Vec<String> {
-    let mut rows = Vec::new();
-    let mut row = |decl: &str, types: &str, value: &str, key: Vec<u8>, rendered: String| {
-        rows.push(format!(
-            "| `{decl}` | `{types}` | `{value}` | `{}` | `{}` |",
-            hex(&key),
-            rendered.replace('|', "\\|")
-        ));
-    };
-    // A random salt is the writer's choice: bucket 3 here.
-    salt::set_chooser(Some(Box::new(|_| 3)));
-    let key = RandomLine::get_key("INV-1", 7);
-    salt::set_chooser(None);
-    row(
-        "salt = random % 10, then = invoice_id, line",
-        "(String, u32)",
-        "(\"INV-1\", 7), bucket 3",
-        key.clone(),
-        rendered::<RandomLine>("constructs", &key),
-    );
-    let key = Reversed::get_key(0x0102_0304_0506_0708, 1);
-    row(
-        "then = reverse(order_id), line",
-        "(u64, u16)",
-        "(0x0102030405060708, 1)",
-        key.clone(),
-        rendered::<Reversed>("constructs", &key),
-    );
-    let key = SaltedReversed::get_key(42, 1);
-    row(
-        "salt = hash(order_id) % 16, then = reverse(order_id), line",
-        "(u64, u16)",
-        "(42, 1)",
-        key.clone(),
-        rendered::<SaltedReversed>("constructs", &key),
-    );
-    let key = Bucketed::get_key(7, 95);
-    row(
-        "then = hotel_id, bucket(day, 30), day",
-        "(u32, u32)",
-        "(7, 95)",
-        key.clone(),
-        rendered::<Bucketed>("constructs", &key),
-    );
-    let key = BucketedDesc::get_key(7, 95);
-    row(
-        "then = hotel_id, bucket(day, 30), rev(day)",
-        "(u32, u32)",
-        "(7, 95)",
-        key.clone(),
-        rendered::<BucketedDesc>("constructs", &key),
-    );
-    let key = HashedBucket::get_key(7, 95);
-    row(
-        "salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day",
-        "(u32, u32)",
-        "(7, 95)",
-        key.clone(),
-        rendered::<HashedBucket>("constructs", &key),
-    );
-    let key = PrefixSalt::get_key("u1");
-    row(
-        "prefix = \"ev\", salt = hash(user_id) % 4, then = user_id",
-        "(String,)",
-        "(\"u1\",)",
-        key.clone(),
-        rendered::<PrefixSalt>("constructs", &key),
-    );
-    let key = OneBucket::get_key("u1");
-    row(
-        "salt = hash(user_id) % 1, then = user_id",
-        "(String,)",
-        "(\"u1\",)",
-        key.clone(),
-        rendered::<OneBucket>("constructs", &key),
-    );
-    let key = Buckets256::get_key("u1");
-    row(
-        "salt = hash(user_id) % 256, then = user_id",
-        "(String,)",
-        "(\"u1\",)",
-        key.clone(),
-        rendered::<Buckets256>("constructs", &key),
-    );
-    let key = Buckets257::get_key("u1");
-    row(
-        "salt = hash(user_id) % 257, then = user_id",
-        "(String,)",
-        "(\"u1\",)",
-        key.clone(),
-        rendered::<Buckets257>("constructs", &key),
-    );
-    let key = Partitioned::get_key("INV-1", 5);
-    row(
-        "salt = hash(invoice_id) % 8, then = (invoice_id), rev(created_at)",
-        "(String, u64)",
-        "(\"INV-1\", 5)",
-        key.clone(),
-        rendered::<Partitioned>("constructs", &key),
-    );
-    for (maybe, x, shown) in [
-        (None, f32::NEG_INFINITY, "(None, -inf)"),
-        (Some(None), f32::NAN, "(Some(None), NaN)"),
-        (Some(Some(5)), f32::INFINITY, "(Some(Some(5)), inf)"),
-    ] {
-        let key = Nested::get_key(maybe, x);
-        row(
-            "then = maybe, x",
-            "(Option<Option<u8>>, f32)",
-            shown,
-            key.clone(),
-            rendered::<Nested>("constructs", &key),
-        );
-    }
-    vectors_types::construct_rows(&mut rows);
     rows
 }
 
@@ -823,10 +507,10 @@ fn bless(doc: &str, name: &str, header: &str, rows: &[String]) -> String {
 fn encoding_md_vectors_match_the_code() {
     let tables = [
         ("components", "| type | value | ascending | descending (`rev`) |\n|---|---|---|---|", component_rows()),
-        ("salt", "| hashed fields | hash input | SHA-256[0..8] | bucket for N = 8 / 256 / 1000 / 65536 |\n|---|---|---|---|", salt_rows()),
+        ("salt", "| hashed fields | hash input | SHA-256[0..8] | bucket for N = 8 / 256 / 1000 / 65536 |\n|---|---|---|---|", vectors_salt::salt_rows()),
         ("keys", "| declaration | key fields | key | rendered |\n|---|---|---|---|", key_rows()),
         ("text", "| declaration | key fields | key (text) |\n|---|---|---|", text_rows()),
-        ("constructs", "| declaration | field types | key fields | key | rendered |\n|---|---|---|---|---|", construct_rows()),
+        ("constructs", "| declaration | field types | key fields | key | rendered |\n|---|---|---|---|---|", vectors_constructs::construct_rows()),
         ("reject", "| input | bytes | error |\n|---|---|---|", reject_rows()),
         ("history", "| declaration | key fields | key | layout |\n|---|---|---|---|", history_table()),
         ("text_components", "| type | width | value | text form (`sep = \"#\"`) |\n|---|---|---|---|", text_component_rows()),
@@ -861,29 +545,6 @@ fn encoding_md_vectors_match_the_code() {
             );
         }
     }
-}
-
-#[test]
-fn salt_uses_the_published_sha256_prefix() {
-    // The salt function agrees with an independent SHA-256 on every vector input.
-    for input in [
-        &b""[..],
-        b"u1\x00s\x00",
-        b"\x00\x00\x00\x00\x00\x00\x00\x2a",
-        &[0xAB; 200],
-    ] {
-        let digest = sha256(input);
-        let first = u64::from_be_bytes(digest[..8].try_into().unwrap());
-        for n in [1u32, 2, 7, 8, 255, 256, 257, 1000, 65_535, 65_536] {
-            assert_eq!(
-                salt::bucket(input, n),
-                (first % u64::from(n)) as u32,
-                "input {input:02x?}, N = {n}"
-            );
-        }
-    }
-    // FIPS 180-4 example: SHA-256("abc").
-    assert_eq!(hex(&sha256(b"abc")[..8]), "ba 78 16 bf 8f 01 cf ea");
 }
 
 #[test]

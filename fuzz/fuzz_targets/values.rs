@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         decode_values(&mut again, &value).expect("what was written reads");
         assert_eq!(again, row);
         // Its cells read as the same row.
-        let cells = cells::cells_of(&value).expect("cells");
+        let cells = cells::cells_of(&value, Event::schema().values()).expect("cells");
         let map = cells::cell_map(cells.iter().map(|(q, v)| (&q[..], &v[..])));
         let mut from_cells = key();
         decode_values(&mut from_cells, &map).expect("the cells read");
@@ -50,6 +50,6 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(action.action, row.action);
         }
     }
-    let _ = cells::cells_of(data);
+    let _ = cells::cells_of(data, Event::schema().values());
     let _ = cells::read_cell_map(data);
 });

@@ -149,10 +149,12 @@ fn expand(spec: &Spec) -> TokenStream {
     let value_fields = values.iter().map(|(field, name, _)| {
         let name = syn::ext::IdentExt::unraw(*name).to_string();
         let type_name = crate::types::name(&field.ty);
+        let ty = &field.ty;
         quote!(__ks::ValueField {
             name: #name,
             type_name: #type_name,
             required: __ks::value_required(<#of as __ks::Record>::VALUES, #name),
+            self_describing: __ks::is_self_describing::<#ty>,
         })
     });
     // The role checks, each at its field: the key type through an alias

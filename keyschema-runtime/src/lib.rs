@@ -34,7 +34,7 @@ pub use encoding::{BucketKey, KeyArg, KeyComponent, Reader, ReversibleKey};
 pub use encoding::{TextComponent, TextDigits, TextOrdered};
 pub use error::{CursorError, DecodeError};
 pub use key::{OneLayout, RowKey};
-pub use limits::{MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
+pub use limits::{KeyTooLong, MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 pub use record::{Projection, Record, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
@@ -53,9 +53,9 @@ pub mod __private {
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
     pub use crate::history::{Cut, History, Phase};
     pub use crate::record::{
-        check_required, from_nil, key_field, projected_schema, value_field, value_required,
-        HasKeyField, HasValueField, Projection, Record, ValueError, ValueField, ValueFieldCheck,
-        ValueReader, ValueWriter,
+        check_required, from_nil, is_self_describing, key_field, projected_schema, value_field,
+        value_required, HasKeyField, HasValueField, Projection, Record, ValueError, ValueField,
+        ValueFieldCheck, ValueReader, ValueWriter,
     };
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};

@@ -24,3 +24,68 @@ pub const MAX_BUCKETS: u32 = 65_536;
 /// first value leaving that bucket out (`0..60000` over `bucket(day, 30)`
 /// is 2,000 buckets).
 pub const MAX_BUCKET_EXPANSION: usize = 4096;
+
+/// A key longer than [`MAX_KEY_LEN`] given to a write: refused by the
+/// embedded stores (memory, redb), since no key type would decode it back
+/// (Bigtable refuses keys over 4 KiB and DynamoDB its own limits before
+/// sending).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a key of {len} bytes (starting {}...) is longer than MAX_KEY_LEN ({MAX_KEY_LEN}): the store would keep it, but no key type decodes it back; keep long text in a value field, not in the key", ShortKey(key_start))]
+pub struct KeyTooLong {
+    /// The key's length.
+    pub len: usize,
+    /// Its first 64 bytes.
+    pub key_start: Vec<u8>,
+}
+
+/// Refuses `key` when it is longer than [`MAX_KEY_LEN`].
+pub fn check_key_len(key: &[u8]) -> Result<(), KeyTooLong> {
+    if key.len() <= MAX_KEY_LEN {
+        return Ok(());
+    }
+    Err(KeyTooLong {
+        len: key.len(),
+        key_start: key[..SHOWN].to_vec(),
+    })
+}
+
+/// The bytes of a key an error shows.
+const SHOWN: usize = 64;
+
+/// A key in an error message: escaped, and cut after 64 bytes with its
+/// length, so a hostile or runaway key does not fill a log.
+pub struct ShortKey<'k>(pub &'k [u8]);
+
+impl std::fmt::Display for ShortKey<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.get(..SHOWN) {
+            Some(start) if self.0.len() > SHOWN => {
+                write!(f, "{}... ({} bytes)", start.escape_ascii(), self.0.len())
+            }
+            _ => write!(f, "{}", self.0.escape_ascii()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_keys_are_refused_and_shown_short() {
+        assert!(check_key_len(&[b'a'; MAX_KEY_LEN]).is_ok());
+        let err = check_key_len(&[b'a'; MAX_KEY_LEN + 1]).unwrap_err();
+        assert_eq!(err.len, MAX_KEY_LEN + 1);
+        let message = err.to_string();
+        assert!(message.len() < 400, "{message}");
+        assert!(
+            message.contains("a key of 65537 bytes (starting aaaa"),
+            "{message}"
+        );
+        assert_eq!(
+            ShortKey(&[b'k'; 70]).to_string(),
+            format!("{}... (70 bytes)", "k".repeat(64))
+        );
+        assert_eq!(ShortKey(b"a\x00").to_string(), "a\\x00");
+    }
+}

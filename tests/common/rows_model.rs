@@ -27,6 +27,10 @@ pub struct Visit {
     pub note: Option<String>,
     #[rowkey(value, default)]
     pub tags: Vec<String>,
+    /// Self-describing: a number, a word and a string that looks like
+    /// either must come back as what they were, on every store.
+    #[rowkey(value, default)]
+    pub meta: serde_json::Value,
 }
 
 /// The amount alone, with its key.
@@ -48,6 +52,7 @@ pub struct Values {
     pub amount: i64,
     pub note: Option<String>,
     pub tags: Vec<String>,
+    pub meta: serde_json::Value,
 }
 
 impl Visit {
@@ -60,6 +65,7 @@ impl Visit {
             amount: self.amount,
             note: self.note.clone(),
             tags: self.tags.clone(),
+            meta: self.meta.clone(),
         }
     }
 
@@ -70,6 +76,7 @@ impl Visit {
             amount: v.amount,
             note: v.note.clone(),
             tags: v.tags.clone(),
+            meta: v.meta.clone(),
         }
     }
 }
@@ -117,13 +124,25 @@ fn visit() -> impl Strategy<Value = Visit> {
         amount,
         prop::option::of(text.clone()),
         prop::collection::vec(text, 0..3),
+        0..8usize,
     )
-        .prop_map(|((user, ts), amount, note, tags)| Visit {
+        .prop_map(|((user, ts), amount, note, tags, meta)| Visit {
             user,
             ts,
             amount,
             note: note.map(str::to_string),
             tags: tags.into_iter().map(str::to_string).collect(),
+            meta: [
+                serde_json::json!(null),
+                serde_json::json!(5),
+                serde_json::json!("5"),
+                serde_json::json!(true),
+                serde_json::json!("true"),
+                serde_json::json!(-2.5),
+                serde_json::json!([1, "a", null]),
+                serde_json::json!({"k": -1}),
+            ][meta]
+                .clone(),
         })
 }
 
@@ -291,6 +310,7 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
                     amount: *amount,
                     note: None,
                     tags: Vec::new(),
+                    meta: serde_json::Value::Null,
                 };
                 model.insert(key.clone(), values);
             }

@@ -79,7 +79,13 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
         let name = v.field.name();
         let type_name = crate::types::name(&v.field.ty);
         let required = !v.optional;
-        quote!(__ks::ValueField { name: #name, type_name: #type_name, required: #required })
+        let ty = checked_value(&v.field);
+        quote!(__ks::ValueField {
+            name: #name,
+            type_name: #type_name,
+            required: #required,
+            self_describing: __ks::is_self_describing::<#ty>,
+        })
     });
     let writes = spec.values.iter().map(|v| {
         let (field, name, ty) = (&v.field.ident, v.field.name(), checked_value(&v.field));

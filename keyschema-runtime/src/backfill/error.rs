@@ -16,7 +16,10 @@ pub enum BackfillError<E> {
     NoHistory(&'static str),
     /// A row of the older layout whose key does not read, or whose new key
     /// would be ambiguous: the backfill stops before it.
-    #[error("row {} of the older layout cannot be re-keyed: {source}", key.escape_ascii())]
+    #[error(
+        "row {} of the older layout cannot be re-keyed: {source}",
+        crate::limits::ShortKey(key)
+    )]
     Row {
         /// The older key.
         key: Vec<u8>,
@@ -77,7 +80,7 @@ pub enum BackfillError<E> {
     },
     /// A row kept changing while a batch wrote it (other writers): the
     /// batch stopped, its cursor not moved; running again resumes there.
-    #[error("row {} of the older layout kept changing while the backfill wrote it: the checkpoint stands before its batch; run the step again", key.escape_ascii())]
+    #[error("row {} of the older layout kept changing while the backfill wrote it: the checkpoint stands before its batch; run the step again", crate::limits::ShortKey(key))]
     Contended {
         /// The older key.
         key: Vec<u8>,

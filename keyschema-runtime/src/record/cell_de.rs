@@ -1,10 +1,12 @@
 //! One cell read by its field's type: the serde `Deserializer` of
 //! [`super::cells`]. The type asks for what it is (`deserialize_str`,
 //! `deserialize_u32`...), and the cell's bytes are read in that type's cell
-//! encoding. Cells other programs wrote are read where they are
-//! unambiguous: integers of 1, 2, 4 or 8 big-endian bytes (HBase's
-//! `Bytes.toBytes(int)` is 4), a 4-byte float, a bool as one byte
-//! (`00` false, `01` or `ff` true).
+//! encoding. Integers and floats are 8 big-endian bytes and nothing else:
+//! a cell of another width (the text `5` that `cbt set` writes, HBase's
+//! 4-byte `Bytes.toBytes(int)`) is an error, never a number guessed from
+//! it. A bool also reads as one byte (`00` false, `01` or `ff` true).
+//! Not human-readable, as the MessagePack the cells come from: a `Uuid`
+//! is its 16 bytes.
 
 use serde::de::{self, IntoDeserializer, Visitor};
 
@@ -57,35 +59,35 @@ impl<'c> CellDeserializer<'c> {
         ))
     }
 
-    fn int(&self) -> Result<i64, CellError> {
-        match self.cell.len() {
-            1 | 2 | 4 | 8 => {
-                let first = i64::from(self.cell[0] as i8);
-                Ok(self.cell[1..]
-                    .iter()
-                    .fold(first, |n, &b| (n << 8) | i64::from(b)))
+    fn eight(&self, what: &str) -> Result<[u8; 8], CellError> {
+        <[u8; 8]>::try_from(self.cell).map_err(|_| {
+            let mut wrong = self.wrong(what);
+            if !self.cell.is_empty() && self.cell.iter().all(|b| b.is_ascii_graphic()) {
+                wrong.0.push_str(&format!(
+                    ": the cell holds the text {:?}; numbers are stored as 8 big-endian bytes (write them with the library, or `cbt set` with the bytes escaped)",
+                    String::from_utf8_lossy(self.cell)
+                ));
             }
-            _ => Err(self.wrong("an integer: 8 big-endian bytes")),
-        }
+            wrong
+        })
+    }
+
+    fn int(&self) -> Result<i64, CellError> {
+        Ok(i64::from_be_bytes(
+            self.eight("an integer: 8 big-endian bytes")?,
+        ))
     }
 
     fn uint(&self) -> Result<u64, CellError> {
-        match self.cell.len() {
-            8 => Ok(self.cell.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b))),
-            1 | 2 | 4 => u64::try_from(self.int()?)
-                .map_err(|_| self.wrong("an unsigned integer, found a negative one")),
-            _ => Err(self.wrong("an integer: 8 big-endian bytes")),
-        }
+        Ok(u64::from_be_bytes(
+            self.eight("an integer: 8 big-endian bytes")?,
+        ))
     }
 
     fn float(&self) -> Result<f64, CellError> {
-        match <[u8; 8]>::try_from(self.cell) {
-            Ok(b) => Ok(f64::from_be_bytes(b)),
-            Err(_) => match <[u8; 4]>::try_from(self.cell) {
-                Ok(b) => Ok(f64::from(f32::from_be_bytes(b))),
-                Err(_) => Err(self.wrong("a float: 8 big-endian bytes (IEEE 754)")),
-            },
-        }
+        Ok(f64::from_be_bytes(
+            self.eight("a float: 8 big-endian bytes (IEEE 754)")?,
+        ))
     }
 
     fn text(&self) -> Result<&'c str, CellError> {
@@ -121,10 +123,22 @@ macro_rules! ints {
 impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
     type Error = CellError;
 
-    /// A self-describing type (an untagged enum, `serde_json::Value`): a
-    /// cell that is a whole MessagePack array or map reads as one, valid
-    /// UTF-8 as a string, anything else as bytes.
+    /// A self-describing type (`serde_json::Value`, an untagged enum):
+    /// a cell that begins with `c1` (never the first byte of UTF-8) holds
+    /// MessagePack after it, as the library writes every value but a
+    /// string there; a cell that is a whole MessagePack array or map reads
+    /// as one; valid UTF-8 as a string; anything else as bytes.
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
+        if let Some((&super::cells::TAGGED, rest)) = self.cell.split_first() {
+            let mut walker = super::walk::Walker::new(rest);
+            if walker.item().is_err() || !walker.is_empty() {
+                return Err(self.wrong("one MessagePack value after the byte c1"));
+            }
+            return Ok(de::Deserializer::deserialize_any(
+                &mut rmp_serde::Deserializer::from_read_ref(rest),
+                visitor,
+            )?);
+        }
         if self.is_nested() {
             return Ok(de::Deserializer::deserialize_any(
                 &mut self.msgpack(),
@@ -135,6 +149,11 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
             Ok(s) => visitor.visit_str(s),
             Err(_) => visitor.visit_bytes(self.cell),
         }
+    }
+
+    /// As the MessagePack the cells are made from.
+    fn is_human_readable(&self) -> bool {
+        false
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {

@@ -15,6 +15,13 @@
 //! A unit enum variant is a string, its name. Cells are read back by the
 //! field's type ([`CellDeserializer`](super::CellDeserializer)), so the cell needs no type tag.
 //!
+//! Except for a self-describing field ([`super::is_self_describing`]:
+//! `serde_json::Value`, an untagged or internally tagged enum), whose type
+//! reads whatever the cell holds: there a string is its UTF-8 bytes as
+//! above, and any other value is the byte `c1` followed by its MessagePack
+//! encoding (`c1` never begins UTF-8 text), so that `5`, `true` and `"5"`
+//! read back as what they were.
+//!
 //! Across the store boundary the cells of a row travel as one value, the
 //! *cell map*: the byte `c1` (never used in MessagePack, so a cell map is
 //! never taken for the ordered stores' map) and a MessagePack map from each
@@ -22,10 +29,14 @@
 //! `docs/ENCODING.md`, "Value fields on Bigtable".
 
 use super::walk::{Item, Walker};
-use super::{ValueError, ValueReader};
+use super::{ValueError, ValueField, ValueReader};
 
 /// The first byte of a cell map.
 pub const CELL_MAP: u8 = 0xc1;
+
+/// The first byte of a self-describing field's cell that holds MessagePack
+/// (any value but a string).
+pub const TAGGED: u8 = 0xc1;
 
 /// The qualifier of the cell a row with no other cell keeps (every field
 /// `None`): a row without cells does not exist on Bigtable. No field has an
@@ -41,8 +52,10 @@ pub type CellRef<'v> = (&'v [u8], &'v [u8]);
 /// The cells of a row's value fields, from the value a typed write gives
 /// the store (the ordered stores' map, [`super::msgpack`]) or a cell map
 /// (what a read returned, written back by the backfill). Nil fields have no
-/// cell; a row with no cell at all gets the [`PRESENCE`] cell.
-pub fn cells_of(value: &[u8]) -> Result<Vec<Cell>, ValueError> {
+/// cell; a row with no cell at all gets the [`PRESENCE`] cell. `fields` are
+/// the key type's value fields: a self-describing one is kept as its text
+/// or [`TAGGED`] MessagePack.
+pub fn cells_of(value: &[u8], fields: &[ValueField]) -> Result<Vec<Cell>, ValueError> {
     if value.first() == Some(&CELL_MAP) {
         return Ok(read_cell_map(value)?
             .into_iter()
@@ -61,8 +74,19 @@ pub fn cells_of(value: &[u8]) -> Result<Vec<Cell>, ValueError> {
                 })
             }
         };
-        let cell = match walker.item()? {
+        let self_describing = fields
+            .iter()
+            .any(|f| f.name.as_bytes() == name && (f.self_describing)());
+        let (item, bytes) = walker.item_and_bytes()?;
+        let cell = match item {
             Item::Nil => continue,
+            Item::Str(s) if self_describing => s.to_vec(),
+            _ if self_describing => {
+                let mut cell = Vec::with_capacity(bytes.len() + 1);
+                cell.push(TAGGED);
+                cell.extend_from_slice(bytes);
+                cell
+            }
             Item::Bool(b) => if b { &b"true"[..] } else { b"false" }.to_vec(),
             Item::Int(n) => n.to_be_bytes().to_vec(),
             Item::Uint(n) => n.to_be_bytes().to_vec(),
@@ -194,9 +218,8 @@ impl ValueReader for CellReader<'_> {
 /// assert_eq!(yaml, "families:\n  ledger:\n    columns:\n      amount:\n        encoding: BigEndian\n        type: INT64\n");
 /// ```
 pub fn cbt_format_file(schema: &crate::schema::Schema) -> String {
-    const INTS: &[&str] = &[
-        "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
-    ];
+    const INTS: &[&str] = &["i8", "i16", "i32", "i64", "isize"];
+    const UINTS: &[&str] = &["u8", "u16", "u32", "u64", "usize"];
     let mut out = format!("families:\n  {}:\n    columns:\n", schema.family());
     for field in schema.values() {
         let ty = field.type_name.replace(' ', "");
@@ -204,8 +227,12 @@ pub fn cbt_format_file(schema: &crate::schema::Schema) -> String {
             .strip_prefix("Option<")
             .and_then(|t| t.strip_suffix('>'))
             .unwrap_or(&ty);
+        // Every integer cell is 8 bytes; an unsigned one above i64::MAX
+        // would print negative as INT64.
         let kind = if INTS.contains(&inner) {
             "INT64"
+        } else if UINTS.contains(&inner) {
+            "UINT64"
         } else if inner == "f32" || inner == "f64" {
             "float64"
         } else {
@@ -237,7 +264,7 @@ mod tests {
         map.extend([0xa4]);
         map.extend(b"tags");
         map.extend([0x91, 0xa1, b'a']);
-        let cells = cells_of(&map).unwrap();
+        let cells = cells_of(&map, &[]).unwrap();
         let expect: Vec<Cell> = vec![
             (b"action".to_vec(), b"click".to_vec()),
             (b"n".to_vec(), 7i64.to_be_bytes().to_vec()),
@@ -250,16 +277,16 @@ mod tests {
         let packed = cell_map(cells.iter().map(|(q, v)| (&q[..], &v[..])));
         let mut sorted = expect.clone();
         sorted.sort();
-        assert_eq!(cells_of(&packed).unwrap(), sorted);
+        assert_eq!(cells_of(&packed, &[]).unwrap(), sorted);
     }
 
     #[test]
     fn a_row_of_nils_keeps_a_presence_cell_and_raw_bytes_are_refused() {
         assert_eq!(
-            cells_of(&[0x81, 0xa1, b'a', 0xc0]).unwrap(),
+            cells_of(&[0x81, 0xa1, b'a', 0xc0], &[]).unwrap(),
             vec![(Vec::new(), Vec::new())]
         );
-        assert!(cells_of(b"raw bytes").is_err());
+        assert!(cells_of(b"raw bytes", &[]).is_err());
         assert!(read_cell_map(&[0xc1, 0x81, 0xa1, b'a', 0xc4, 0x00]).is_err());
     }
 }

@@ -18,10 +18,12 @@ mod cell_de;
 pub mod cells;
 mod item_de;
 pub mod msgpack;
+mod probe;
 pub(crate) mod projection;
 mod walk;
 
 pub use cell_de::{CellDeserializer, CellError};
+pub use probe::is_self_describing;
 pub use projection::{decode_projection, Projection};
 #[doc(hidden)]
 pub use projection::{
@@ -31,7 +33,7 @@ pub use projection::{
 use crate::key::RowKey;
 
 /// A value field of a key type, as declared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct ValueField {
     /// The field's name: the MessagePack map key, DynamoDB attribute or
     /// Bigtable column qualifier.
@@ -41,7 +43,21 @@ pub struct ValueField {
     /// Whether a stored row must hold it: `false` for an `Option` and for
     /// `#[rowkey(value, default)]`, which take their `Default` when missing.
     pub required: bool,
+    /// Whether its type reads whatever the format holds
+    /// ([`is_self_describing`]: `serde_json::Value`, untagged enums), so a
+    /// store must keep its value in a form that says its own type.
+    pub self_describing: fn() -> bool,
 }
+
+/// Fields are equal by name, type and whether they are required (the
+/// probe follows from the type).
+impl PartialEq for ValueField {
+    fn eq(&self, other: &Self) -> bool {
+        (self.name, self.type_name, self.required) == (other.name, other.type_name, other.required)
+    }
+}
+
+impl Eq for ValueField {}
 
 /// A key type whose whole row is typed: its key fields (in the key) and its
 /// value fields (stored beside it). Derived with `RowKey`; a key type

@@ -29,6 +29,9 @@ use std::cmp::Ordering;
 pub(crate) struct ScanOptions {
     pub limit: Option<usize>,
     pub direction: Direction,
+    /// Whether `reverse()` chose the direction (a cursor then does not
+    /// override it: a mismatch is refused as another request's cursor).
+    pub direction_chosen: bool,
     pub ordered: bool,
     pub after: Option<Cursor>,
 }
@@ -38,6 +41,7 @@ impl Default for ScanOptions {
         ScanOptions {
             limit: None,
             direction: Direction::Forward,
+            direction_chosen: false,
             ordered: true,
             after: None,
         }

@@ -311,6 +311,7 @@ impl<K: RowKey, P> ScanRequest<K, P> {
     /// Descending key order (for a `rev` timestamp: oldest first).
     pub fn reverse(mut self) -> Self {
         self.options.direction = Direction::Reverse;
+        self.options.direction_chosen = true;
         self
     }
 
@@ -321,9 +322,15 @@ impl<K: RowKey, P> ScanRequest<K, P> {
     }
 
     /// Resumes after the rows a previous run of the same request returned.
-    /// The scan continues in the cursor's direction.
+    /// The scan continues in the cursor's direction; with
+    /// [`reverse`](Self::reverse) as well (before or after this call), a
+    /// cursor of a forward scan is refused as another request's
+    /// ([`CursorError::OtherRequest`](crate::CursorError::OtherRequest) on
+    /// the first row), never resumed the other way.
     pub fn after(mut self, cursor: Cursor) -> Self {
-        self.options.direction = cursor.direction;
+        if !self.options.direction_chosen {
+            self.options.direction = cursor.direction;
+        }
         self.options.after = Some(cursor);
         self
     }

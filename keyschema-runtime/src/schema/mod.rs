@@ -4,11 +4,13 @@
 mod header;
 mod history;
 mod json;
+mod parts;
 mod render;
 
 pub(crate) use header::Header;
 pub use history::{Cut, History};
 pub(crate) use json::string as json_string;
+pub use parts::{Component, Salt};
 pub(crate) use render::{rendered, rendered_prefix, try_render, Attempt, RenderPart};
 
 use crate::encoding::{
@@ -99,30 +101,6 @@ pub const DEFAULT_FAMILY: &str = "f";
 
 /// Decodes a key of the schema's type and drops the value.
 pub(crate) type CheckFn = fn(&[u8]) -> Result<(), DecodeError>;
-
-/// A salt: `hash(fields) % buckets`, or `random % buckets`.
-#[derive(Debug, Clone, Copy)]
-pub struct Salt {
-    buckets: u32,
-    hashed: &'static [usize],
-    random: bool,
-}
-
-/// One component of a key.
-#[derive(Debug, Clone, Copy)]
-pub struct Component {
-    name: &'static str,
-    type_name: &'static str,
-    order: Order,
-    reversed: bool,
-    bucket: Option<u64>,
-    fixed_width: Option<usize>,
-    encoding: Option<Encoding>,
-    render: RenderFn,
-    /// For text keys: the text width (None: variable, ends at the separator)
-    /// and the conversion from binary.
-    text: Option<(Option<usize>, TextFn)>,
-}
 
 impl Schema {
     pub(crate) const fn new(
@@ -492,199 +470,4 @@ const fn salt_span(salt: Option<Salt>, components: &[Component]) -> Option<(usiz
         k += 1;
     }
     Some((hashed[0], hashed[hashed.len() - 1]))
-}
-
-impl Salt {
-    pub(crate) const fn by_hash(buckets: u32, hashed: &'static [usize]) -> Self {
-        Salt {
-            buckets,
-            hashed,
-            random: false,
-        }
-    }
-
-    pub(crate) const fn random(buckets: u32) -> Self {
-        Salt {
-            buckets,
-            hashed: &[],
-            random: true,
-        }
-    }
-
-    /// Whether the bucket is chosen at random on write (`random % N`): a get
-    /// must try every bucket, and decode cannot check the salt.
-    pub fn is_random(&self) -> bool {
-        self.random
-    }
-
-    /// The number of buckets, N in `% N`.
-    pub fn buckets(&self) -> u32 {
-        self.buckets
-    }
-
-    /// The indexes (into [`Schema::components`]) of the hashed fields, in
-    /// the order they are hashed.
-    pub fn hashed(&self) -> &'static [usize] {
-        self.hashed
-    }
-
-    /// The width of the salt in bytes: 1, or 2 above 256 buckets.
-    pub fn width(&self) -> usize {
-        salt::width(self.buckets)
-    }
-}
-
-impl Component {
-    pub(crate) const fn plain<T: KeyComponent>(
-        name: &'static str,
-        type_name: &'static str,
-        order: Order,
-    ) -> Self {
-        Component {
-            name,
-            type_name,
-            order,
-            reversed: false,
-            bucket: None,
-            fixed_width: T::FIXED_WIDTH,
-            encoding: T::ENCODING,
-            render: T::render_key,
-            text: None,
-        }
-    }
-
-    pub(crate) const fn bucket<T: BucketKey>(
-        name: &'static str,
-        type_name: &'static str,
-        order: Order,
-        width: u64,
-    ) -> Self {
-        Component {
-            name,
-            type_name,
-            order,
-            reversed: false,
-            bucket: Some(width),
-            fixed_width: T::FIXED_WIDTH,
-            encoding: T::ENCODING,
-            render: T::render_key,
-            text: None,
-        }
-    }
-
-    pub(crate) const fn reversed<T: ReversibleKey>(
-        name: &'static str,
-        type_name: &'static str,
-    ) -> Self {
-        Component {
-            name,
-            type_name,
-            order: Order::Ascending,
-            reversed: true,
-            bucket: None,
-            fixed_width: T::FIXED_WIDTH,
-            encoding: T::ENCODING,
-            render: T::render_key,
-            text: None,
-        }
-    }
-
-    pub(crate) const fn with_text<T: TextComponent>(mut self) -> Self {
-        self.text = Some((T::TEXT_WIDTH, crate::encoding::text::binary_to_text::<T>));
-        self
-    }
-
-    /// For `rev`, `reverse` and `bucket` in text keys: a number's digits.
-    pub(crate) const fn with_text_digits<T: TextDigits>(self) -> Self {
-        self.with_text::<T>()
-    }
-
-    pub(crate) fn text_width(&self) -> Option<usize> {
-        self.text.and_then(|(w, _)| w)
-    }
-
-    /// Applies the component's transform to its binary encoding, in place:
-    /// bytes reversed for `reverse`, inverted for `rev`. Its own inverse.
-    pub(crate) fn transform_binary(&self, bytes: &mut [u8]) {
-        if self.reversed {
-            bytes.reverse();
-        } else if self.order == Order::Descending {
-            crate::encoding::invert(bytes);
-        }
-    }
-
-    /// Applies the component's transform to its text form, in place: digits
-    /// reversed for `reverse`, 9-complemented for `rev`. Its own inverse.
-    pub(crate) fn transform_text(&self, text: &mut [u8]) {
-        if self.reversed {
-            text.reverse();
-        } else if self.order == Order::Descending {
-            crate::encoding::text::complement_digits(text);
-        }
-    }
-
-    /// The component's bytes in the key, from its binary encoding: inverted
-    /// or byte-reversed as declared, or its text form (digit-complemented or
-    /// digit-reversed) followed by the separator when it is variable-width.
-    pub(crate) fn key_form(
-        &self,
-        binary: &[u8],
-        sep: Option<u8>,
-        out: &mut Vec<u8>,
-    ) -> Result<(), DecodeError> {
-        let start = out.len();
-        match (sep, self.text) {
-            (Some(sep), Some((width, to_text))) => {
-                to_text(binary, out, sep)?;
-                self.transform_text(&mut out[start..]);
-                if width.is_none() {
-                    out.push(sep);
-                }
-            }
-            _ => {
-                out.extend_from_slice(binary);
-                self.transform_binary(&mut out[start..]);
-            }
-        }
-        Ok(())
-    }
-
-    /// The field name.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// The field type as written in the struct.
-    pub fn type_name(&self) -> &'static str {
-        self.type_name
-    }
-
-    /// Ascending, or descending for `rev(field)`.
-    pub fn order(&self) -> Order {
-        self.order
-    }
-
-    /// For `bucket(field, WIDTH)`: the width. The component holds
-    /// `field.div_euclid(WIDTH)` and is followed by the field itself.
-    pub fn bucket_width(&self) -> Option<u64> {
-        self.bucket
-    }
-
-    /// Whether the component is stored byte-reversed (`reverse(field)`):
-    /// least-significant byte first, to spread sequential ids.
-    pub fn is_reversed(&self) -> bool {
-        self.reversed
-    }
-
-    /// The encoded width when it is fixed.
-    pub fn fixed_width(&self) -> Option<usize> {
-        self.fixed_width
-    }
-
-    /// The built-in encoding the type's bytes are (see
-    /// [`KeyComponent::ENCODING`]); `None` for a type of yours that does not
-    /// declare one.
-    pub fn encoding(&self) -> Option<Encoding> {
-        self.encoding
-    }
 }

@@ -1,15 +1,17 @@
 //! An in-memory store on a `BTreeMap`, for tests and examples.
 
 use super::{Cas, Direction, Mutation, Row, Store};
+use crate::limits::{check_key_len, KeyTooLong};
 use crate::range::KeyRange;
 use std::collections::BTreeMap;
-use std::convert::Infallible;
 use std::ops::Bound;
 use std::sync::{Arc, PoisonError, RwLock};
 
 /// A thread-safe, in-memory [`Store`]. Batches are atomic; scans page through
 /// the map (256 rows per lock), so they see writes made while they run and
-/// never copy a whole range.
+/// never copy a whole range. A write of a key longer than
+/// [`MAX_KEY_LEN`](crate::MAX_KEY_LEN) is refused ([`KeyTooLong`]), and
+/// nothing of its batch is written: no key type would decode it back.
 ///
 /// ```
 /// use keyschema::store::{Direction, MemoryStore, Store};
@@ -21,7 +23,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 /// let all = KeyRange::new(Vec::new(), None, 0);
 /// let keys: Vec<Vec<u8>> = store.scan(&all, Direction::Reverse)?.map(|r| r.unwrap().0).collect();
 /// assert_eq!(keys, [b"b".to_vec(), b"a".to_vec()]);
-/// # Ok::<(), std::convert::Infallible>(())
+/// # Ok::<(), keyschema::KeyTooLong>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct MemoryStore {
@@ -49,7 +51,7 @@ impl MemoryStore {
 }
 
 impl Store for MemoryStore {
-    type Error = Infallible;
+    type Error = KeyTooLong;
     type Rows<'a> = MemoryRows;
 
     /// `memory:` and the address of the map its clones share.
@@ -57,7 +59,7 @@ impl Store for MemoryStore {
         Some(format!("memory:{:p}", Arc::as_ptr(&self.map)))
     }
 
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Infallible> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, KeyTooLong> {
         Ok(self
             .map
             .read()
@@ -66,7 +68,12 @@ impl Store for MemoryStore {
             .cloned())
     }
 
-    fn write_batch(&self, batch: &[Mutation]) -> Result<(), Infallible> {
+    fn write_batch(&self, batch: &[Mutation]) -> Result<(), KeyTooLong> {
+        for m in batch {
+            if let Mutation::Put { key, .. } = m {
+                check_key_len(key)?;
+            }
+        }
         let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
         for m in batch {
             match m {
@@ -77,7 +84,10 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, Infallible> {
+    fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, KeyTooLong> {
+        for cas in batch.iter().filter(|cas| cas.set.is_some()) {
+            check_key_len(&cas.key)?;
+        }
         let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
         Ok(batch
             .iter()
@@ -94,7 +104,7 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    fn scan(&self, range: &KeyRange, direction: Direction) -> Result<MemoryRows, Infallible> {
+    fn scan(&self, range: &KeyRange, direction: Direction) -> Result<MemoryRows, KeyTooLong> {
         // BTreeMap::range panics on inverted bounds; such a range is empty.
         let empty = range.end().is_some_and(|end| end <= range.start());
         Ok(MemoryRows {
@@ -157,7 +167,7 @@ impl MemoryRows {
 }
 
 impl Iterator for MemoryRows {
-    type Item = Result<Row, Infallible>;
+    type Item = Result<Row, KeyTooLong>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.page.is_empty() && !self.done {

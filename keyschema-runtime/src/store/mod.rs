@@ -170,7 +170,10 @@ pub enum RowError<E> {
     Store(#[source] E),
     /// A stored key inside the requested range does not decode: another
     /// schema's rows share the key space, or the row is corrupt.
-    #[error("key {} in the scanned range does not decode: {source}", key.escape_ascii())]
+    #[error(
+        "key {} in the scanned range does not decode: {source}",
+        crate::limits::ShortKey(key)
+    )]
     Decode {
         /// The offending key, as stored.
         key: Vec<u8>,
@@ -181,7 +184,7 @@ pub enum RowError<E> {
     /// A `random % N` row is stored in several buckets with different
     /// values (it was written twice with `put_row`, which inserts). A get
     /// cannot tell which copy is current; `replace_row` keeps one copy.
-    #[error("row {} is stored in salt buckets {buckets:?} with different values: a `random % N` put_row inserts a copy; write the row with replace_row to keep one", key.escape_ascii())]
+    #[error("row {} is stored in salt buckets {buckets:?} with different values: a `random % N` put_row inserts a copy; write the row with replace_row to keep one", crate::limits::ShortKey(key))]
     Conflict {
         /// The key, in the lowest bucket that holds a copy.
         key: Vec<u8>,
@@ -197,7 +200,7 @@ pub enum RowError<E> {
     Layout(#[from] crate::history::LayoutError),
     /// A row's value fields do not read as its type's, or one cannot be
     /// written.
-    #[error("row {} of `{schema}`: {source}", key.escape_ascii())]
+    #[error("row {} of `{schema}`: {source}", crate::limits::ShortKey(key))]
     Value {
         /// The key type.
         schema: &'static str,

@@ -78,6 +78,14 @@ fn checksum(key: &[u8], value: &[u8]) -> u32 {
 }
 
 /// The value of a stored row, after checking its checksum.
+/// Refuses a key longer than [`MAX_KEY_LEN`](crate::MAX_KEY_LEN) as
+/// [`redb::Error::Io`] of kind `InvalidInput`, its source the
+/// [`KeyTooLong`](crate::KeyTooLong): no key type would decode it back.
+fn check_key(key: &[u8]) -> Result<(), redb::Error> {
+    crate::limits::check_key_len(key)
+        .map_err(|e| redb::Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))
+}
+
 fn unseal(key: &[u8], stored: &[u8]) -> Result<Vec<u8>, redb::Error> {
     let corrupted =
         |why: String| redb::Error::Corrupted(format!("row {}: {why}", key.escape_ascii()));
@@ -102,12 +110,21 @@ fn unseal(key: &[u8], stored: &[u8]) -> Result<Vec<u8>, redb::Error> {
 
 impl RedbStore {
     /// Opens the store in `dir`, creating the directory and the database
-    /// when they do not exist.
+    /// when they do not exist. An I/O error names the path it was about.
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, redb::Error> {
         let dir = dir.as_ref();
-        std::fs::create_dir_all(dir).map_err(redb::Error::Io)?;
+        let at = |path: &Path, e: std::io::Error| {
+            redb::Error::Io(std::io::Error::new(
+                e.kind(),
+                format!("opening the redb store at {}: {e}", path.display()),
+            ))
+        };
+        std::fs::create_dir_all(dir).map_err(|e| at(dir, e))?;
         let path = dir.join(FILE);
-        let db = redb::Database::create(&path)?;
+        let db = redb::Database::create(&path).map_err(|e| match e {
+            redb::DatabaseError::Storage(redb::StorageError::Io(e)) => at(&path, e),
+            other => other.into(),
+        })?;
         let identity = file_id(&path);
         Ok(RedbStore { db, path, identity })
     }
@@ -158,6 +175,11 @@ impl Store for RedbStore {
     }
 
     fn write_batch(&self, batch: &[Mutation]) -> Result<(), redb::Error> {
+        for m in batch {
+            if let Mutation::Put { key, .. } = m {
+                check_key(key)?;
+            }
+        }
         self.check_file()?;
         let txn = self.db.begin_write()?;
         {
@@ -178,6 +200,9 @@ impl Store for RedbStore {
     }
 
     fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, redb::Error> {
+        for cas in batch.iter().filter(|cas| cas.set.is_some()) {
+            check_key(&cas.key)?;
+        }
         self.check_file()?;
         let txn = self.db.begin_write()?;
         let mut applied = Vec::with_capacity(batch.len());

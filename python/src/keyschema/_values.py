@@ -7,8 +7,9 @@ A kind is named after the Rust type the cells hold: ``i8`` ... ``i128``,
 ``u8`` ... ``u128``, ``f32``, ``f64``, ``bool``, ``char``, ``str``,
 ``bytes``, ``msgpack`` (a nested value: a sequence, a map, a struct, an
 enum variant with content) and ``auto`` (a type the document cannot name:
-a whole MessagePack array or map reads as MessagePack, valid UTF-8 as a
-string, anything else as bytes). ``value_kind`` gives it from the Rust type
+MessagePack after a leading ``c1`` (how the library keeps a
+self-describing field's non-string values), a whole MessagePack array or
+map as MessagePack, valid UTF-8 as a string, anything else as bytes). ``value_kind`` gives it from the Rust type
 text; a caller names the kind of a newtype (``Cents(i64)``) itself."""
 
 import re
@@ -265,29 +266,30 @@ def read_cells(cells, kinds):
 
 def read_cell(name, kind, cell):
     """One cell by its field's kind (ENCODING.md, "Value fields on Bigtable"):
-    integers of 1, 2, 4 or 8 big-endian bytes, floats of 8 or 4, a bool as
-    ``true``/``false`` (or one byte), text as UTF-8, nested values as
-    MessagePack."""
+    integers and floats of 8 big-endian bytes (a 128-bit integer also of
+    16), nothing else; a bool as ``true``/``false`` (or one byte), text as
+    UTF-8, nested values as MessagePack; ``auto``: MessagePack after a
+    leading ``c1``, a whole MessagePack array or map, else text or bytes."""
     def bad(expected):
         shown = cell[:32].hex() + ("..." if len(cell) > 32 else "")
-        return wrong(name, kind, "expected %s, found a cell of %d bytes (%s)" % (expected, len(cell), shown))
+        message = "expected %s, found a cell of %d bytes (%s)" % (expected, len(cell), shown)
+        if cell and all(0x21 <= b <= 0x7E for b in cell) and kind not in ("bool",):
+            message += ": the cell holds the text %r; numbers are stored as 8 big-endian bytes" % cell.decode("ascii")
+        return wrong(name, kind, message)
 
     if kind in _INT_BITS:
         bits = _INT_BITS[kind]
-        if len(cell) not in (1, 2, 4, 8) and not (bits == 128 and len(cell) == 16):
+        if len(cell) != 8 and not (bits == 128 and len(cell) == 16):
             raise bad("an integer: 8 big-endian bytes" + (" (or 16)" if bits == 128 else ""))
-        unsigned = kind[0] == "u" and len(cell) >= 8
-        n = int.from_bytes(cell, "big", signed=not unsigned)
-        if kind[0] == "u" and n < 0:
-            raise bad("an unsigned integer, found a negative one")
+        n = int.from_bytes(cell, "big", signed=kind[0] == "i")
         lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
         if not lo <= n <= hi:
             raise wrong(name, kind, "%d does not fit in %s" % (n, kind))
         return n
     if kind in ("f32", "f64"):
-        if len(cell) not in (4, 8):
+        if len(cell) != 8:
             raise bad("a float: 8 big-endian bytes (IEEE 754)")
-        v = struct.unpack(">d" if len(cell) == 8 else ">f", cell)[0]
+        v = struct.unpack(">d", cell)[0]
         return f32(v) if kind == "f32" else v
     if kind == "bool":
         if cell in (b"true", b"\x01", b"\xff"):
@@ -305,6 +307,11 @@ def read_cell(name, kind, cell):
         return text
     if kind == "bytes":
         return cell
+    if kind == "auto" and cell[:1] == b"\xc1":
+        try:
+            return decode_msgpack(cell[1:])
+        except DecodeError as e:
+            raise wrong(name, kind, "expected one MessagePack value after the byte c1: %s" % e) from None
     if kind == "msgpack" or (kind == "auto" and _is_nested(cell)):
         try:
             return decode_msgpack(cell)

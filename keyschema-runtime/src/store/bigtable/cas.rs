@@ -2,6 +2,7 @@
 //! one atomic step on the row.
 
 use super::{is_retryable, rpc_error, BigtableError, BigtableStore, MAX_ROW_KEY, MAX_VALUE};
+use crate::record::ValueField;
 use crate::store::Cas;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
 
@@ -14,15 +15,17 @@ impl BigtableStore {
     /// answer may report `false` for a write that applied: read the row
     /// again to know.
     pub async fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, BigtableError> {
-        self.compare_and_write_in(None, batch).await
+        self.compare_and_write_in(None, &[], batch).await
     }
 
     /// [`compare_and_write`](Self::compare_and_write) of whole rows kept in
     /// `family` (what each entry expects and sets is a cell map, or a
-    /// row's value fields), or of raw values.
+    /// row's value fields; `fields` the key type's value fields), or of raw
+    /// values.
     pub(super) async fn compare_and_write_in(
         &self,
         family: Option<&'static str>,
+        fields: &'static [ValueField],
         batch: &[Cas],
     ) -> Result<Vec<bool>, BigtableError> {
         for (index, cas) in batch.iter().enumerate() {
@@ -31,7 +34,9 @@ impl BigtableStore {
         let mut applied = Vec::with_capacity(batch.len());
         for chunk in batch.chunks(IN_FLIGHT) {
             let answers = futures_util::future::join_all(
-                chunk.iter().map(|cas| self.check_and_mutate(family, cas)),
+                chunk
+                    .iter()
+                    .map(|cas| self.check_and_mutate(family, fields, cas)),
             )
             .await;
             for answer in answers {
@@ -44,11 +49,12 @@ impl BigtableStore {
     async fn check_and_mutate(
         &self,
         family: Option<&str>,
+        fields: &[ValueField],
         cas: &Cas,
     ) -> Result<bool, BigtableError> {
         let mutations = match (&cas.set, family) {
             (None, _) => vec![super::rows::delete_row()],
-            (Some(value), Some(family)) => super::rows::set_cells(family, &cas.key, value)?,
+            (Some(value), Some(family)) => super::rows::set_cells(family, fields, &cas.key, value)?,
             (Some(value), None) => vec![data::Mutation {
                 mutation: Some(data::mutation::Mutation::SetCell(data::mutation::SetCell {
                     family_name: super::FAMILY.to_string(),
@@ -65,12 +71,13 @@ impl BigtableStore {
         let expect = |value: &Vec<u8>| -> Result<data::RowFilter, BigtableError> {
             match family {
                 Some(family) if value.first() == Some(&crate::record::cells::CELL_MAP) => {
-                    let cells = crate::record::cells::cells_of(value).map_err(|source| {
-                        BigtableError::Value {
-                            key: cas.key.clone(),
-                            source,
-                        }
-                    })?;
+                    let cells =
+                        crate::record::cells::cells_of(value, fields).map_err(|source| {
+                            BigtableError::Value {
+                                key: cas.key.clone(),
+                                source,
+                            }
+                        })?;
                     Ok(super::rows::holds_exactly(family, &cells))
                 }
                 _ => Ok(equals(value)),

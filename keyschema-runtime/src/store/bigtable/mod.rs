@@ -111,7 +111,7 @@ pub enum BigtableError {
     Chunks(#[from] ChunkError),
     /// A whole row's value fields cannot be made into cells: raw bytes
     /// given for a key type with value fields, or a broken cell map.
-    #[error("row {}: {source}", key.escape_ascii())]
+    #[error("row {}: {source}", crate::limits::ShortKey(key))]
     Value {
         /// The row's key.
         key: Vec<u8>,
@@ -134,7 +134,7 @@ pub enum BigtableError {
     },
     /// A mutation breaks one of Cloud Bigtable's documented limits (see
     /// [`MAX_ROW_KEY`], [`MAX_VALUE`]); nothing of the batch was sent.
-    #[error("mutation {index} of the batch (row {}): its {what} is {len} bytes, above Cloud Bigtable's limit of {max} bytes; nothing was sent", key.escape_ascii())]
+    #[error("mutation {index} of the batch (row {}): its {what} is {len} bytes, above Cloud Bigtable's limit of {max} bytes; nothing was sent", crate::limits::ShortKey(key))]
     TooLarge {
         /// Its index in the batch.
         index: usize,
@@ -154,7 +154,7 @@ pub enum BigtableError {
         table: String,
     },
     /// A row in a scanned range has no value cell (`v:v`): not written by keyschema.
-    #[error("row {} has no {FAMILY}:v cell", key.escape_ascii())]
+    #[error("row {} has no {FAMILY}:v cell", crate::limits::ShortKey(key))]
     MissingValue {
         /// The row key.
         key: Vec<u8>,
@@ -462,7 +462,7 @@ impl AsyncStore for BigtableStore {
         batch: Vec<Cas>,
     ) -> BoxFuture<'_, Result<Vec<bool>, BigtableError>> {
         Box::pin(async move {
-            self.compare_and_write_in(rows::family_of(schema), &batch)
+            self.compare_and_write_in(rows::family_of(schema), schema.values(), &batch)
                 .await
         })
     }

@@ -57,16 +57,16 @@ impl BigtableStore {
         };
         let entries = batch
             .iter()
-            .map(|m| row_entry(family, m))
+            .map(|m| row_entry(family, schema.values(), m))
             .collect::<Result<Vec<_>, _>>()?;
         self.write_entries(&entries).await
     }
 }
 
 /// A whole row's entry: its cells, or the row's deletion.
-fn row_entry(family: &str, m: &Mutation) -> Result<Entry, BigtableError> {
+fn row_entry(family: &str, fields: &[ValueField], m: &Mutation) -> Result<Entry, BigtableError> {
     let (row_key, mutations) = match m {
-        Mutation::Put { key, value } => (key.clone(), set_cells(family, key, value)?),
+        Mutation::Put { key, value } => (key.clone(), set_cells(family, fields, key, value)?),
         Mutation::Delete { key } => (key.clone(), vec![delete_row()]),
     };
     Ok(Entry {
@@ -87,13 +87,15 @@ pub(super) fn delete_row() -> data::Mutation {
 }
 
 /// The mutations that make `key`'s cells in `family` those of `value` (a
-/// row's value fields, or a cell map read before).
+/// row's value fields, or a cell map read before); `fields` are the key
+/// type's value fields.
 pub(super) fn set_cells(
     family: &str,
+    fields: &[ValueField],
     key: &[u8],
     value: &[u8],
 ) -> Result<Vec<data::Mutation>, BigtableError> {
-    let cells = cells::cells_of(value).map_err(|source| BigtableError::Value {
+    let cells = cells::cells_of(value, fields).map_err(|source| BigtableError::Value {
         key: key.to_vec(),
         source,
     })?;

@@ -70,7 +70,10 @@ pub enum DynamoError {
         schema: &'static str,
     },
     /// A key does not split into partition and sort parts.
-    #[error("key {} is not a key of `{schema}`: {source}", key.escape_ascii())]
+    #[error(
+        "key {} is not a key of `{schema}`: {source}",
+        crate::limits::ShortKey(key)
+    )]
     Key {
         /// The key type.
         schema: &'static str,
@@ -82,7 +85,7 @@ pub enum DynamoError {
     },
     /// A key part or an item breaks one of DynamoDB's limits; nothing of
     /// the batch was sent.
-    #[error("item {index} (key {}): its {what} is {len} bytes, {}; nothing was sent", key.escape_ascii(), if *len == 0 { "and DynamoDB refuses an empty key attribute".to_string() } else { format!("above DynamoDB's limit of {max} bytes") })]
+    #[error("item {index} (key {}): its {what} is {len} bytes, {}; nothing was sent", crate::limits::ShortKey(key), if *len == 0 { "and DynamoDB refuses an empty key attribute".to_string() } else { format!("above DynamoDB's limit of {max} bytes") })]
     Limit {
         /// Its index in the batch.
         index: usize,
@@ -132,7 +135,7 @@ pub enum DynamoError {
     },
     /// A key is too long for DynamoDB to hold any item under it: the read
     /// is refused rather than answered with nothing.
-    #[error("{operation} of key {}: its {what} is {len} bytes, above DynamoDB's limit of {max} bytes, so no item can be stored under it; the request was not sent", key.escape_ascii())]
+    #[error("{operation} of key {}: its {what} is {len} bytes, above DynamoDB's limit of {max} bytes, so no item can be stored under it; the request was not sent", crate::limits::ShortKey(key))]
     ReadLimit {
         /// `BatchGetItem` or `Query`.
         operation: &'static str,
@@ -147,7 +150,7 @@ pub enum DynamoError {
     },
     /// An item in a scanned range has no binary `v` attribute: another
     /// program wrote it. A typed scan reports it and reads on.
-    #[error("the item under key {} in table {table} has no binary `v` attribute: another program wrote it (keyschema stores its value there); the scan reads on past it", key.escape_ascii())]
+    #[error("the item under key {} in table {table} has no binary `v` attribute: another program wrote it (keyschema stores its value there); the scan reads on past it", crate::limits::ShortKey(key))]
     NoValue {
         /// The table.
         table: String,
@@ -172,7 +175,7 @@ pub enum DynamoError {
     },
     /// A value field DynamoDB cannot hold as an attribute; nothing of the
     /// batch was sent.
-    #[error("item {index} (key {}): value field `{field}` cannot be a DynamoDB attribute: {message}; nothing was sent", key.escape_ascii())]
+    #[error("item {index} (key {}): value field `{field}` cannot be a DynamoDB attribute: {message}; nothing was sent", crate::limits::ShortKey(key))]
     Attribute {
         /// Its index in the batch.
         index: usize,
@@ -185,7 +188,7 @@ pub enum DynamoError {
     },
     /// A raw value written for a key type whose rows are whole: its value
     /// fields are attributes, and bytes are not value fields.
-    #[error("item {index} (key {}): `{schema}` stores its value fields as attributes and this value is not its value fields ({message}): write whole rows (`put_record`), or declare no value fields to store raw values; nothing was sent", key.escape_ascii())]
+    #[error("item {index} (key {}): `{schema}` stores its value fields as attributes and this value is not its value fields ({message}): write whole rows (`put_record`), or declare no value fields to store raw values; nothing was sent", crate::limits::ShortKey(key))]
     NotFields {
         /// Its index in the batch.
         index: usize,
