@@ -5,7 +5,7 @@
 //! through rmp-serde over the item's own bytes, so that both paths read
 //! every value alike and a wrong one fails with rmp-serde's words.
 
-use super::walk::Item;
+use super::walk::{Item, Walker};
 use serde::de::{self, Visitor};
 
 type Error = rmp_serde::decode::Error;
@@ -18,6 +18,7 @@ pub(crate) struct ItemDeserializer<'v> {
 }
 
 impl<'v> ItemDeserializer<'v> {
+    #[inline]
     pub(crate) fn new(item: Item<'v>, raw: &'v [u8]) -> Self {
         ItemDeserializer { item, raw }
     }
@@ -159,6 +160,149 @@ impl<'de> de::Deserializer<'de> for ItemDeserializer<'de> {
     }
 }
 
+/// A serde `Deserializer` of the value at the front of a walker, for the
+/// hot path of a whole-row read: text, integers and `None` are read from
+/// the walker's bytes without making an [`Item`] first; anything else (and
+/// text that is not UTF-8) goes through [`ItemDeserializer`], so both read
+/// every value alike.
+pub(crate) struct FrontDeserializer<'a, 'w> {
+    walker: &'w mut Walker<'a>,
+}
+
+impl<'a, 'w> FrontDeserializer<'a, 'w> {
+    #[inline]
+    pub(crate) fn new(walker: &'w mut Walker<'a>) -> Self {
+        FrontDeserializer { walker }
+    }
+
+    /// The value as an item, taken.
+    #[inline]
+    fn item(self) -> Result<ItemDeserializer<'a>, Error> {
+        let (item, raw) = self
+            .walker
+            .item_and_bytes()
+            .map_err(|e| <Error as de::Error>::custom(e.to_string()))?;
+        Ok(ItemDeserializer::new(item, raw))
+    }
+}
+
+/// Methods the item path reads.
+macro_rules! by_item {
+    ($($method:ident),* $(,)?) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            de::Deserializer::$method(self.item()?, visitor)
+        }
+    )*};
+}
+
+/// Integer methods: an integer at the front visited as the widest integer
+/// of its sign, as [`ItemDeserializer`] does.
+macro_rules! front_ints {
+    ($($method:ident),* $(,)?) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            match self.walker.take_int() {
+                Some(Ok(n)) => visitor.visit_u64(n),
+                Some(Err(n)) => visitor.visit_i64(n),
+                None => de::Deserializer::$method(self.item()?, visitor),
+            }
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for FrontDeserializer<'de, '_> {
+    type Error = Error;
+
+    by_item! {
+        deserialize_any, deserialize_bool, deserialize_f32, deserialize_f64, deserialize_i128,
+        deserialize_u128, deserialize_char, deserialize_unit, deserialize_seq, deserialize_map,
+        deserialize_identifier, deserialize_ignored_any, deserialize_bytes, deserialize_byte_buf,
+    }
+
+    front_ints! {
+        deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
+        deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64,
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if let Some((bytes, end)) = self.walker.peek_str() {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                self.walker.advance_to(end);
+                return visitor.visit_borrowed_str(text);
+            }
+        }
+        de::Deserializer::deserialize_str(self.item()?, visitor)
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.walker.take_nil() {
+            return visitor.visit_none();
+        }
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_unit_struct(self.item()?, name, visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_newtype_struct(self.item()?, name, visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_tuple(self.item()?, len, visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_tuple_struct(self.item()?, name, len, visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_struct(self.item()?, name, fields, visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_enum(self.item()?, name, variants, visitor)
+    }
+
+    /// As [`ItemDeserializer`]'s: rmp-serde's.
+    fn is_human_readable(&self) -> bool {
+        let mut rmp = rmp_serde::Deserializer::from_read_ref(&[][..]);
+        de::Deserializer::is_human_readable(&&mut rmp)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::walk::Walker;
@@ -169,10 +313,20 @@ mod tests {
     use std::fmt::Debug;
 
     /// Reads `bytes` through the item path and through rmp-serde alone.
-    fn both<T: DeserializeOwned>(bytes: &[u8]) -> (Result<T, String>, Result<T, String>) {
+    fn both<T: DeserializeOwned + PartialEq + Debug>(
+        bytes: &[u8],
+    ) -> (Result<T, String>, Result<T, String>) {
         let (item, raw) = Walker::new(bytes).item_and_bytes().expect("one item");
         let ours = T::deserialize(ItemDeserializer::new(item, raw)).map_err(|e| e.to_string());
         let theirs = rmp_serde::from_slice::<T>(bytes).map_err(|e| e.to_string());
+        // The front path reads alike, and takes exactly the one item when
+        // it reads.
+        let mut walker = Walker::new(bytes);
+        let front = T::deserialize(FrontDeserializer::new(&mut walker)).map_err(|e| e.to_string());
+        assert_eq!(front, ours, "{bytes:x?}");
+        if front.is_ok() {
+            assert!(walker.is_empty(), "{bytes:x?}");
+        }
         (ours, theirs)
     }
 

@@ -105,6 +105,7 @@ pub trait ValueReader {
 /// [`required`](ValueField::required) field of `fields` that was not
 /// `seen` is [`ValueError::Missing`].
 #[doc(hidden)]
+#[inline]
 pub fn check_required(fields: &[ValueField], seen: &[bool]) -> Result<(), ValueError> {
     match fields
         .iter()
@@ -181,6 +182,7 @@ pub fn encode_values<K: Record>(row: &K) -> Result<Vec<u8>, ValueError> {
 /// [`RowStore::get_row`](crate::store::RowStore::get_row) gives it): the
 /// ordered stores' map, or the cell map a store of cells (Bigtable) reads
 /// ([`cells`]; its first byte, `c1`, never begins a MessagePack value).
+#[inline]
 pub fn decode_values<K: Record>(row: &mut K, value: &[u8]) -> Result<(), ValueError> {
     if value.first() == Some(&cells::CELL_MAP) {
         return row.read_values(&mut cells::CellReader::new(value)?);

@@ -4,7 +4,7 @@
 //! rmp-serde writes it with named fields). Any MessagePack library reads
 //! it: `msgpack.unpackb(value)` in Python gives a dict.
 
-use super::item_de::ItemDeserializer;
+use super::item_de::FrontDeserializer;
 use super::walk::{Item, Walker};
 use super::{Record, ValueError, ValueReader, ValueWriter};
 
@@ -61,6 +61,7 @@ fn words(e: ValueError) -> String {
 
 impl<'v> MapReader<'v> {
     /// A reader of the map `value` holds.
+    #[inline]
     pub fn new(value: &'v [u8]) -> Result<Self, ValueError> {
         let mut walker = Walker::new(value);
         let left = walker.map_len().map_err(|e| ValueError::Format {
@@ -70,6 +71,7 @@ impl<'v> MapReader<'v> {
     }
 
     /// The next stored field's name as bytes, `None` after the last.
+    #[inline]
     fn next_name_bytes(&mut self) -> Result<Option<&'v [u8]>, ValueError> {
         if self.left == 0 {
             return Ok(None);
@@ -112,6 +114,7 @@ impl<'v> MapReader<'v> {
 }
 
 impl ValueReader for MapReader<'_> {
+    #[inline]
     fn next_field(&mut self, names: &[&str]) -> Result<Option<usize>, ValueError> {
         while let Some(name) = self.next_name_bytes()? {
             match names.iter().position(|n| n.as_bytes() == name) {
@@ -124,14 +127,23 @@ impl ValueReader for MapReader<'_> {
         Ok(None)
     }
 
+    #[inline]
     fn value<T: serde::de::DeserializeOwned>(
         &mut self,
         field: &'static str,
     ) -> Result<T, ValueError> {
-        let (item, raw) = self.walker.item_and_bytes()?;
-        T::deserialize(ItemDeserializer::new(item, raw)).map_err(|e| ValueError::Field {
-            field,
-            message: e.to_string(),
-        })
+        let start = self.walker.position();
+        let value = T::deserialize(FrontDeserializer::new(&mut self.walker)).map_err(|e| {
+            ValueError::Field {
+                field,
+                message: e.to_string(),
+            }
+        })?;
+        // A type whose `Deserialize` asked for nothing leaves its value
+        // unread: step over it, so the next name is a name.
+        if self.walker.position() == start {
+            self.walker.item()?;
+        }
+        Ok(value)
     }
 }

@@ -35,6 +35,14 @@ pub(crate) struct Walker<'a> {
     pos: usize,
 }
 
+#[cold]
+#[inline(never)]
+fn past_end(n: usize, at: usize) -> ValueError {
+    bad(format_args!("{n} bytes wanted at byte {at}, past the end"))
+}
+
+#[cold]
+#[inline(never)]
 fn bad(what: impl std::fmt::Display) -> ValueError {
     ValueError::Format {
         message: format!("not MessagePack: {what}"),
@@ -42,31 +50,30 @@ fn bad(what: impl std::fmt::Display) -> ValueError {
 }
 
 impl<'a> Walker<'a> {
+    #[inline]
     pub(crate) fn new(buf: &'a [u8]) -> Self {
         Walker { buf, pos: 0 }
     }
 
     /// Whether every byte was read.
+    #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.pos == self.buf.len()
     }
 
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8], ValueError> {
         let end = self
             .pos
             .checked_add(n)
             .filter(|&end| end <= self.buf.len())
-            .ok_or_else(|| {
-                bad(format_args!(
-                    "{n} bytes wanted at byte {}, past the end",
-                    self.pos
-                ))
-            })?;
+            .ok_or_else(|| past_end(n, self.pos))?;
         let bytes = &self.buf[self.pos..end];
         self.pos = end;
         Ok(bytes)
     }
 
+    #[inline]
     fn uint(&mut self, width: usize) -> Result<u64, ValueError> {
         Ok(self
             .take(width)?
@@ -74,11 +81,13 @@ impl<'a> Walker<'a> {
             .fold(0u64, |n, &b| (n << 8) | u64::from(b)))
     }
 
+    #[inline]
     fn len(&mut self, width: usize) -> Result<usize, ValueError> {
         usize::try_from(self.uint(width)?).map_err(|_| bad("a length above the address space"))
     }
 
     /// A map's entry count, at the front.
+    #[inline]
     pub(crate) fn map_len(&mut self) -> Result<usize, ValueError> {
         let at = self.pos;
         match self.take(1)?[0] {
@@ -91,8 +100,108 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The next value.
+    /// The text of a string at the front (fixstr or str8) and where it
+    /// ends, without taking it; `None` for anything else.
+    #[inline(always)]
+    pub(crate) fn peek_str(&self) -> Option<(&'a [u8], usize)> {
+        let pos = self.pos;
+        let (start, len) = match *self.buf.get(pos)? {
+            marker @ 0xa0..=0xbf => (pos + 1, usize::from(marker & 0x1f)),
+            0xd9 => (pos + 2, usize::from(*self.buf.get(pos + 1)?)),
+            _ => return None,
+        };
+        let end = start.checked_add(len)?;
+        Some((self.buf.get(start..end)?, end))
+    }
+
+    /// Where the walker is: bytes read so far.
+    #[inline(always)]
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Moves to `end`, the end of a value [`peek_str`](Self::peek_str) saw.
+    #[inline(always)]
+    pub(crate) fn advance_to(&mut self, end: usize) {
+        self.pos = end;
+    }
+
+    /// An integer at the front, taken: `Ok` unsigned, `Err` negative;
+    /// `None` (nothing taken) for anything else.
+    #[inline(always)]
+    pub(crate) fn take_int(&mut self) -> Option<Result<u64, i64>> {
+        let pos = self.pos;
+        let marker = *self.buf.get(pos)?;
+        let (width, signed) = match marker {
+            0x00..=0x7f => {
+                self.pos = pos + 1;
+                return Some(Ok(u64::from(marker)));
+            }
+            0xe0..=0xff => {
+                self.pos = pos + 1;
+                return Some(Err(i64::from(marker as i8)));
+            }
+            0xcc..=0xcf => (1usize << (marker - 0xcc), false),
+            0xd0..=0xd3 => (1usize << (marker - 0xd0), true),
+            _ => return None,
+        };
+        let bytes = self.buf.get(pos + 1..pos + 1 + width)?;
+        self.pos = pos + 1 + width;
+        let raw = bytes.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b));
+        if !signed {
+            return Some(Ok(raw));
+        }
+        let shift = 64 - 8 * width as u32;
+        let n = ((raw << shift) as i64) >> shift;
+        Some(if n < 0 { Err(n) } else { Ok(n as u64) })
+    }
+
+    /// Whether the front is nil, taking it if so.
+    #[inline(always)]
+    pub(crate) fn take_nil(&mut self) -> bool {
+        let nil = self.buf.get(self.pos) == Some(&0xc0);
+        if nil {
+            self.pos += 1;
+        }
+        nil
+    }
+
+    /// The next value. The kinds value fields mostly hold (a short string,
+    /// a small or unsigned integer) are read here, inline; the rest by
+    /// [`item_slow`](Self::item_slow).
+    #[inline(always)]
     pub(crate) fn item(&mut self) -> Result<Item<'a>, ValueError> {
+        let pos = self.pos;
+        if let Some(&marker) = self.buf.get(pos) {
+            match marker {
+                0x00..=0x7f => {
+                    self.pos = pos + 1;
+                    return Ok(Item::Uint(u64::from(marker)));
+                }
+                0xa0..=0xbf => {
+                    let end = pos + 1 + usize::from(marker & 0x1f);
+                    if let Some(text) = self.buf.get(pos + 1..end) {
+                        self.pos = end;
+                        return Ok(Item::Str(text));
+                    }
+                }
+                0xcc..=0xcf => {
+                    let end = pos + 1 + (1usize << (marker - 0xcc));
+                    if let Some(bytes) = self.buf.get(pos + 1..end) {
+                        self.pos = end;
+                        let n = bytes.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b));
+                        return Ok(Item::Uint(n));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.item_slow()
+    }
+
+    /// [`item`](Self::item) for every marker, errors included.
+    #[inline(never)]
+    fn item_slow(&mut self) -> Result<Item<'a>, ValueError> {
         let start = self.pos;
         let marker = self.take(1)?[0];
         Ok(match marker {
@@ -129,6 +238,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The next value and its whole encoding, marker included.
+    #[inline]
     pub(crate) fn item_and_bytes(&mut self) -> Result<(Item<'a>, &'a [u8]), ValueError> {
         let start = self.pos;
         let item = self.item()?;

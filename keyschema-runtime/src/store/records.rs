@@ -295,6 +295,7 @@ fn values_of<K: Record, E>(row: &K) -> Result<Vec<u8>, RowError<E>> {
 }
 
 /// The whole row from a typed row and its stored value.
+#[inline(always)]
 fn whole<K: Record, E>((mut row, value): TypedRow<K>) -> Result<K, RowError<E>> {
     match decode_values(&mut row, &value) {
         Ok(()) => Ok(row),
@@ -329,11 +330,20 @@ impl<I> Records<I> {
     }
 }
 
-impl<K: Record, E, I: Iterator<Item = Result<TypedRow<K>, RowError<E>>>> Iterator for Records<I> {
-    type Item = Result<K, RowError<E>>;
+/// Each row's value fields are read into the row the scan decoded, before
+/// it is moved out: no intermediate `(row, value)` pair.
+impl<K: Record, S: Store> Iterator for Records<crate::TypedRows<'_, K, S>> {
+    type Item = Result<K, RowError<S::Error>>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        Some(self.rows.next()?.and_then(whole))
+        Some(match self.rows.next_keyed()? {
+            Ok((_, mut row, value)) => match decode_values(&mut row, &value) {
+                Ok(()) => Ok(row),
+                Err(source) => Err(value_error(&row, source)),
+            },
+            Err(e) => Err(e),
+        })
     }
 }
 
