@@ -61,7 +61,6 @@ async fn a_whole_row_is_one_attribute_per_field_in_dynamodbs_types() {
             "invoice_id",
             "line_no",
             "memo",
-            "note",
             "paid",
             "pk",
             "ratio",
@@ -69,7 +68,7 @@ async fn a_whole_row_is_one_attribute_per_field_in_dynamodbs_types() {
             "status",
             "tags"
         ],
-        "no `v`: the value fields and the key fields, each its own attribute"
+        "no `v`: the value fields and the key fields, each its own attribute; `note: None` has none (a GSI over it is sparse)"
     );
     assert_eq!(item["amount"], n("1000"));
     assert_eq!(item["memo"], s("rent 2"));
@@ -93,7 +92,7 @@ async fn a_whole_row_is_one_attribute_per_field_in_dynamodbs_types() {
             AttributeValue::M(HashMap::from([("on".to_string(), n("1700000000"))]))
         )]))
     );
-    assert_eq!(item["note"], AttributeValue::Null(true));
+    assert!(!item.contains_key("note"));
     assert_eq!(
         item["counts"],
         AttributeValue::M(HashMap::from([("views".to_string(), n("3"))]))
@@ -122,10 +121,7 @@ async fn a_whole_row_is_one_attribute_per_field_in_dynamodbs_types() {
         store.get_record::<Ledger>(&key).await.expect("get"),
         Some(changed)
     );
-    assert_eq!(
-        raw_item(&store, &key).await["note"],
-        AttributeValue::Null(true)
-    );
+    assert!(!raw_item(&store, &key).await.contains_key("note"));
 }
 
 #[tokio::test]
@@ -399,4 +395,136 @@ async fn items_an_older_struct_wrote_read_with_the_next() {
         }
         other => panic!("v1 needs `legacy`: {other:?}"),
     }
+}
+
+/// The line before it had value fields, and after, with value fields that
+/// all may be missing.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = (invoice_id), line_no)]
+struct LineRaw {
+    invoice_id: String,
+    line_no: u16,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = (invoice_id), line_no)]
+struct LineSoft {
+    invoice_id: String,
+    line_no: u16,
+    #[rowkey(value)]
+    note: Option<String>,
+    #[rowkey(value, default)]
+    count: u32,
+}
+
+/// An item `put_row` wrote before the key type had value fields is an
+/// error for the whole-row type, by get and by scan, never a row of
+/// defaults (every field of `LineSoft` may be missing).
+#[tokio::test]
+async fn a_raw_item_is_not_read_as_a_row_of_defaults() {
+    let table = fresh_table("raw-then-rows");
+    let raw = DynamoStore::connect_local::<LineRaw>(&endpoint(), &table).expect("store");
+    assert!(raw.create_table().await.expect("create"));
+    let line = LineRaw {
+        invoice_id: "INV-9".into(),
+        line_no: 1,
+    };
+    raw.put_row(&line, b"old payload").await.expect("put_row");
+    let soft = DynamoStore::connect_local::<LineSoft>(&endpoint(), &table).expect("store");
+    match soft.get_record::<LineSoft>(&line.encode()).await {
+        Err(RowError::Store(DynamoError::RawValue { .. })) => {}
+        other => panic!("expected RawValue, got {other:?}"),
+    }
+    let scanned: Vec<_> = LineSoft::scan()
+        .invoice_id("INV-9")
+        .request()
+        .stream(&soft)
+        .records()
+        .collect()
+        .await;
+    assert_eq!(scanned.len(), 1);
+    let message = scanned[0].as_ref().expect_err("an error item").to_string();
+    assert!(message.contains("holds a raw value"), "{message}");
+}
+
+/// A `None` value field has no attribute, so a GSI over it is sparse:
+/// DynamoDB refuses `NULL` as an index key, and the write used to fail.
+#[tokio::test]
+async fn a_gsi_over_an_optional_value_field_is_sparse() {
+    use keyschema::store::dynamodb::sdk::types::{
+        AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
+        ProjectionType, ProvisionedThroughput, ScalarAttributeType,
+    };
+    let table = fresh_table("gsi-note");
+    let store = DynamoStore::connect_local::<LineSoft>(&endpoint(), &table).expect("store");
+    let attribute = |name: &str, ty| {
+        AttributeDefinition::builder()
+            .attribute_name(name)
+            .attribute_type(ty)
+            .build()
+            .expect("attribute")
+    };
+    let key = |name: &str, ty| {
+        KeySchemaElement::builder()
+            .attribute_name(name)
+            .key_type(ty)
+            .build()
+            .expect("key")
+    };
+    let throughput = ProvisionedThroughput::builder()
+        .read_capacity_units(5)
+        .write_capacity_units(5)
+        .build()
+        .expect("throughput");
+    store
+        .client()
+        .create_table()
+        .table_name(&table)
+        .attribute_definitions(attribute("pk", ScalarAttributeType::B))
+        .attribute_definitions(attribute("sk", ScalarAttributeType::B))
+        .attribute_definitions(attribute("note", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .key_schema(key("sk", KeyType::Range))
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("by_note")
+                .key_schema(key("note", KeyType::Hash))
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::KeysOnly)
+                        .build(),
+                )
+                .provisioned_throughput(throughput.clone())
+                .build()
+                .expect("gsi"),
+        )
+        .provisioned_throughput(throughput)
+        .send()
+        .await
+        .expect("CreateTable with a GSI on note");
+    let rows: Vec<LineSoft> = (0..4)
+        .map(|n| LineSoft {
+            invoice_id: "INV-3".into(),
+            line_no: n,
+            note: (n % 2 == 0).then(|| "check".to_string()),
+            count: u32::from(n),
+        })
+        .collect();
+    store
+        .put_records(&rows)
+        .await
+        .expect("puts, None notes included");
+    for row in &rows {
+        let got = store.get_record::<LineSoft>(&row.encode()).await;
+        assert_eq!(got.expect("get").as_ref(), Some(row));
+    }
+    let indexed = store
+        .client()
+        .scan()
+        .table_name(&table)
+        .index_name("by_note")
+        .send()
+        .await
+        .expect("Scan the GSI");
+    assert_eq!(indexed.count(), 2, "only the rows with a note");
 }

@@ -66,9 +66,56 @@ struct Inner {
     weights: Vec<f64>,
 }
 
+/// A type whose `Deserialize` reads nothing: the reader must still step
+/// over its stored value, so the next field is read as itself.
+#[derive(Serialize, Debug, Clone, PartialEq, Default)]
+struct Constant(u8);
+
+impl<'de> Deserialize<'de> for Constant {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        Ok(Constant(7))
+    }
+}
+
+/// Serde's field attributes go on the value's own type (the derive does
+/// not read `#[serde]` on a key type's fields): bytes stored as hex text.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+struct Hex(#[serde(with = "as_hex")] Vec<u8>);
+
+mod as_hex {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        (0..text.len())
+            .step_by(2)
+            .map(|i| {
+                text.get(i..i + 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| serde::de::Error::custom("not hex"))
+            })
+            .collect()
+    }
+}
+
+/// A newtype around an `Option`: `None` is nil, which a store of cells
+/// keeps as no cell.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+struct Maybe(Option<i32>);
+
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(then = (id), n)]
 struct Kinds {
+    #[rowkey(value)]
+    maybe: Maybe,
+    #[rowkey(value)]
+    constant: Constant,
+    #[rowkey(value)]
+    hex: Hex,
     id: String,
     n: u32,
     #[rowkey(value)]
@@ -119,6 +166,10 @@ fn rows() -> Vec<Kinds> {
         json!([1, "a", null]),
         json!({"a": {"b": [1, 2]}}),
         json!(""),
+        // Text whose bytes begin like a MessagePack array (U+0700 is dc 80)
+        // or map, whole: it must still read as text.
+        json!(format!("\u{0700}!{}", "a".repeat(32_801))),
+        json!("\u{0080}"),
     ];
     let looses = [
         Loose::Nothing,
@@ -140,10 +191,15 @@ fn rows() -> Vec<Kinds> {
     ];
     (0..metas.len())
         .map(|i| Kinds {
+            constant: Constant(7),
+            maybe: Maybe((i % 2 == 0).then_some(i as i32)),
+            hex: Hex(vec![0xde, 0xad, i as u8]),
             id: "k".into(),
             n: u32::try_from(i).expect("small"),
             meta: metas[i].clone(),
-            maybe_meta: (i % 3 != 0).then(|| metas[metas.len() - 1 - i].clone()),
+            // `Some(Null)` is nil, as `None` (serde's `Option`): not drawn.
+            maybe_meta: Some(metas[metas.len() - 1 - i].clone())
+                .filter(|m| i % 3 != 0 && !m.is_null()),
             loose: looses[i % looses.len()].clone(),
             tagged: if i % 2 == 0 {
                 Tagged::Empty

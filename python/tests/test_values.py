@@ -41,7 +41,7 @@ LEDGER_CELLS = {
 LEDGER_ITEM = {
     "address": {"M": {"city": {"S": "Oslo"}, "zip": {"NULL": True}}}, "amount": {"N": "1000"},
     "counts": {"M": {"views": {"N": "3"}}}, "invoice_id": {"S": "INV-1"}, "line_no": {"N": "2"},
-    "memo": {"S": "rent 2"}, "note": {"NULL": True}, "paid": {"BOOL": True}, "pk": {"B": b"INV-1\x00"},
+    "memo": {"S": "rent 2"}, "paid": {"BOOL": True}, "pk": {"B": b"INV-1\x00"},
     "ratio": {"N": "0.25"}, "sk": {"B": b"\x00\x02"}, "status": {"M": {"Paid": {"M": {"on": {"N": "1700000000"}}}}},
     "tags": {"L": [{"S": "home"}, {"S": "monthly"}]},
 }

@@ -101,10 +101,7 @@ impl<'c> CellDeserializer<'c> {
     /// Whether the cell is a MessagePack array or map, whole (what a
     /// nested value's cell holds).
     fn is_nested(&self) -> bool {
-        matches!(self.cell.first(), Some(0x80..=0x9f | 0xdc..=0xdf)) && {
-            let mut walker = super::walk::Walker::new(self.cell);
-            walker.item().is_ok() && walker.is_empty()
-        }
+        super::walk::is_whole_nested(self.cell)
     }
 }
 

@@ -18,7 +18,8 @@
 //! Except for a self-describing field ([`super::is_self_describing`]:
 //! `serde_json::Value`, an untagged or internally tagged enum), whose type
 //! reads whatever the cell holds: there a string is its UTF-8 bytes as
-//! above, and any other value is the byte `c1` followed by its MessagePack
+//! above, and any other value (and text that is itself one whole
+//! MessagePack array or map) is the byte `c1` followed by its MessagePack
 //! encoding (`c1` never begins UTF-8 text), so that `5`, `true` and `"5"`
 //! read back as what they were.
 //!
@@ -80,7 +81,8 @@ pub fn cells_of(value: &[u8], fields: &[ValueField]) -> Result<Vec<Cell>, ValueE
         let (item, bytes) = walker.item_and_bytes()?;
         let cell = match item {
             Item::Nil => continue,
-            Item::Str(s) if self_describing => s.to_vec(),
+            // Text a reader would take for a nested value is tagged too.
+            Item::Str(s) if self_describing && !super::walk::is_whole_nested(s) => s.to_vec(),
             _ if self_describing => {
                 let mut cell = Vec::with_capacity(bytes.len() + 1);
                 cell.push(TAGGED);

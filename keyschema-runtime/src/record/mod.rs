@@ -23,6 +23,8 @@ pub(crate) mod projection;
 mod walk;
 
 pub use cell_de::{CellDeserializer, CellError};
+#[doc(hidden)]
+pub use probe::from_nil;
 pub use probe::is_self_describing;
 pub use projection::{decode_projection, Projection};
 #[doc(hidden)]
@@ -115,14 +117,6 @@ pub fn check_required(fields: &[ValueField], seen: &[bool]) -> Result<(), ValueE
         Some((f, _)) => Err(ValueError::Missing { field: f.name }),
         None => Ok(()),
     }
-}
-
-/// `T` read from nil (serde's unit), when `T` takes it: what a required
-/// value field the store holds no cell or attribute for reads as before it
-/// is [`ValueError::Missing`].
-#[doc(hidden)]
-pub fn from_nil<T: serde::de::DeserializeOwned>() -> Option<T> {
-    T::deserialize(serde::de::value::UnitDeserializer::<serde::de::value::Error>::new()).ok()
 }
 
 /// Names a value field's type in generated code: one error at the field

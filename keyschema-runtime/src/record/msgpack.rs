@@ -49,6 +49,10 @@ impl ValueWriter for MapWriter<'_> {
 pub struct MapReader<'v> {
     walker: Walker<'v>,
     left: usize,
+    /// The index, among the names asked for, of the field expected next:
+    /// after the last one found (a map written by the same struct holds
+    /// its fields in declaration order, so this is usually the match).
+    expect: usize,
 }
 
 /// `e`'s own words, without the variant's prefix.
@@ -67,7 +71,11 @@ impl<'v> MapReader<'v> {
         let left = walker.map_len().map_err(|e| ValueError::Format {
             message: format!("expected a MessagePack map of value fields: {}", words(e)),
         })?;
-        Ok(MapReader { walker, left })
+        Ok(MapReader {
+            walker,
+            left,
+            expect: 0,
+        })
     }
 
     /// The next stored field's name as bytes, `None` after the last.
@@ -117,8 +125,15 @@ impl ValueReader for MapReader<'_> {
     #[inline]
     fn next_field(&mut self, names: &[&str]) -> Result<Option<usize>, ValueError> {
         while let Some(name) = self.next_name_bytes()? {
-            match names.iter().position(|n| n.as_bytes() == name) {
-                Some(i) => return Ok(Some(i)),
+            let found = match names.get(self.expect) {
+                Some(n) if n.as_bytes() == name => Some(self.expect),
+                _ => names.iter().position(|n| n.as_bytes() == name),
+            };
+            match found {
+                Some(i) => {
+                    self.expect = i + 1;
+                    return Ok(Some(i));
+                }
                 None => {
                     self.walker.item()?;
                 }

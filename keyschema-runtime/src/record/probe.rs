@@ -1,9 +1,12 @@
-//! Which value fields are self-describing: types whose `Deserialize` asks
-//! for whatever the format holds (`deserialize_any`), such as
-//! `serde_json::Value` and untagged or internally tagged enums. A store
-//! that keeps a field in a form that does not say its own type (a
-//! Bigtable cell of 8 bytes may be an integer, a float or text) must keep
-//! such a field in a form that does: see [`super::cells`].
+//! Asking a value field's type with no data: whether it is
+//! self-describing, and what it reads from nil.
+//!
+//! Self-describing types have a `Deserialize` that asks for whatever the
+//! format holds (`deserialize_any`), such as `serde_json::Value` and
+//! untagged or internally tagged enums. A store that keeps a field in a
+//! form that does not say its own type (a Bigtable cell of 8 bytes may be
+//! an integer, a float or text) must keep such a field in a form that
+//! does: see [`super::cells`].
 
 use serde::de::{self, Visitor};
 
@@ -124,9 +127,51 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
     }
 }
 
+/// `T` read from nil, when it takes nil: `()`, `None`, a unit struct,
+/// `serde_json::Value::Null`, and a newtype around any of them
+/// (`struct Maybe(Option<i32>)`). A store of cells writes nil as no cell,
+/// so a required field without one reads as this before it is missing.
+pub fn from_nil<T: de::DeserializeOwned>() -> Option<T> {
+    T::deserialize(Nil).ok()
+}
+
+/// A deserializer of nil: unit to whoever asks, `None` to an option,
+/// through newtypes.
+struct Nil;
+
+impl<'de> de::Deserializer<'de> for Nil {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_none()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_self_describing;
+    use super::{from_nil, is_self_describing};
     use std::collections::BTreeMap;
 
     #[derive(serde::Deserialize)]
@@ -160,5 +205,26 @@ mod tests {
         assert!(!is_self_describing::<Vec<serde_json::Value>>());
         assert!(!is_self_describing::<BTreeMap<String, u8>>());
         assert!(!is_self_describing::<()>());
+    }
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Maybe(Option<i32>);
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Unit;
+
+    #[test]
+    fn nil_reads_as_the_types_that_take_it_through_newtypes() {
+        assert_eq!(from_nil::<()>(), Some(()));
+        assert_eq!(from_nil::<Option<String>>(), Some(None));
+        assert_eq!(from_nil::<Maybe>(), Some(Maybe(None)));
+        assert_eq!(from_nil::<Unit>(), Some(Unit));
+        assert_eq!(
+            from_nil::<serde_json::Value>(),
+            Some(serde_json::Value::Null)
+        );
+        assert_eq!(from_nil::<i64>(), None);
+        assert_eq!(from_nil::<String>(), None);
+        assert_eq!(from_nil::<Vec<u8>>(), None);
     }
 }

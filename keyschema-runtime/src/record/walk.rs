@@ -29,6 +29,16 @@ pub(crate) enum Item<'a> {
     Nested(&'a [u8]),
 }
 
+/// Whether `bytes` are one MessagePack array or map, whole (what a nested
+/// value's Bigtable cell holds). Text can be too (U+0700 is `dc 80`, an
+/// array header), so a self-describing field's text that is gets tagged.
+pub(crate) fn is_whole_nested(bytes: &[u8]) -> bool {
+    matches!(bytes.first(), Some(0x80..=0x9f | 0xdc..=0xdf)) && {
+        let mut walker = Walker::new(bytes);
+        walker.item().is_ok() && walker.is_empty()
+    }
+}
+
 /// Reads values from the front of a buffer.
 pub(crate) struct Walker<'a> {
     buf: &'a [u8],

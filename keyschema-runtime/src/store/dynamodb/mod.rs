@@ -157,6 +157,16 @@ pub enum DynamoError {
         /// The item's key.
         key: Vec<u8>,
     },
+    /// An item of a key type with value fields holds a raw value (a binary
+    /// `v` attribute, what `put_row` wrote before the type had value
+    /// fields): it is not read as a row of defaults.
+    #[error("the item under key {} in table {table} holds a raw value (a binary `v` attribute, written by put_row before the key type had value fields), not its value fields: rewrite it with put_record (README, \"Upgrading from raw values\")", crate::limits::ShortKey(key))]
+    RawValue {
+        /// The table.
+        table: String,
+        /// The item's key.
+        key: Vec<u8>,
+    },
     /// A stored item lacks an attribute keyschema writes.
     #[error("an item of table {table} has no `{attribute}` attribute of the expected type: not written by keyschema")]
     ForeignItem {
@@ -499,6 +509,14 @@ impl DynamoStore {
         item: &HashMap<String, AttributeValue>,
     ) -> Result<Vec<u8>, DynamoError> {
         if self.whole_rows() {
+            let raw = matches!(item.get(VALUE), Some(AttributeValue::B(_)))
+                && !self.schema.values().iter().any(|f| f.name == VALUE);
+            if raw {
+                return Err(DynamoError::RawValue {
+                    table: self.table.clone(),
+                    key: key.to_vec(),
+                });
+            }
             let components = self.schema.components();
             return Ok(item::to_field_map(item, |name| {
                 name == self.shape.partition_key
