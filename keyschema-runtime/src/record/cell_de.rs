@@ -10,6 +10,10 @@
 
 use serde::de::{self, IntoDeserializer, Visitor};
 
+/// The first byte of a self-describing field's cell that holds MessagePack
+/// (any value but a string that does not itself read as MessagePack).
+pub const TAGGED: u8 = 0xc1;
+
 /// Why a cell does not read as its field's type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CellError(String);
@@ -126,7 +130,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
     /// string there; a cell that is a whole MessagePack array or map reads
     /// as one; valid UTF-8 as a string; anything else as bytes.
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
-        if let Some((&super::cells::TAGGED, rest)) = self.cell.split_first() {
+        if let Some((&TAGGED, rest)) = self.cell.split_first() {
             let mut walker = super::walk::Walker::new(rest);
             if walker.item().is_err() || !walker.is_empty() {
                 return Err(self.wrong("one MessagePack value after the byte c1"));

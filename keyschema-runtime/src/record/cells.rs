@@ -35,9 +35,7 @@ use super::{ValueError, ValueField, ValueReader};
 /// The first byte of a cell map.
 pub const CELL_MAP: u8 = 0xc1;
 
-/// The first byte of a self-describing field's cell that holds MessagePack
-/// (any value but a string).
-pub const TAGGED: u8 = 0xc1;
+pub use super::cell_de::TAGGED;
 
 /// The qualifier of the cell a row with no other cell keeps (every field
 /// `None`): a row without cells does not exist on Bigtable. No field has an
