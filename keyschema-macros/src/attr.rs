@@ -8,6 +8,7 @@
 //! option    := "salt" "=" salt | "then" "=" item ("," item)*
 //!            | "prefix" "=" (string | byte-string) | "format" "=" ident ("(" ... ")")?
 //!            | "family" "=" string | "crate" "=" string
+//!            | "index" "(" ident ("," option)* ")"   (an index layout; its options as written)
 //! salt      := "hash" "(" ("*" | ident ("," ident)*)? ")" "%" integer
 //!            | "random" "%" integer
 //! item      := component | "(" (component ("," component)*)? ")"   (the partition key)
@@ -36,6 +37,20 @@ pub struct KeyAttr {
     pub krate: Option<syn::Path>,
     /// `family = "..."`: the Bigtable column family of the value fields.
     pub family: Option<LitStr>,
+    /// `index(Name, ...)`: further key layouts of the same rows.
+    pub indexes: Vec<IndexAttr>,
+}
+
+/// `index(Name, prefix = ..., salt = ..., then = ...)`: a further key
+/// layout of the rows, whose entries are the struct `Name`. Its options are
+/// kept as written (with their spans) and checked as a key type's.
+#[derive(Clone)]
+pub struct IndexAttr {
+    /// The `index` keyword.
+    pub span: Span,
+    pub name: Ident,
+    /// The options after the name, as written.
+    pub body: proc_macro2::TokenStream,
 }
 
 pub struct SaltExpr {
@@ -115,9 +130,17 @@ impl KeyAttr {
     pub fn parse_into(&mut self, input: ParseStream, later: bool) -> syn::Result<()> {
         while !input.is_empty() {
             let key = input.call(Ident::parse_any)?;
+            if key == "index" && input.peek(syn::token::Paren) {
+                self.indexes.push(parse_index(&key, input)?);
+                if input.is_empty() {
+                    break;
+                }
+                input.parse::<Token![,]>()?;
+                continue;
+            }
             let duplicate = || {
                 let message = if later && key != "crate" {
-                    format!("`{key}` is given twice: this is a second `#[rowkey(...)]` attribute, and a key type has one key layout. For the layout the table's older rows use, write `#[rowkey_was(salt = ..., until = ...)]` under `#[rowkey(...)]`; for a second layout of the same rows (an index), declare another key type")
+                    format!("`{key}` is given twice: this is a second `#[rowkey(...)]` attribute, and a key type has one key layout. For the layout the table's older rows use, write `#[rowkey_was(salt = ..., until = ...)]` under `#[rowkey(...)]`; for a second layout of the same rows, declare an index: `index(EventBySite, prefix = \"s\", then = ...)`")
                 } else {
                     format!("`{key}` is given twice")
                 };
@@ -144,13 +167,33 @@ impl KeyAttr {
     }
 }
 
+/// `index(Name, options...)`, after the `index` keyword.
+fn parse_index(key: &Ident, input: ParseStream) -> syn::Result<IndexAttr> {
+    let content;
+    parenthesized!(content in input);
+    let name: Ident = content.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "an index starts with the name of its entry type: `index(EventBySite, prefix = \"s\", then = site, rev(timestamp), user_id)`",
+        )
+    })?;
+    if !content.is_empty() {
+        content.parse::<Token![,]>()?;
+    }
+    Ok(IndexAttr {
+        span: key.span(),
+        name,
+        body: content.parse()?,
+    })
+}
+
 fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
     let name = key.to_string();
     let known = ["salt", "then", "prefix", "format", "family", "crate"];
     if !known.contains(&name.as_str()) {
         return Err(syn::Error::new(
             key.span(),
-            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `family`, `crate`"),
+            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `family`, `crate`, `index(Name, ...)`"),
         ));
     }
     input.parse::<Token![=]>()?;
@@ -204,8 +247,13 @@ fn parse_components(input: ParseStream) -> syn::Result<(Vec<ComponentExpr>, Vec<
     while input.peek(Token![,]) {
         let ahead = input.fork();
         ahead.parse::<Token![,]>()?;
-        let next_is_option =
-            ahead.is_empty() || (ahead.peek(Ident::peek_any) && ahead.peek2(Token![=]));
+        let next_is_option = ahead.is_empty()
+            || (ahead.peek(Ident::peek_any) && ahead.peek2(Token![=]))
+            || (ahead
+                .fork()
+                .call(Ident::parse_any)
+                .is_ok_and(|i| i == "index")
+                && ahead.peek2(syn::token::Paren));
         if next_is_option {
             break;
         }

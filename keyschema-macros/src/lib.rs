@@ -9,6 +9,7 @@ mod attr;
 mod check;
 mod component;
 mod expand;
+mod index;
 mod limits;
 mod model;
 mod projection;
@@ -26,6 +27,10 @@ pub fn derive_row_key(input: TokenStream) -> TokenStream {
         Err(errors) => {
             let mut out = errors.write_errors();
             out.extend(expand::dummy(&input));
+            for index in check::index_structs(&input) {
+                out.extend(expand::index::declared_struct(&index.input));
+                out.extend(expand::dummy(&index.input));
+            }
             out.into()
         }
     }

@@ -31,6 +31,8 @@ pub struct KeySpec {
     pub family: Option<String>,
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     pub was: Option<WasSpec>,
+    /// `index(Name, ...)`: further key layouts of the rows.
+    pub indexes: Vec<crate::index::IndexSpec>,
 }
 
 /// A value field.

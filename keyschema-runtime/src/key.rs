@@ -62,6 +62,17 @@ pub trait RowKey: Sized {
         Self::schema().render(key)
     }
 
+    /// Appends to `out` the keys of the index entries of the row stored
+    /// under `key` with `value` (its value fields as stored), one per index
+    /// the row has an entry in; nothing for a type without indexes, or when
+    /// the row does not decode (its value fields only matter to the indexes
+    /// over them). What a write uses to find the entries to put and the
+    /// ones to remove.
+    #[doc(hidden)]
+    fn stored_index_keys(key: &[u8], value: &[u8], out: &mut Vec<Vec<u8>>) {
+        let _ = (key, value, out);
+    }
+
     /// The layout of the table's older rows and the cut-over, when the type
     /// declares one with `#[rowkey_was(...)]`: its schema's
     /// ([`Schema::history`](crate::Schema::history)).

@@ -16,6 +16,7 @@ mod encoding;
 mod error;
 pub mod history;
 pub mod hotspot;
+pub mod index;
 mod key;
 mod limits;
 mod range;
@@ -33,6 +34,7 @@ pub use encoding::{
 pub use encoding::{BucketKey, KeyArg, KeyComponent, Reader, ReversibleKey};
 pub use encoding::{TextComponent, TextDigits, TextOrdered};
 pub use error::{CursorError, DecodeError};
+pub use index::{Index, IndexRows};
 pub use key::{OneLayout, RowKey};
 pub use limits::{KeyTooLong, MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
@@ -52,10 +54,11 @@ pub mod __private {
     pub use crate::encoding::{Base, Encoding, EnumDef, Reader, TextError, TextOrdered};
     pub use crate::encoding::{BucketKey, KeyArg, KeyComponent, KeyComponentCheck, ReversibleKey};
     pub use crate::history::{Cut, History, Phase};
+    pub use crate::index::Index;
     pub use crate::record::{
-        check_required, from_nil, is_self_describing, key_field, projected_schema, value_field,
-        value_required, HasKeyField, HasValueField, Projection, Record, ValueError, ValueField,
-        ValueFieldCheck, ValueReader, ValueWriter,
+        check_required, decode_values, from_nil, is_self_describing, key_field, projected_schema,
+        value_field, value_required, HasKeyField, HasValueField, Projection, Record, ValueError,
+        ValueField, ValueFieldCheck, ValueReader, ValueWriter,
     };
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};
@@ -135,6 +138,14 @@ pub mod __private {
     /// The declared schema, with its value fields (`#[rowkey(value)]`).
     pub const fn with_values(schema: Schema, values: &'static [ValueField]) -> Schema {
         schema.with_values(values)
+    }
+
+    /// The declared schema, with its indexes' schemas.
+    pub const fn with_indexes(
+        schema: Schema,
+        indexes: &'static [fn() -> &'static Schema],
+    ) -> Schema {
+        schema.with_indexes(indexes)
     }
 
     /// The declared schema, with the column family of its value fields

@@ -8,6 +8,7 @@ pub mod dynalite;
 pub mod emulator;
 pub mod history;
 pub mod http_faults;
+pub mod index_model;
 pub mod interop;
 pub mod layout_model;
 pub mod model;

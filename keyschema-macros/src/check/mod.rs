@@ -22,7 +22,7 @@ use shape::{
     component_count, every_field_in_key, field_list, missing_then, named_fields, not_generic,
 };
 
-type Errors = darling::error::Accumulator;
+pub(crate) type Errors = darling::error::Accumulator;
 
 /// The struct's named fields, each with whether it is `#[rowkey(skip)]`.
 struct StructFields<'a> {
@@ -87,13 +87,30 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
 
     let was = was_spec(input, &attr, &listed, &fields, salt.as_ref(), &mut errors);
     let family = shape::family(&attr, &fields, &mut errors);
+    let prefix = attr
+        .prefix
+        .as_ref()
+        .map(|(_, p)| p.clone())
+        .unwrap_or_default();
+    let indexes = crate::index::check(
+        &crate::index::Row {
+            input,
+            attr: &attr,
+            list: &fields.list,
+            prefix: &prefix,
+            salt: salt.as_ref(),
+            text: text_sep.is_some(),
+            history: was.is_some() || input.attrs.iter().any(|a| a.path().is_ident("rowkey_was")),
+        },
+        &mut errors,
+    );
 
     errors.finish()?;
     Ok(KeySpec {
         ident: input.ident.clone(),
         vis: input.vis.clone(),
         krate: attr.krate.unwrap_or_else(|| syn::parse_quote!(::keyschema)),
-        prefix: attr.prefix.map(|(_, p)| p).unwrap_or_default(),
+        prefix,
         text_sep,
         salt,
         parts: pair_buckets(listed),
@@ -117,7 +134,32 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
             .collect(),
         family,
         was,
+        indexes,
     })
+}
+
+/// The entry structs of the struct's indexes as far as they can be made
+/// (the row's fields read without reporting their errors), for what is
+/// emitted beside errors.
+pub fn index_structs(input: &DeriveInput) -> Vec<crate::index::Synth> {
+    let mut errors = darling::Error::accumulator();
+    let (attr, _, _) = parse_attr(input, &mut errors);
+    let list = named_fields(input, &mut errors)
+        .map(|named| field_list(named, &mut errors))
+        .unwrap_or_default();
+    drop(errors.finish());
+    // A name the check refuses as taken is not declared again.
+    let mut names = vec![input.ident.to_string()];
+    attr.indexes
+        .iter()
+        .filter(|index| {
+            let name = index.name.to_string();
+            let fresh = !names.contains(&name);
+            names.push(name);
+            fresh
+        })
+        .map(|index| crate::index::synthesize(input, &attr, index, &list))
+        .collect()
 }
 
 /// Every `#[rowkey(...)]` on the struct, merged; whether one was seen, and
@@ -138,13 +180,13 @@ pub fn parse_attr(input: &DeriveInput, errors: &mut Errors) -> (KeyAttr, bool, b
     (attr, seen, broken)
 }
 
-fn error(span: proc_macro2::Span, message: impl std::fmt::Display) -> darling::Error {
+pub(crate) fn error(span: proc_macro2::Span, message: impl std::fmt::Display) -> darling::Error {
     darling::Error::custom(message).with_span(&span)
 }
 
 /// `"; did you mean `x`?"` for the closest of `names` to `name` (at most a
 /// third of its letters edited, and at least one), else nothing.
-fn did_you_mean(name: &str, names: &[String]) -> String {
+pub(crate) fn did_you_mean(name: &str, names: &[String]) -> String {
     let budget = (name.chars().count() / 3).max(1);
     names
         .iter()

@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 
 mod dummy;
 mod get_key;
+pub(crate) mod index;
 pub(crate) mod record;
 mod row_key;
 mod scan;
@@ -32,6 +33,7 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
     let roles = roles(spec);
     let get_key = get_key_fns(spec);
     let scan = scan_builder(spec, &scan_ident);
+    let indexes = index::indexes(spec);
     let doc = format!(
         "Typed scan builder for [`{ident}`], made by [`{ident}::scan`]. `STAGE` counts the components bound so far; each method binds the next one, by equality (the scan goes on) or by a range (the scan ends)."
     );
@@ -55,6 +57,8 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
             #get_key
             #scan
         };
+
+        #indexes
     }
 }
 

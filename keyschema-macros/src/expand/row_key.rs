@@ -149,6 +149,7 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
             }
         }
     });
+    let stored_index_keys = super::index::stored_index_keys(spec);
     // Without a history a row has one key: the plain reads and writes apply.
     let one_layout = match &spec.was {
         None => quote!(impl __ks::OneLayout for #ident {}),
@@ -178,6 +179,7 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
             }
 
             #history
+            #stored_index_keys
         }
 
         #one_layout

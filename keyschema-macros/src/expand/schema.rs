@@ -50,6 +50,10 @@ pub(super) fn schema(spec: &KeySpec) -> TokenStream {
         None => declared,
         Some(family) => quote!(__ks::with_family(#declared, #family)),
     };
+    let declared = match super::index::index_schemas(spec) {
+        None => declared,
+        Some(list) => quote!(__ks::with_indexes(#declared, #list)),
+    };
     let declared = match &spec.was {
         None => declared,
         Some(_) => quote!(__ks::with_history(#declared, &__KEYSCHEMA_HISTORY)),

@@ -107,6 +107,17 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         self.core.cursor()
     }
 
+    /// Takes the limit off the scan before it starts (an index scan counts
+    /// the rows it returns itself).
+    pub(crate) fn take_limit(&mut self) -> Option<usize> {
+        self.core.options.limit.take()
+    }
+
+    /// The store the scan reads.
+    pub(crate) fn store(&self) -> &'s S {
+        self.store
+    }
+
     /// Opens one store scan per range, restarted after the cursor's positions.
     fn start(&mut self) -> Result<(), S::Error> {
         for range in self.core.plan() {

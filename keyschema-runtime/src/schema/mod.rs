@@ -93,6 +93,8 @@ pub struct Schema {
     /// A projection's value fields (`#[derive(Projection)]`): what reads
     /// of this schema fetch, a subset of `values`.
     projection: Option<&'static [crate::record::ValueField]>,
+    /// The schemas of the row type's indexes (`index(Name, ...)`).
+    indexes: &'static [fn() -> &'static Schema],
 }
 
 /// The column family a key type's value fields are kept in on Bigtable
@@ -123,7 +125,28 @@ impl Schema {
             values: &[],
             family: DEFAULT_FAMILY,
             projection: None,
+            indexes: &[],
         }
+    }
+
+    /// Sets the index layouts (`index(Name, ...)`).
+    pub(crate) const fn with_indexes(
+        mut self,
+        indexes: &'static [fn() -> &'static Schema],
+    ) -> Self {
+        self.indexes = indexes;
+        self
+    }
+
+    /// The key layouts of the row type's indexes (`index(Name, ...)`; see
+    /// [`crate::index`]), in declaration order.
+    pub fn indexes(&self) -> impl ExactSizeIterator<Item = &'static Schema> + '_ {
+        self.indexes.iter().map(|schema| schema())
+    }
+
+    /// Whether the row type has indexes, which every write keeps in step.
+    pub fn has_indexes(&self) -> bool {
+        !self.indexes.is_empty()
     }
 
     /// Sets the value fields (`#[rowkey(value)]`).

@@ -1,6 +1,6 @@
 //! An in-memory store on a `BTreeMap`, for tests and examples.
 
-use super::{Cas, Direction, Mutation, Row, Store};
+use super::{Cas, Direction, Mutation, Plan, Row, Store};
 use crate::limits::{check_key_len, KeyTooLong};
 use crate::range::KeyRange;
 use std::collections::BTreeMap;
@@ -79,6 +79,38 @@ impl Store for MemoryStore {
             match m {
                 Mutation::Put { key, value } => map.insert(key.clone(), value.clone()),
                 Mutation::Delete { key } => map.remove(key),
+            };
+        }
+        Ok(())
+    }
+
+    /// Under the write lock: each mutation's old value read (with the
+    /// batch's earlier writes), its planned mutations and itself staged,
+    /// then every key checked, then all applied, or nothing.
+    fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), KeyTooLong> {
+        let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
+        let mut staged: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
+        for (i, m) in batch.iter().enumerate() {
+            let old = match staged.get(m.key()) {
+                Some(staged) => staged.clone(),
+                None => map.get(m.key()).cloned(),
+            };
+            for m in plan(i, old.as_deref()).into_iter().chain([m.clone()]) {
+                match m {
+                    Mutation::Put { key, value } => {
+                        check_key_len(&key)?;
+                        staged.insert(key, Some(value));
+                    }
+                    Mutation::Delete { key } => {
+                        staged.insert(key, None);
+                    }
+                }
+            }
+        }
+        for (key, value) in staged {
+            match value {
+                Some(value) => map.insert(key, value),
+                None => map.remove(&key),
             };
         }
         Ok(())

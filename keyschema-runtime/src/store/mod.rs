@@ -50,6 +50,7 @@ pub use crate::range::Direction;
 
 use crate::error::{CursorError, DecodeError};
 use crate::history::Phase;
+use crate::index::write_rows;
 use crate::key::{OneLayout, RowKey};
 use crate::range::KeyRange;
 use crate::schema::Schema;
@@ -74,6 +75,20 @@ pub enum Mutation {
         key: Vec<u8>,
     },
 }
+
+impl Mutation {
+    /// The key the mutation writes.
+    pub fn key(&self) -> &[u8] {
+        match self {
+            Mutation::Put { key, .. } | Mutation::Delete { key } => key,
+        }
+    }
+}
+
+/// What [`Store::write_batch_planned`] asks for each mutation of a batch:
+/// given its position and the value its key holds just before it, the
+/// further mutations to apply with it.
+pub type Plan<'a> = dyn FnMut(usize, Option<&[u8]>) -> Vec<Mutation> + 'a;
 
 /// A stored row: its key and its value.
 pub type Row = (Vec<u8>, Vec<u8>);
@@ -113,6 +128,45 @@ pub trait Store {
         None
     }
 
+    /// Applies `batch` together with the mutations `plan` adds for each of
+    /// its entries, given the entry's position and the value its key holds
+    /// just before it (after the batch's earlier entries): what keeps an
+    /// index in step with its rows ([`crate::index`]).
+    ///
+    /// A store with transactions makes the reads and every write one atomic
+    /// step, as `MemoryStore` and `RedbStore` do; implement it so. The
+    /// default, for a store without, reads each key, then writes every
+    /// added put, the batch, and every added delete, in that order: not
+    /// atomic, but an interrupted write leaves at worst an index entry
+    /// whose row does not have it, which index reads skip, never a row
+    /// without its entry.
+    fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), Self::Error> {
+        // Each key's value as the batch leaves it so far, and each added
+        // key's last write: a key the batch puts back is not deleted.
+        let mut rows: std::collections::HashMap<&[u8], Option<&[u8]>> = Default::default();
+        let mut added: std::collections::BTreeMap<Vec<u8>, Mutation> = Default::default();
+        for (i, m) in batch.iter().enumerate() {
+            let old = match rows.get(m.key()) {
+                Some(staged) => staged.map(<[u8]>::to_vec),
+                None => self.get(m.key())?,
+            };
+            for extra in plan(i, old.as_deref()) {
+                added.insert(extra.key().to_vec(), extra);
+            }
+            let now = match m {
+                Mutation::Put { value, .. } => Some(value.as_slice()),
+                Mutation::Delete { .. } => None,
+            };
+            rows.insert(m.key(), now);
+        }
+        let (puts, deletes): (Vec<Mutation>, Vec<Mutation>) = added
+            .into_values()
+            .partition(|m| matches!(m, Mutation::Put { .. }));
+        self.write_batch(&puts)?;
+        self.write_batch(batch)?;
+        self.write_batch(&deletes)
+    }
+
     /// Sets `key` to `value`.
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), Self::Error> {
         self.write_batch(&[Mutation::Put {
@@ -140,6 +194,9 @@ impl<S: Store + ?Sized> Store for &S {
     }
     fn write_batch(&self, batch: &[Mutation]) -> Result<(), S::Error> {
         (**self).write_batch(batch)
+    }
+    fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), S::Error> {
+        (**self).write_batch_planned(batch, plan)
     }
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<S::Rows<'_>, S::Error> {
         (**self).scan(range, direction)
@@ -198,6 +255,9 @@ pub enum RowError<E> {
     /// its cut-over does not have, or a row the older layout cannot hold.
     #[error(transparent)]
     Layout(#[from] crate::history::LayoutError),
+    /// A write or read that the key type's indexes refuse.
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
     /// A row's value fields do not read as its type's, or one cannot be
     /// written.
     #[error("row {} of `{schema}`: {source}", crate::limits::ShortKey(key))]
@@ -270,7 +330,13 @@ pub trait RowStore: Store {
     /// Stores `value` under `row`'s key. With a `random % N` salt this is an
     /// insert (a fresh bucket each time); see [`replace_row`](Self::replace_row).
     fn put_row<K: OneLayout>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
-        self.put(&row.encode(), value)
+        write_rows::<K, _>(
+            self,
+            &[Mutation::Put {
+                key: row.encode(),
+                value: value.to_vec(),
+            }],
+        )
     }
 
     /// Stores `value` under `row`'s key, replacing the row wherever it is:
@@ -278,7 +344,7 @@ pub trait RowStore: Store {
     /// bucket and deletes it from every other bucket. For other layouts the
     /// same as [`put_row`](Self::put_row).
     fn replace_row<K: OneLayout>(&self, row: &K, value: &[u8]) -> Result<(), Self::Error> {
-        self.write_batch(&replace_batch::<K>(&row.encode(), value))
+        write_rows::<K, _>(self, &replace_batch::<K>(&row.encode(), value))
     }
 
     /// Stores many rows in one batch (atomic where the store allows). With a
@@ -287,12 +353,12 @@ pub trait RowStore: Store {
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), Self::Error> {
-        self.write_batch(&put_batch(rows))
+        write_rows::<K, _>(self, &put_batch(rows))
     }
 
     /// Removes `row`: with a `random % N` salt, from every bucket, in one batch.
     fn delete_row<K: OneLayout>(&self, row: &K) -> Result<(), Self::Error> {
-        self.write_batch(&delete_batch::<K>(&row.encode()))
+        write_rows::<K, _>(self, &delete_batch::<K>(&row.encode()))
     }
 
     /// Stores `row` where `phase` of its key type's layout change writes it
@@ -308,7 +374,7 @@ pub trait RowStore: Store {
         value: &[u8],
     ) -> Result<(), RowError<Self::Error>> {
         let batch = phased_batch(phase, [(row, value)], Write::Put)?;
-        self.write_batch(&batch).map_err(RowError::Store)
+        write_rows::<K, _>(self, &batch).map_err(RowError::Store)
     }
 
     /// [`put_row_in`](Self::put_row_in) for many rows, in one batch.
@@ -318,7 +384,7 @@ pub trait RowStore: Store {
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), RowError<Self::Error>> {
         let batch = phased_batch(phase, rows, Write::Put)?;
-        self.write_batch(&batch).map_err(RowError::Store)
+        write_rows::<K, _>(self, &batch).map_err(RowError::Store)
     }
 
     /// [`replace_row`](Self::replace_row) in every layout `phase` writes
@@ -330,7 +396,7 @@ pub trait RowStore: Store {
         value: &[u8],
     ) -> Result<(), RowError<Self::Error>> {
         let batch = phased_batch(phase, [(row, value)], Write::Replace)?;
-        self.write_batch(&batch).map_err(RowError::Store)
+        write_rows::<K, _>(self, &batch).map_err(RowError::Store)
     }
 
     /// Deletes `row` from both layouts, in one batch, whatever the phase
@@ -339,7 +405,7 @@ pub trait RowStore: Store {
     /// `Split` as a row the older binary wrote past the cut-over.
     fn delete_row_in<K: RowKey>(&self, phase: Phase, row: &K) -> Result<(), RowError<Self::Error>> {
         let batch = phased_batch(phase, [(row, &[][..])], Write::Delete)?;
-        self.write_batch(&batch).map_err(RowError::Store)
+        write_rows::<K, _>(self, &batch).map_err(RowError::Store)
     }
 
     /// The row with `row`'s key fields, read where `phase` keeps it (see
@@ -385,9 +451,15 @@ pub(crate) fn write_in<'a, S: AsyncStore + ?Sized>(
     schema: &'static Schema,
     batch: Result<Vec<Mutation>, RowError<S::Error>>,
 ) -> BoxFuture<'a, Result<(), RowError<S::Error>>> {
-    let write = store
-        .check_key_type(schema)
-        .map_err(RowError::Store)
+    let indexed = match schema.has_indexes() {
+        true => Err(RowError::Index(crate::index::IndexError::NotMaintained {
+            schema: schema.name(),
+            store: "this async store",
+        })),
+        false => Ok(()),
+    };
+    let write = indexed
+        .and(store.check_key_type(schema).map_err(RowError::Store))
         .and(batch)
         .map(|batch| store.write_for(schema, batch));
     Box::pin(async move {

@@ -4,6 +4,7 @@
 //! for values a program encodes itself.
 
 use crate::history::Phase;
+use crate::index::write_rows;
 use crate::key::OneLayout;
 use crate::record::projection::project_row;
 use crate::record::{decode_values, encode_values, Projection, Record, ValueError};
@@ -42,13 +43,17 @@ pub trait RecordStore: RowStore {
     /// an insert, as [`put_row`](RowStore::put_row).
     fn put_record<K: OneLayout + Record>(&self, row: &K) -> Result<(), RowError<Self::Error>> {
         let value = values_of(row)?;
-        self.put(&row.encode(), &value).map_err(RowError::Store)
+        let put = Mutation::Put {
+            key: row.encode(),
+            value,
+        };
+        write_rows::<K, _>(self, &[put]).map_err(RowError::Store)
     }
 
     /// Stores `row` wherever it is, as [`replace_row`](RowStore::replace_row).
     fn replace_record<K: OneLayout + Record>(&self, row: &K) -> Result<(), RowError<Self::Error>> {
         let value = values_of(row)?;
-        self.write_batch(&replace_batch::<K>(&row.encode(), &value))
+        write_rows::<K, _>(self, &replace_batch::<K>(&row.encode(), &value))
             .map_err(RowError::Store)
     }
 
@@ -58,7 +63,7 @@ pub trait RecordStore: RowStore {
         rows: impl IntoIterator<Item = &'r K>,
     ) -> Result<(), RowError<Self::Error>> {
         let rows = with_values(rows)?;
-        self.write_batch(&put_batch(rows.iter().map(|(k, v)| (*k, v))))
+        write_rows::<K, _>(self, &put_batch(rows.iter().map(|(k, v)| (*k, v))))
             .map_err(RowError::Store)
     }
 

@@ -63,6 +63,9 @@ pub const MAX_ITEM: usize = 400 * 1024;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DynamoError {
+    /// The key type has indexes, which this store does not keep yet.
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
     /// The key type declares no partition, so it has no DynamoDB key.
     #[error("`{schema}` declares no partition key: write the partition fields first in `then`, in parentheses (`then = (invoice_id), rev(created_at)`)")]
     NoPartition {
@@ -537,6 +540,13 @@ impl DynamoStore {
     /// keys would be split by another layout, and its rows would break the
     /// right type's scans.
     pub(super) fn check_schema(&self, schema: &'static Schema) -> Result<(), DynamoError> {
+        if schema.has_indexes() {
+            return Err(crate::index::IndexError::NotMaintained {
+                schema: schema.name(),
+                store: "DynamoDB",
+            }
+            .into());
+        }
         let same = std::ptr::eq(schema, self.schema)
             || (schema.name() == self.schema.name() && schema.to_json() == self.schema.to_json());
         if same {

@@ -1,0 +1,121 @@
+//! An index's code: the entry struct and its key type's items (the same
+//! expansion as any key type's), `impl Index` (the entry of a row, the row
+//! of an entry), and the row type's `stored_index_keys`.
+
+use crate::index::IndexSpec;
+use crate::model::KeySpec;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Every index's entry struct, key type items and `impl Index`.
+pub(super) fn indexes(row: &KeySpec) -> TokenStream {
+    let krate = &row.krate;
+    let items = row.indexes.iter().map(|index| {
+        let declared = declared_struct(&index.input);
+        let key_type = super::expand(&index.spec);
+        let index_impl = index_impl(row, index);
+        quote! {
+            #declared
+            #key_type
+            #[doc(hidden)]
+            #[allow(non_snake_case, unused_qualifications, clippy::all)]
+            const _: () = {
+                use #krate::__private as __ks;
+                #index_impl
+            };
+        }
+    });
+    quote!(#(#items)*)
+}
+
+/// The entry struct as declared, without the `#[rowkey(...)]` its checks
+/// read (no derive reads it here).
+pub(crate) fn declared_struct(input: &syn::DeriveInput) -> TokenStream {
+    let mut input = input.clone();
+    input.attrs.retain(|a| !a.path().is_ident("rowkey"));
+    let syn::DeriveInput {
+        attrs,
+        vis,
+        ident,
+        data,
+        ..
+    } = &input;
+    let fields = match data {
+        syn::Data::Struct(s) => &s.fields,
+        _ => return TokenStream::new(),
+    };
+    quote!(#(#attrs)* #vis struct #ident #fields)
+}
+
+/// `impl Index`: an entry's key from a row's borrowed fields (an `Option`
+/// value field's `None`: no entry), and the row's key from an entry's.
+fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
+    let (row_ident, entry) = (&row.ident, &index.spec.ident);
+    let borrows = index.fields.iter().map(|(field, unwrap)| {
+        let value = match unwrap {
+            true => quote!(__row.#field.as_ref()?),
+            false => quote!(&__row.#field),
+        };
+        quote!(let #field = __ks::KeyComponent::as_key_ref(#value);)
+    });
+    let entry_args = index.spec.parts.iter().map(|p| &p.field.ident);
+    let row_args = row.parts.iter().map(|p| {
+        let field = &p.field.ident;
+        quote!(__ks::KeyComponent::as_key_ref(&self.#field))
+    });
+    quote! {
+        impl __ks::Index for #entry {
+            type Row = #row_ident;
+
+            fn entry_key(__row: &#row_ident) -> __ks::Option<__ks::Vec<u8>> {
+                #(#borrows)*
+                __ks::Option::Some(#entry::get_key(#(#entry_args),*))
+            }
+
+            fn row_key(&self) -> __ks::Vec<u8> {
+                #row_ident::get_key(#(#row_args),*)
+            }
+        }
+    }
+}
+
+/// The row type's `stored_index_keys`: the stored row decoded (its value
+/// fields too, for the indexes over them), then each index's entry.
+pub(super) fn stored_index_keys(row: &KeySpec) -> TokenStream {
+    if row.indexes.is_empty() {
+        return TokenStream::new();
+    }
+    let entries = row.indexes.iter().map(|index| {
+        let entry = &index.spec.ident;
+        let values: Vec<String> = row.values.iter().map(|v| v.field.name()).collect();
+        let over_values = index
+            .fields
+            .iter()
+            .any(|(f, _)| values.contains(&syn::ext::IdentExt::unraw(f).to_string()));
+        quote! {
+            if __whole || !#over_values {
+                if let __ks::Option::Some(__k) = <#entry as __ks::Index>::entry_key(&__row) {
+                    __out.push(__k);
+                }
+            }
+        }
+    });
+    quote! {
+        fn stored_index_keys(__key: &[u8], __value: &[u8], __out: &mut __ks::Vec<__ks::Vec<u8>>) {
+            let __ks::Result::Ok(mut __row) = <Self as __ks::RowKey>::decode(__key) else {
+                return;
+            };
+            let __whole = __ks::decode_values(&mut __row, __value).is_ok();
+            #(#entries)*
+        }
+    }
+}
+
+/// The row schema's index list.
+pub(super) fn index_schemas(row: &KeySpec) -> Option<TokenStream> {
+    if row.indexes.is_empty() {
+        return None;
+    }
+    let entries = row.indexes.iter().map(|i| &i.spec.ident);
+    Some(quote!(&[#(<#entries as __ks::RowKey>::schema),*]))
+}

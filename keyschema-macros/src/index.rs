@@ -1,0 +1,359 @@
+//! Index layouts: `#[rowkey(index(Name, prefix = ..., salt = ..., then = ...))]`.
+//!
+//! Each index becomes a key type of its own, the entry struct `Name`: a
+//! struct with the fields its `then` lists (types from the row; an
+//! `Option` value field as the type it holds, so a row whose field is
+//! `None` has no entry), under a `#[rowkey(...)]` made of the index's
+//! options as written. That struct goes through the whole `RowKey` check
+//! and expansion, so an index layout obeys every rule a key type does, each
+//! error at the user's own token; this module adds the rules of an index
+//! as such (it names its row, its prefix keeps its entries apart).
+
+use crate::attr::{IndexAttr, KeyAttr};
+use crate::check::{did_you_mean, error, Errors};
+use crate::model::{Field, KeySpec, Place, SaltSpec};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::ext::IdentExt;
+use syn::DeriveInput;
+
+/// An index that passed every check.
+pub struct IndexSpec {
+    /// The entry type's layout, checked as a key type's.
+    pub spec: KeySpec,
+    /// The struct the entry type is declared as.
+    pub input: DeriveInput,
+    /// Each entry field: the row's field, and whether it is an `Option`
+    /// value field held as the type inside (a `None` has no entry).
+    pub fields: Vec<(syn::Ident, bool)>,
+}
+
+/// The entry struct of one index, before its checks: what the derive
+/// declares, also beside errors (so that code naming it does not drown
+/// them in follow-on errors).
+pub struct Synth {
+    pub input: DeriveInput,
+    pub fields: Vec<(syn::Ident, bool)>,
+}
+
+/// The entry struct of `index`, from the row's fields; names that are not
+/// the row's stored fields are left out (and reported by [`check`]).
+pub fn synthesize(
+    row: &DeriveInput,
+    attr: &KeyAttr,
+    index: &IndexAttr,
+    list: &[(Field, Place)],
+) -> Synth {
+    let mut parsed = KeyAttr::default();
+    let _ = syn::parse::Parser::parse2(
+        |s: syn::parse::ParseStream| parsed.parse_into(s, false),
+        index.body.clone(),
+    );
+    let mut fields: Vec<(syn::Ident, bool)> = Vec::new();
+    let mut decls = Vec::new();
+    for expr in parsed.then.iter().flat_map(|(_, e)| e) {
+        let found = list
+            .iter()
+            .find(|(f, p)| f.ident == expr.field && *p != Place::Skip);
+        let Some((field, place)) = found else {
+            continue;
+        };
+        if fields.iter().any(|(i, _)| *i == field.ident) {
+            continue;
+        }
+        let inner = match place {
+            Place::Value { .. } => option_inner(&field.ty),
+            _ => None,
+        };
+        fields.push((field.ident.clone(), inner.is_some()));
+        let (ident, ty) = (&field.ident, inner.unwrap_or(&field.ty));
+        decls.push(quote!(#ident: #ty));
+    }
+    let body = &index.body;
+    let mut inherited = TokenStream::new();
+    if parsed.format.is_none() {
+        if let Some((format, sep)) = &attr.format {
+            let sep = sep.as_ref().map(|s| quote!((sep = #s)));
+            inherited.extend(quote!(, format = #format #sep));
+        }
+    }
+    if let Some(path) = &attr.krate {
+        let text = quote!(#path).to_string().replace(' ', "");
+        inherited.extend(quote!(, crate = #text));
+    }
+    let (vis, name) = (&row.vis, &index.name);
+    let doc = format!(
+        "An entry of the index `{name}` of [`{row}`]: the row's fields in the index's key layout. Scan it with `{name}::scan()`, and read the rows it names whole with `.rows()` on the scan.",
+        row = row.ident
+    );
+    let tokens = quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        #[rowkey(#body #inherited)]
+        #vis struct #name { #(#vis #decls),* }
+    };
+    let input = syn::parse2(tokens).unwrap_or_else(|_| {
+        syn::parse_quote! {
+            #[derive(Debug, Clone, PartialEq)]
+            #vis struct #name {}
+        }
+    });
+    Synth { input, fields }
+}
+
+/// `T` when `ty` is written `Option<T>`.
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if p.qself.is_some() || last.ident != "Option" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
+            match args.args.first()? {
+                syn::GenericArgument::Type(inner) => Some(inner),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The row's parts an index check needs.
+pub struct Row<'a> {
+    pub input: &'a DeriveInput,
+    pub attr: &'a KeyAttr,
+    pub list: &'a [(Field, Place)],
+    /// The row's prefix, salt and whether it has a layout history.
+    pub prefix: &'a [u8],
+    pub salt: Option<&'a SaltSpec>,
+    pub text: bool,
+    pub history: bool,
+}
+
+/// Every index of the row, checked: each as a key type, then the rules of
+/// an index. `None` for an index with errors (they are in `errors`).
+pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
+    let mut out: Vec<IndexSpec> = Vec::new();
+    let mut names: Vec<String> = vec![
+        row.input.ident.unraw().to_string(),
+        format!("{}Scan", row.input.ident.unraw()),
+    ];
+    let mut prefixes: Vec<(String, Vec<u8>)> = Vec::new();
+    for index in &row.attr.indexes {
+        let name = index.name.unraw().to_string();
+        if names.contains(&name) {
+            errors.push(error(
+                index.name.span(),
+                format!(
+                    "`{name}` is already a name of this row's types: give the index another name"
+                ),
+            ));
+            continue;
+        }
+        names.push(name.clone());
+        names.push(format!("{name}Scan"));
+        if let Some(e) = row_rules(row, index) {
+            errors.push(e);
+            continue;
+        }
+        if !fields_known(row, index, errors) {
+            continue;
+        }
+        let synth = synthesize(row.input, row.attr, index, row.list);
+        let spec = match crate::check::check(&synth.input) {
+            Ok(spec) => spec,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        if let Some(e) = names_its_row(row, index, &spec) {
+            errors.push(e);
+            continue;
+        }
+        if let Some(e) = apart(row, index, &spec, &prefixes) {
+            errors.push(e);
+            continue;
+        }
+        prefixes.push((name, spec.prefix.clone()));
+        out.push(IndexSpec {
+            spec,
+            input: synth.input,
+            fields: synth.fields,
+        });
+    }
+    out
+}
+
+/// Rules on the row: no layout history, no random salt (an entry names its
+/// row by the row's key, so that key must follow from the fields).
+fn row_rules(row: &Row, index: &IndexAttr) -> Option<darling::Error> {
+    if row.history {
+        return Some(error(
+            index.span,
+            "a key type with a layout history (`#[rowkey_was]`) cannot have an index yet: finish the migration (drop `#[rowkey_was]`), then add the index",
+        ));
+    }
+    if matches!(row.salt, Some(SaltSpec::Random { .. })) {
+        return Some(error(
+            index.span,
+            "an index entry names its row by the row's key, and a `random % N` salt gives a row N possible keys: salt the row with `hash(...) % N` to index it",
+        ));
+    }
+    None
+}
+
+/// Rule: the index lists stored fields of the row (not `skip`ped ones).
+fn fields_known(row: &Row, index: &IndexAttr, errors: &mut Errors) -> bool {
+    let mut parsed = KeyAttr::default();
+    if let Err(e) = syn::parse::Parser::parse2(
+        |s: syn::parse::ParseStream| parsed.parse_into(s, false),
+        index.body.clone(),
+    ) {
+        errors.push(e.into());
+        return false;
+    }
+    let mut ok = true;
+    if let Some(family) = &parsed.family {
+        errors.push(error(
+            family.span(),
+            "an index entry holds no value fields, so it has no column family: `family` belongs on the row",
+        ));
+        ok = false;
+    }
+    if !parsed.indexes.is_empty() {
+        errors.push(error(
+            index.name.span(),
+            "an index has no indexes of its own: declare every index on the row",
+        ));
+        ok = false;
+    }
+    let Some((then, exprs)) = &parsed.then else {
+        errors.push(error(
+            index.name.span(),
+            format!("the index `{}` needs `then = ...`: its key's components, which must include every key field of the row", index.name),
+        ));
+        return false;
+    };
+    let _ = then;
+    let names: Vec<String> = row.list.iter().map(|(f, _)| f.name()).collect();
+    for expr in exprs {
+        match row.list.iter().find(|(f, _)| f.ident == expr.field) {
+            None => {
+                errors.push(error(
+                    expr.field.span(),
+                    format!(
+                        "`{}` is not a field of `{}`{}",
+                        expr.field,
+                        row.input.ident,
+                        did_you_mean(&expr.field.unraw().to_string(), &names)
+                    ),
+                ));
+                ok = false;
+            }
+            Some((_, Place::Skip)) => {
+                errors.push(error(
+                    expr.field.span(),
+                    format!("`{}` is `#[rowkey(skip)]`: it is not stored, so no index can hold it; make it a key or value field", expr.field),
+                ));
+                ok = false;
+            }
+            Some(_) => {}
+        }
+    }
+    ok
+}
+
+/// Rule: an entry names its row: it holds every key field of the row.
+fn names_its_row(row: &Row, index: &IndexAttr, spec: &KeySpec) -> Option<darling::Error> {
+    let missing: Vec<String> = row
+        .list
+        .iter()
+        .filter(|(_, place)| *place == Place::Key)
+        .filter(|(f, _)| !spec.parts.iter().any(|p| p.field.ident == f.ident))
+        .map(|(f, _)| format!("`{}`", f.name()))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(error(
+        index.name.span(),
+        format!(
+            "the index `{}` must name its row: add {} (the key fields of `{}` it lacks) to its `then`, after the fields it is searched by; two rows with equal index fields would otherwise share one entry",
+            index.name,
+            missing.join(", "),
+            row.input.ident,
+        ),
+    ))
+}
+
+/// Rules: an index has a prefix of its own, other than the row's and every
+/// other index's, so that no key of one layout begins like another's (the
+/// layouts share the table); and its salt is hashed.
+fn apart(
+    row: &Row,
+    index: &IndexAttr,
+    spec: &KeySpec,
+    others: &[(String, Vec<u8>)],
+) -> Option<darling::Error> {
+    let span = index.name.span();
+    if matches!(spec.salt, Some(SaltSpec::Random { .. })) {
+        return Some(error(
+            span,
+            "an index's salt is `hash(...) % N`: a write must find an entry again to remove it, and a `random % N` entry could be in any bucket",
+        ));
+    }
+    if spec.prefix.is_empty() {
+        return Some(error(
+            span,
+            format!("the index `{}` needs a prefix of its own (`prefix = \"s\"`): its entries share the table with the rows, and the prefix keeps them apart", index.name),
+        ));
+    }
+    if let Some((other, _)) = others.iter().find(|(_, p)| *p == spec.prefix) {
+        return Some(error(
+            span,
+            format!("the index `{}` has the prefix of the index `{other}`: give each index a prefix of its own", index.name),
+        ));
+    }
+    if spec.prefix == row.prefix {
+        return Some(error(
+            span,
+            format!(
+                "the index `{}` has the row's prefix: give it a prefix of its own",
+                index.name
+            ),
+        ));
+    }
+    // Two different non-empty prefixes are never a prefix of each other's
+    // written form; without a row prefix, the row's keys begin with its salt.
+    if row.prefix.is_empty() && !row_keys_avoid(row, &spec.prefix) {
+        let row_ident = &row.input.ident;
+        return Some(error(
+            span,
+            format!("the keys of `{row_ident}` may begin with the bytes of the index's prefix, so a scan of `{row_ident}` could meet entries of `{}`: give `{row_ident}` a prefix of its own (`prefix = \"e\"`), or salt it (its keys then begin with the salt, which the index prefix's first byte is above)", index.name),
+        ));
+    }
+    None
+}
+
+/// Whether the row's keys (no prefix) can never begin with an index's
+/// written prefix: a binary key begins with its salt's first byte, below
+/// the prefix's first byte; a text key with the salt's digits.
+fn row_keys_avoid(row: &Row, prefix: &[u8]) -> bool {
+    let (Some(salt), Some(&first)) = (row.salt, prefix.first()) else {
+        return false;
+    };
+    if row.text {
+        return !first.is_ascii_digit();
+    }
+    let buckets = u64::from(salt.buckets());
+    let highest_first_byte = if buckets > 256 {
+        (buckets - 1) >> 8
+    } else {
+        buckets - 1
+    };
+    u64::from(first) > highest_first_byte
+}

@@ -1,0 +1,130 @@
+//! Indexes: further key layouts of a row type, kept in step with its rows.
+//!
+//! A key type declares an index with `index(Name, ...)` in its
+//! `#[rowkey(...)]`: a key layout of its own (prefix, salt, components,
+//! `rev`, `bucket`, partition group, format), checked at compile time like
+//! the row's. The derive declares the *entry* type `Name`, a key type
+//! holding the fields the index lists, and implements [`Index`] for it.
+//! An entry is a key with an empty value: it holds every key field of the
+//! row, so the row's key follows from it ([`Index::row_key`]).
+//!
+//! ```
+//! use keyschema::store::{MemoryStore, RecordStore};
+//! use keyschema::RowKey;
+//!
+//! #[derive(RowKey, Debug, Clone, PartialEq)]
+//! #[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp),
+//!          index(EventBySite, prefix = "s", salt = hash(site) % 8, then = (site), rev(timestamp), user_id))]
+//! struct Event {
+//!     user_id: String,
+//!     site: String,
+//!     timestamp: u64,
+//!     #[rowkey(value)]
+//!     action: String,
+//! }
+//!
+//! let store = MemoryStore::new();
+//! for (user, ts) in [("u1", 5), ("u2", 9), ("u3", 7)] {
+//!     let event = Event { user_id: user.into(), site: "shop".into(), timestamp: ts, action: "view".into() };
+//!     store.put_record(&event)?; // the row and its entry, in one transaction
+//! }
+//! // The site's latest events, newest first, whole: through the index.
+//! let latest: Vec<Event> = EventBySite::scan().site("shop").limit(2).run(&store).rows().collect::<Result<_, _>>()?;
+//! assert_eq!(latest.iter().map(|e| e.timestamp).collect::<Vec<_>>(), [9, 7]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Writes
+//!
+//! Every typed write of the row type (`put_record`, `replace_record`,
+//! `put_records`, `put_row`, `delete_row` and the `_in` forms) writes and
+//! removes the entries with the row: it reads the row's stored value first
+//! (an update that changes an indexed field removes the old entry), and
+//! on a store with transactions (memory, redb) the read and every write are
+//! one transaction, all or nothing ([`Store::write_batch_planned`]). An
+//! index over an `Option` value field is sparse: a row whose field is
+//! `None` has no entry.
+//!
+//! # Reads
+//!
+//! `Name::scan()` is a typed scan of the entries with everything a row
+//! scan has (bound prefixes in key order, ranges, one range per bucket, the
+//! ordered merge, limit, reverse, cursors); `.rows()` on it reads the row
+//! each entry names, whole, and returns it only if the row's entry is that
+//! entry, so a scan never returns a row that is not in the table nor a row
+//! under an index value it no longer has. The limit counts rows returned.
+//!
+//! [`Store::write_batch_planned`]: crate::store::Store::write_batch_planned
+
+mod rows;
+
+pub use rows::IndexRows;
+
+use crate::key::RowKey;
+use crate::record::Record;
+use crate::store::{Mutation, Store};
+
+/// The entry type of an index: a key type whose rows name rows of
+/// [`Row`](Self::Row). Implemented by `#[derive(RowKey)]` for each
+/// `index(Name, ...)` of a row type; see the [module](self).
+pub trait Index: RowKey {
+    /// The row type whose index this is.
+    type Row: Record;
+
+    /// The key of `row`'s entry; `None` when the row has none (an `Option`
+    /// value field of the index is `None`).
+    fn entry_key(row: &Self::Row) -> Option<Vec<u8>>;
+
+    /// The key of the row this entry names.
+    fn row_key(&self) -> Vec<u8>;
+}
+
+/// Why an indexed write or read was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IndexError {
+    /// The store cannot keep the key type's indexes in step yet.
+    #[error("`{schema}` has indexes, and {store} does not keep them in step with its rows yet: write it on the memory or redb store, or remove the index")]
+    NotMaintained {
+        /// The row type.
+        schema: &'static str,
+        /// Which store.
+        store: &'static str,
+    },
+}
+
+/// Writes `batch` (puts and deletes of `K`'s rows) with the entries of
+/// `K`'s indexes: each put's entries put, each row's old entries that it
+/// no longer has deleted, as one planned write (one transaction where the
+/// store has them). Without indexes, the batch alone.
+pub(crate) fn write_rows<K: RowKey, S: Store + ?Sized>(
+    store: &S,
+    batch: &[Mutation],
+) -> Result<(), S::Error> {
+    if !K::schema().has_indexes() {
+        return store.write_batch(batch);
+    }
+    store.write_batch_planned(batch, &mut |i, old| {
+        let Some(m) = batch.get(i) else {
+            return Vec::new();
+        };
+        let mut new = Vec::new();
+        if let Mutation::Put { key, value } = m {
+            K::stored_index_keys(key, value, &mut new);
+        }
+        let mut gone = Vec::new();
+        if let Some(old) = old {
+            K::stored_index_keys(m.key(), old, &mut gone);
+        }
+        let mut out: Vec<Mutation> = gone
+            .into_iter()
+            .filter(|k| !new.contains(k))
+            .map(|key| Mutation::Delete { key })
+            .collect();
+        out.extend(new.into_iter().map(|key| Mutation::Put {
+            key,
+            value: Vec::new(),
+        }));
+        out
+    })
+}

@@ -1,0 +1,348 @@
+//! Indexes as a model (issue 20), shared by every store: random
+//! interleavings of puts, batch puts, replaces that change indexed fields,
+//! deletes, rows another program deletes without the index, crashes
+//! between the steps of a write, restarts, and paged index scans (limit,
+//! reverse, a range, a cursor resumed in a fresh object) against a plain
+//! map. Every index scan returns exactly the map's rows in the index's
+//! order: none that is not in the table, none missed, none under an index
+//! value it no longer has.
+
+use keyschema::{Cursor, RowKey, ScanRequest};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+/// The row: a user's hits, salted by user; indexed by page (salted by
+/// page, newest first) and by tag (sparse: a hit without a tag has no
+/// entry).
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(
+    salt = hash(user) % 4,
+    then = (user), ts,
+    index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
+    index(HitByTag, prefix = "t", then = (tag), user, ts),
+)]
+pub struct Hit {
+    pub user: String,
+    pub ts: u16,
+    #[rowkey(value)]
+    pub page: String,
+    #[rowkey(value)]
+    pub tag: Option<String>,
+    #[rowkey(value)]
+    pub n: i64,
+}
+
+/// A row's key in the model.
+pub type Key = (String, u16);
+
+/// The value fields in the model.
+pub type Values = (String, Option<String>, i64);
+
+impl Hit {
+    pub fn key(&self) -> Key {
+        (self.user.clone(), self.ts)
+    }
+    fn values(&self) -> Values {
+        (self.page.clone(), self.tag.clone(), self.n)
+    }
+    fn whole(key: &Key, v: &Values) -> Hit {
+        Hit {
+            user: key.0.clone(),
+            ts: key.1,
+            page: v.0.clone(),
+            tag: v.1.clone(),
+            n: v.2,
+        }
+    }
+}
+
+/// A paged index scan.
+#[derive(Debug, Clone)]
+pub enum By {
+    /// One page's hits, newest first; with `ts` below a bound when given.
+    Page { page: String, before: Option<u16> },
+    /// One tag's hits, or every tagged hit.
+    Tag(Option<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Scan {
+    pub by: By,
+    pub reverse: bool,
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Op {
+    Put(Hit),
+    PutMany(Vec<Hit>),
+    Replace(Hit),
+    Delete(Key),
+    Scan(Scan),
+    /// Another program deletes the row alone, leaving its entries.
+    ForeignDelete(Key),
+    /// A write of the row stopped after `steps` store calls (the process
+    /// died): the row is then the old one or the new one.
+    CrashInPut(Hit, usize),
+    Restart,
+}
+
+const PAGES: [&str; 3] = ["/a", "/b", "/c"];
+const TAGS: [&str; 2] = ["x", "y"];
+
+fn key() -> impl Strategy<Value = Key> {
+    (prop::sample::select(vec!["u1", "u2", "u3"]), 0u16..6).prop_map(|(u, t)| (u.to_string(), t))
+}
+
+fn hit() -> impl Strategy<Value = Hit> {
+    (
+        key(),
+        prop::sample::select(PAGES.to_vec()),
+        prop::option::of(prop::sample::select(TAGS.to_vec())),
+        -3i64..3,
+    )
+        .prop_map(|((user, ts), page, tag, n)| Hit {
+            user,
+            ts,
+            page: page.to_string(),
+            tag: tag.map(str::to_string),
+            n,
+        })
+}
+
+fn scan() -> impl Strategy<Value = Scan> {
+    let by = prop_oneof![
+        (
+            prop::sample::select(PAGES.to_vec()),
+            prop::option::of(0u16..7)
+        )
+            .prop_map(|(p, before)| By::Page {
+                page: p.to_string(),
+                before
+            }),
+        prop::option::of(prop::sample::select(TAGS.to_vec()))
+            .prop_map(|t| By::Tag(t.map(str::to_string))),
+    ];
+    (by, any::<bool>(), prop::option::of(1usize..4)).prop_map(|(by, reverse, limit)| Scan {
+        by,
+        reverse,
+        limit,
+    })
+}
+
+pub fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => hit().prop_map(Op::Put),
+        2 => prop::collection::vec(hit(), 1..5).prop_map(Op::PutMany),
+        2 => hit().prop_map(Op::Replace),
+        2 => key().prop_map(Op::Delete),
+        4 => scan().prop_map(Op::Scan),
+        1 => key().prop_map(Op::ForeignDelete),
+        1 => (hit(), 0usize..4).prop_map(|(h, s)| Op::CrashInPut(h, s)),
+        1 => Just(Op::Restart),
+    ]
+}
+
+/// The index scan request of `scan`, after `after` when given.
+pub fn by_page(scan: &Scan, after: Option<Cursor>) -> Option<ScanRequest<HitByPage>> {
+    let By::Page { page, before } = &scan.by else {
+        return None;
+    };
+    let stage = HitByPage::scan().page(page);
+    // `rev(ts)`: newest first, so "before t" is `..t` in the field's terms.
+    let mut request = match before {
+        Some(t) => stage.ts(..*t),
+        None => stage.request(),
+    };
+    if scan.reverse {
+        request = request.reverse();
+    }
+    if let Some(n) = scan.limit {
+        request = request.limit(n);
+    }
+    Some(match after {
+        Some(cursor) => request.after(cursor),
+        None => request,
+    })
+}
+
+/// The tag scan request of `scan`.
+pub fn by_tag(scan: &Scan, after: Option<Cursor>) -> Option<ScanRequest<HitByTag>> {
+    let By::Tag(tag) = &scan.by else {
+        return None;
+    };
+    let mut request = match tag {
+        Some(t) => HitByTag::scan().tag(t).request(),
+        None => HitByTag::scan().request(),
+    };
+    if scan.reverse {
+        request = request.reverse();
+    }
+    if let Some(n) = scan.limit {
+        request = request.limit(n);
+    }
+    Some(match after {
+        Some(cursor) => request.after(cursor),
+        None => request,
+    })
+}
+
+/// One store under test.
+pub trait Driver {
+    fn put(&mut self, row: &Hit) -> Result<(), String>;
+    fn put_many(&mut self, rows: &[Hit]) -> Result<(), String>;
+    fn replace(&mut self, row: &Hit) -> Result<(), String>;
+    fn delete(&mut self, key: &Key) -> Result<(), String>;
+    fn get(&mut self, key: &Key) -> Result<Option<Hit>, String>;
+    /// One page of `scan` after `after`: its rows and the cursor after them.
+    fn scan_page(
+        &mut self,
+        scan: &Scan,
+        after: Option<Cursor>,
+    ) -> Result<(Vec<Hit>, Cursor), String>;
+    /// Deletes the row's key alone, as a program without the index would.
+    fn foreign_delete(&mut self, key: &Key);
+    /// `put_record(row)` cut off after `steps` store calls (or whole,
+    /// where the store writes in one transaction).
+    fn crash_in_put(&mut self, row: &Hit, steps: usize);
+    fn restart(&mut self);
+    /// Whether a write is one transaction: then no entry is ever stale
+    /// but for the rows another program deleted.
+    fn transactional(&self) -> bool;
+    /// Entries skipped as stale by the scans since the last call.
+    fn stale_seen(&mut self) -> u64;
+}
+
+fn fail(at: &str, what: impl std::fmt::Display) -> TestCaseError {
+    TestCaseError::fail(format!("{at}: {what}"))
+}
+
+/// The rows `scan` finds in the model, in the index's key order.
+fn expected(model: &BTreeMap<Key, Values>, scan: &Scan) -> Vec<Hit> {
+    let mut rows: Vec<Hit> = model.iter().map(|(k, v)| Hit::whole(k, v)).collect();
+    match &scan.by {
+        By::Page { page, before } => {
+            rows.retain(|r| r.page == *page && before.is_none_or(|b| r.ts < b));
+            rows.sort_by(|a, b| b.ts.cmp(&a.ts).then(a.user.cmp(&b.user)));
+        }
+        By::Tag(tag) => {
+            rows.retain(|r| r.tag.is_some() && (tag.is_none() || r.tag == *tag));
+            rows.sort_by(|a, b| (&a.tag, &a.user, a.ts).cmp(&(&b.tag, &b.user, b.ts)));
+        }
+    }
+    if scan.reverse {
+        rows.reverse();
+    }
+    rows
+}
+
+/// Every page of `scan`, each after the first from the cursor.
+fn paged(driver: &mut dyn Driver, scan: &Scan, at: &str) -> Result<Vec<Hit>, TestCaseError> {
+    let mut got = Vec::new();
+    let mut after = None;
+    for _ in 0..200 {
+        let (page, cursor) = driver
+            .scan_page(scan, after.take())
+            .map_err(|e| fail(at, e))?;
+        if let Some(n) = scan.limit {
+            prop_assert!(page.len() <= n, "{}: a page of {}", at, page.len());
+        }
+        let done = page.is_empty() || scan.limit.is_none_or(|n| page.len() < n);
+        got.extend(page);
+        if done {
+            return Ok(got);
+        }
+        after = Some(cursor);
+    }
+    Err(fail(at, "more than 200 pages"))
+}
+
+pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
+    let mut model: BTreeMap<Key, Values> = BTreeMap::new();
+    // Whether stale entries may exist (another program's delete, a crash
+    // on a store without transactions).
+    let mut may_be_stale = false;
+    for (step, op) in ops.iter().enumerate() {
+        let at = format!("step {step}: {op:?}");
+        match op {
+            Op::Put(row) | Op::Replace(row) => {
+                if matches!(op, Op::Put(_)) {
+                    driver.put(row)
+                } else {
+                    driver.replace(row)
+                }
+                .map_err(|e| fail(&at, e))?;
+                model.insert(row.key(), row.values());
+            }
+            Op::PutMany(rows) => {
+                driver.put_many(rows).map_err(|e| fail(&at, e))?;
+                for row in rows {
+                    model.insert(row.key(), row.values());
+                }
+            }
+            Op::Delete(key) => {
+                driver.delete(key).map_err(|e| fail(&at, e))?;
+                model.remove(key);
+            }
+            Op::Scan(scan) => {
+                let got = paged(driver, scan, &at)?;
+                prop_assert_eq!(got, expected(&model, scan), "{}", at);
+            }
+            Op::ForeignDelete(key) => {
+                driver.foreign_delete(key);
+                may_be_stale |= model.remove(key).is_some();
+            }
+            Op::CrashInPut(row, steps) => {
+                driver.crash_in_put(row, *steps);
+                driver.restart();
+                may_be_stale |= !driver.transactional();
+                let key = row.key();
+                let got = driver.get(&key).map_err(|e| fail(&at, e))?;
+                let old = model.get(&key).map(|v| Hit::whole(&key, v));
+                prop_assert!(
+                    got.as_ref() == Some(row) || got == old,
+                    "{}: the row is neither the old ({:?}) nor the new one: {:?}",
+                    at,
+                    old,
+                    got
+                );
+                if got.as_ref() == Some(row) {
+                    model.insert(key, row.values());
+                }
+            }
+            Op::Restart => driver.restart(),
+        }
+        let stale = driver.stale_seen();
+        prop_assert!(
+            may_be_stale || stale == 0,
+            "{}: {} stale entries, with every write one transaction",
+            at,
+            stale
+        );
+    }
+    // At the end, each index returns every row the map holds, and no other.
+    for by in [
+        By::Tag(None),
+        By::Page {
+            page: "/a".into(),
+            before: None,
+        },
+        By::Page {
+            page: "/b".into(),
+            before: None,
+        },
+        By::Page {
+            page: "/c".into(),
+            before: None,
+        },
+    ] {
+        let scan = Scan {
+            by,
+            reverse: false,
+            limit: None,
+        };
+        let got = paged(driver, &scan, "end")?;
+        prop_assert_eq!(got, expected(&model, &scan), "the end, {:?}", scan);
+    }
+    Ok(())
+}
