@@ -1,7 +1,11 @@
 //! Indexes on the ordered stores: entries written and removed with their
 //! rows, typed index scans that return the rows whole, sparse indexes.
 
-use keyschema::store::{MemoryStore, RecordStore, RowStore, Store};
+mod common;
+
+use common::no_txn::NoTxn;
+use keyschema::index::{IndexBackfill, IndexError};
+use keyschema::store::{MemoryStore, RecordStore, RowError, RowStore, Store};
 use keyschema::{Index, RowKey};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -78,4 +82,132 @@ fn entry_and_row_keys_agree() {
     assert_eq!(entry.row_key(), e.encode());
     assert!(EventByReferrer::entry_key(&event("u1", "a", 5, None)).is_none());
     assert_eq!(Event::schema().indexes().count(), 2);
+}
+
+/// The events as the binary before the index wrote them: the same layout.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+pub struct EventBefore {
+    pub user_id: String,
+    pub site: String,
+    pub timestamp: u64,
+    #[rowkey(value)]
+    pub action: String,
+    #[rowkey(value)]
+    pub referrer: Option<String>,
+}
+
+/// The same rows while the by-site index is built.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(
+    salt = hash(user_id, site) % 8,
+    then = user_id, site, rev(timestamp),
+    index(BuildingBySite, building, prefix = "s", salt = hash(site) % 8, then = (site), rev(timestamp), user_id),
+)]
+pub struct EventBuilding {
+    pub user_id: String,
+    pub site: String,
+    pub timestamp: u64,
+    #[rowkey(value)]
+    pub action: String,
+    #[rowkey(value)]
+    pub referrer: Option<String>,
+}
+
+fn before(user: &str, site: &str, ts: u64) -> EventBefore {
+    EventBefore {
+        user_id: user.into(),
+        site: site.into(),
+        timestamp: ts,
+        action: "view".into(),
+        referrer: None,
+    }
+}
+
+#[test]
+fn a_building_index_refuses_its_scans() {
+    let store = MemoryStore::new();
+    let mut rows = BuildingBySite::scan().site("a").run(&store).rows();
+    let err = rows.next().expect("an item").expect_err("refused");
+    assert!(
+        matches!(
+            err,
+            RowError::Index(IndexError::Building {
+                index: "BuildingBySite",
+                ..
+            })
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("drop `building`"), "{err}");
+    assert!(rows.next().is_none());
+}
+
+#[test]
+fn an_index_added_later_is_built_resumed_and_verified() {
+    let store = NoTxn::new();
+    // 60 rows written before the index existed: no entries.
+    for i in 0..60u64 {
+        let site = ["a", "b", "c"][(i % 3) as usize];
+        store
+            .put_record(&before(&format!("u{}", i % 7), site, i))
+            .unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("by-site.checkpoint");
+    let verified = IndexBackfill::<BuildingBySite>::new()
+        .verify(&store)
+        .unwrap();
+    assert_eq!(
+        (verified.rows, verified.expected, verified.present),
+        (60, 60, 0)
+    );
+    assert!(!verified.matches());
+
+    // The build dies after two batches of 7; a new one resumes from the file.
+    store.fail_after(Some(2));
+    let mut first = IndexBackfill::<BuildingBySite>::new()
+        .batch(7)
+        .checkpoint(&checkpoint);
+    first.build(&store).expect_err("the process died");
+    store.fail_after(None);
+    // Meanwhile the new binary writes: a new row and an update, with entries.
+    let writer = |i: u64, site: &str| EventBuilding {
+        user_id: format!("u{}", i % 7),
+        site: site.into(),
+        timestamp: i,
+        action: "view".into(),
+        referrer: None,
+    };
+    store.put_record(&writer(100, "a")).unwrap();
+    store.put_record(&writer(3, "b")).unwrap(); // was on site "a": another key
+    let mut resumed = IndexBackfill::<BuildingBySite>::new()
+        .batch(7)
+        .checkpoint(&checkpoint);
+    let progress = resumed.build(&store).unwrap();
+    assert!(progress.finished);
+    assert_eq!(progress.rows_done, 62, "{progress:?}");
+    assert!(
+        progress.remaining.iter().all(|(_, left)| *left == 0),
+        "{progress:?}"
+    );
+    let verified = resumed.verify(&store).unwrap();
+    assert!(verified.matches(), "{verified:?}");
+    assert_eq!(
+        (verified.rows, verified.entries, verified.stale),
+        (62, 62, 0)
+    );
+
+    // With `building` dropped (the test's `Event` declares the same index
+    // layout), the index returns every row.
+    let a: Vec<u64> = EventBySite::scan()
+        .site("a")
+        .run(&store)
+        .rows()
+        .map(|r| r.map(|e| e.timestamp))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut want: Vec<u64> = (0..60).filter(|i| i % 3 == 0).chain([100]).collect();
+    want.sort_by(|x, y| y.cmp(x));
+    assert_eq!(a, want);
 }

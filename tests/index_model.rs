@@ -10,80 +10,20 @@
 mod common;
 
 use common::index_model::{by_page, by_tag, op, run, Driver, Hit, Key, Scan};
-use keyschema::store::{Cas, Direction, MemoryStore, Mutation, RecordStore, RedbStore, Row};
-use keyschema::store::{RowStore, Store};
-use keyschema::{Cursor, KeyRange, KeyTooLong, RowKey};
+use common::no_txn::NoTxn;
+use keyschema::store::{MemoryStore, RecordStore, RedbStore, RowStore, Store};
+use keyschema::{Cursor, RowKey};
 use proptest::prelude::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
-/// A store with no transactions of its own: `MemoryStore`'s reads and
-/// batches, the default `write_batch_planned`, and a budget of batches
-/// after which it fails as a dead process would.
-#[derive(Clone)]
-struct NoTxn {
-    inner: MemoryStore,
-    budget: Arc<AtomicUsize>,
-}
-
-#[derive(Debug)]
-enum NoTxnError {
-    Crashed,
-    Inner(KeyTooLong),
-}
-
-impl std::fmt::Display for NoTxnError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NoTxnError::Crashed => f.write_str("the process died"),
-            NoTxnError::Inner(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for NoTxnError {}
-
-impl From<KeyTooLong> for NoTxnError {
-    fn from(e: KeyTooLong) -> Self {
-        NoTxnError::Inner(e)
-    }
-}
-
-type NoTxnRows = std::iter::Map<
-    <MemoryStore as Store>::Rows<'static>,
-    fn(Result<Row, KeyTooLong>) -> Result<Row, NoTxnError>,
->;
-
-impl Store for NoTxn {
-    type Error = NoTxnError;
-    type Rows<'a> = NoTxnRows;
-
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, NoTxnError> {
-        Ok(self.inner.get(key)?)
-    }
-    fn write_batch(&self, batch: &[Mutation]) -> Result<(), NoTxnError> {
-        let left = self.budget.load(Ordering::SeqCst);
-        if left == 0 {
-            return Err(NoTxnError::Crashed);
-        }
-        self.budget.store(left - 1, Ordering::SeqCst);
-        Ok(self.inner.write_batch(batch)?)
-    }
-    fn scan(&self, range: &KeyRange, direction: Direction) -> Result<NoTxnRows, NoTxnError> {
-        let rows = self.inner.scan(range, direction)?;
-        Ok(rows.map((|r: Result<Row, KeyTooLong>| r.map_err(NoTxnError::from)) as fn(_) -> _))
-    }
-    fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, NoTxnError> {
-        Ok(self.inner.compare_and_write(batch)?)
-    }
-}
+/// Cuts a store's next write after this many store calls (`None`: never).
+type Crash<S> = dyn Fn(&S, Option<usize>);
 
 /// One driver over any sync store, reopened by `reopen`.
 struct Sync<S: Store> {
     store: Option<S>,
     reopen: Box<dyn Fn(Option<S>) -> S>,
     /// Cuts the next write after this many store calls.
-    crash: Box<dyn Fn(&S, Option<usize>)>,
+    crash: Box<Crash<S>>,
     transactional: bool,
     stale: u64,
 }
@@ -202,17 +142,10 @@ fn redb(dir: &std::path::Path) -> Sync<RedbStore> {
 }
 
 fn no_txn() -> Sync<NoTxn> {
-    let shared = NoTxn {
-        inner: MemoryStore::new(),
-        budget: Arc::new(AtomicUsize::new(usize::MAX)),
-    };
+    let shared = NoTxn::new();
     sync(
         move |_| shared.clone(),
-        |store: &NoTxn, steps| {
-            store
-                .budget
-                .store(steps.unwrap_or(usize::MAX), Ordering::SeqCst)
-        },
+        |store: &NoTxn, steps| store.fail_after(steps),
         false,
     )
 }

@@ -49,7 +49,10 @@ pub struct IndexAttr {
     /// The `index` keyword.
     pub span: Span,
     pub name: Ident,
-    /// The options after the name, as written.
+    /// `building`: the index's entries are being built (by its backfill);
+    /// its scans are refused until it is removed.
+    pub building: Option<Span>,
+    /// The options after the name, as written (without `building`).
     pub body: proc_macro2::TokenStream,
 }
 
@@ -180,10 +183,32 @@ fn parse_index(key: &Ident, input: ParseStream) -> syn::Result<IndexAttr> {
     if !content.is_empty() {
         content.parse::<Token![,]>()?;
     }
+    // `building` is a word of its own between commas; the rest is kept.
+    let tokens: Vec<proc_macro2::TokenTree> = content
+        .parse::<proc_macro2::TokenStream>()?
+        .into_iter()
+        .collect();
+    let comma = |t: Option<&proc_macro2::TokenTree>| matches!(t, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ',');
+    let mut building = None;
+    let mut body = proc_macro2::TokenStream::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let word = matches!(&tokens[i], proc_macro2::TokenTree::Ident(w) if w == "building");
+        let alone = (i == 0 || comma(tokens.get(i - 1)))
+            && (i + 1 == tokens.len() || comma(tokens.get(i + 1)));
+        if word && alone && building.is_none() {
+            building = Some(tokens[i].span());
+            i += 2; // the word and its comma
+            continue;
+        }
+        body.extend([tokens[i].clone()]);
+        i += 1;
+    }
     Ok(IndexAttr {
         span: key.span(),
         name,
-        body: content.parse()?,
+        building,
+        body,
     })
 }
 

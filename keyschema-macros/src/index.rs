@@ -26,6 +26,8 @@ pub struct IndexSpec {
     /// Each entry field: the row's field, and whether it is an `Option`
     /// value field held as the type inside (a `None` has no entry).
     pub fields: Vec<(syn::Ident, bool)>,
+    /// `building`: scans are refused until its entries are built.
+    pub building: bool,
 }
 
 /// The entry struct of one index, before its checks: what the derive
@@ -183,6 +185,7 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
             spec,
             input: synth.input,
             fields: synth.fields,
+            building: index.building.is_some(),
         });
     }
     out

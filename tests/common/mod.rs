@@ -12,6 +12,7 @@ pub mod index_model;
 pub mod interop;
 pub mod layout_model;
 pub mod model;
+pub mod no_txn;
 pub mod proxy;
 pub mod rows;
 pub mod rows_model;

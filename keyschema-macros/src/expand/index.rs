@@ -63,9 +63,11 @@ fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
         let field = &p.field.ident;
         quote!(__ks::KeyComponent::as_key_ref(&self.#field))
     });
+    let building = index.building;
     quote! {
         impl __ks::Index for #entry {
             type Row = #row_ident;
+            const BUILDING: bool = #building;
 
             fn entry_key(__row: &#row_ident) -> __ks::Option<__ks::Vec<u8>> {
                 #(#borrows)*

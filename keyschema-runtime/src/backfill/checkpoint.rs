@@ -22,14 +22,15 @@ pub(crate) struct Marks {
 impl Marks {
     pub(crate) fn get(&self, step: Step) -> Option<&Mark> {
         match step {
-            Step::Copy => self.copy.as_ref(),
+            // An index build keeps its mark where a copy does, in its own file.
+            Step::Copy | Step::Build => self.copy.as_ref(),
             Step::Delete => self.delete.as_ref(),
         }
     }
 
     pub(crate) fn set(&mut self, mark: Mark) {
         match mark.step {
-            Step::Copy => self.copy = Some(mark),
+            Step::Copy | Step::Build => self.copy = Some(mark),
             Step::Delete => self.delete = Some(mark),
         }
     }
@@ -113,7 +114,7 @@ pub(crate) fn store_word(identity: Option<String>) -> Option<String> {
 
 /// Refuses the `what` (checkpoint or verification) made on store `made`
 /// for the store `this`, when both name themselves.
-pub(super) fn same_store<E>(
+pub(crate) fn same_store<E>(
     what: &'static str,
     made: Option<&str>,
     this: Option<&str>,

@@ -27,6 +27,19 @@ pub enum BackfillError<E> {
         #[source]
         source: DecodeError,
     },
+    /// A row whose value fields do not read: an index over them cannot
+    /// be built for it. Fix or delete the row, then resume.
+    #[error(
+        "row {}: its value fields do not read, so its index entry cannot be made: {source}; fix or delete the row, then resume",
+        crate::limits::ShortKey(key)
+    )]
+    Value {
+        /// The row's key.
+        key: Vec<u8>,
+        /// Why.
+        #[source]
+        source: crate::record::ValueError,
+    },
     /// The checkpoint file cannot be read or written.
     #[error("checkpoint {path}: {reason}")]
     Checkpoint {

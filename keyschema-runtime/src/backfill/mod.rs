@@ -70,9 +70,9 @@
 //! ```
 
 mod apply;
-mod checkpoint;
+pub(crate) mod checkpoint;
 mod error;
-mod progress;
+pub(crate) mod progress;
 mod rows;
 mod verify;
 
@@ -164,7 +164,7 @@ impl<K: RowKey> Backfill<K> {
     /// How many ranges `step` reads: the copy reads the declared ones too.
     fn sources(&self, step: Step) -> usize {
         match step {
-            Step::Copy => self.ranges.len() + self.declared.len(),
+            Step::Copy | Step::Build => self.ranges.len() + self.declared.len(),
             Step::Delete => self.ranges.len(),
         }
     }

@@ -8,6 +8,8 @@ pub enum Step {
     Copy,
     /// Deleting the older rows.
     Delete,
+    /// Writing the entries of an index's rows ([`IndexBackfill`](crate::index::IndexBackfill)).
+    Build,
 }
 
 /// How far a step is.

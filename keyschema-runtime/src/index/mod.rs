@@ -56,8 +56,10 @@
 //!
 //! [`Store::write_batch_planned`]: crate::store::Store::write_batch_planned
 
+mod backfill;
 mod rows;
 
+pub use backfill::{IndexBackfill, IndexVerification};
 pub use rows::IndexRows;
 
 use crate::key::RowKey;
@@ -71,6 +73,12 @@ pub trait Index: RowKey {
     /// The row type whose index this is.
     type Row: Record;
 
+    /// Whether the index is declared `building`: writes keep its entries,
+    /// and its backfill ([`IndexBackfill`]) writes those of the rows
+    /// written before it, but its scans' rows are refused
+    /// ([`IndexError::Building`]) until the declaration drops `building`.
+    const BUILDING: bool = false;
+
     /// The key of `row`'s entry; `None` when the row has none (an `Option`
     /// value field of the index is `None`).
     fn entry_key(row: &Self::Row) -> Option<Vec<u8>>;
@@ -83,6 +91,15 @@ pub trait Index: RowKey {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum IndexError {
+    /// The index is declared `building`: rows written before it have no
+    /// entry until its backfill has run, so its scans would miss them.
+    #[error("the index `{index}` of `{row}` is declared `building`: rows written before it have no entry yet, so a scan would miss them. Run its backfill (`IndexBackfill::<{index}>`) until `verify` matches, then drop `building` from `index({index}, ...)`")]
+    Building {
+        /// The index.
+        index: &'static str,
+        /// The row type.
+        row: &'static str,
+    },
     /// The store cannot keep the key type's indexes in step yet.
     #[error("`{schema}` has indexes, and {store} does not keep them in step with its rows yet: write it on the memory or redb store, or remove the index")]
     NotMaintained {

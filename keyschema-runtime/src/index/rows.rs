@@ -18,6 +18,8 @@ pub struct IndexRows<'s, I: Index, S: Store + 's> {
     returned: usize,
     /// Entries skipped so far because their row does not have them.
     stale: u64,
+    /// Whether the refusal of a `building` index was returned.
+    refused: bool,
 }
 
 impl<'s, I: Index, S: Store> TypedRows<'s, I, S> {
@@ -33,6 +35,7 @@ impl<'s, I: Index, S: Store> TypedRows<'s, I, S> {
             limit,
             returned: 0,
             stale: 0,
+            refused: false,
         }
     }
 }
@@ -55,6 +58,16 @@ impl<I: Index, S: Store> Iterator for IndexRows<'_, I, S> {
     type Item = Result<I::Row, RowError<S::Error>>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if I::BUILDING {
+            if self.refused {
+                return None;
+            }
+            self.refused = true;
+            return Some(Err(RowError::Index(super::IndexError::Building {
+                index: I::schema().name(),
+                row: <I::Row as crate::RowKey>::schema().name(),
+            })));
+        }
         loop {
             if self.limit.is_some_and(|n| self.returned >= n) {
                 return None;
