@@ -81,6 +81,28 @@ where
         self.stale += rows.stale_entries();
         Ok((page, rows.cursor()))
     }
+    fn scan_first(&mut self, scan: &Scan, k: usize) -> Result<(Vec<Hit>, Cursor), String> {
+        let store = self.store.as_ref().expect("a store");
+        if let Some(request) = by_page(scan, None) {
+            let mut rows = request.run(store).rows();
+            let first = rows
+                .by_ref()
+                .take(k)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(text)?;
+            self.stale += rows.stale_entries();
+            return Ok((first, rows.cursor()));
+        }
+        let request = by_tag(scan, None).expect("a page or a tag scan");
+        let mut rows = request.run(store).rows();
+        let first = rows
+            .by_ref()
+            .take(k)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(text)?;
+        self.stale += rows.stale_entries();
+        Ok((first, rows.cursor()))
+    }
     fn foreign_delete(&mut self, key: &Key) {
         self.store()
             .delete(&Hit::get_key(&key.0, key.1))

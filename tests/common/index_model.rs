@@ -70,6 +70,8 @@ pub struct Scan {
     pub by: By,
     pub reverse: bool,
     pub limit: Option<usize>,
+    /// Buckets one after another (the rows then compare as a set).
+    pub unordered: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -79,6 +81,9 @@ pub enum Op {
     Replace(Hit),
     Delete(Key),
     Scan(Scan),
+    /// The scan without a limit, left after this many rows and resumed
+    /// from its cursor in a fresh object.
+    Interrupted(Scan, usize),
     /// Another program deletes the row alone, leaving its entries.
     ForeignDelete(Key),
     /// A write of the row stopped after `steps` store calls (the process
@@ -123,11 +128,18 @@ fn scan() -> impl Strategy<Value = Scan> {
         prop::option::of(prop::sample::select(TAGS.to_vec()))
             .prop_map(|t| By::Tag(t.map(str::to_string))),
     ];
-    (by, any::<bool>(), prop::option::of(1usize..4)).prop_map(|(by, reverse, limit)| Scan {
+    (
         by,
-        reverse,
-        limit,
-    })
+        any::<bool>(),
+        prop::option::of(1usize..4),
+        prop::bool::weighted(0.25),
+    )
+        .prop_map(|(by, reverse, limit, unordered)| Scan {
+            by,
+            reverse,
+            limit,
+            unordered,
+        })
 }
 
 pub fn op() -> impl Strategy<Value = Op> {
@@ -137,6 +149,7 @@ pub fn op() -> impl Strategy<Value = Op> {
         2 => hit().prop_map(Op::Replace),
         2 => key().prop_map(Op::Delete),
         4 => scan().prop_map(Op::Scan),
+        2 => (scan(), 0usize..6).prop_map(|(s, k)| Op::Interrupted(Scan { limit: None, ..s }, k)),
         1 => key().prop_map(Op::ForeignDelete),
         1 => (hit(), 0usize..4).prop_map(|(h, s)| Op::CrashInPut(h, s)),
         1 => Just(Op::Restart),
@@ -157,6 +170,9 @@ pub fn by_page(scan: &Scan, after: Option<Cursor>) -> Option<ScanRequest<HitByPa
     if scan.reverse {
         request = request.reverse();
     }
+    if scan.unordered {
+        request = request.unordered();
+    }
     if let Some(n) = scan.limit {
         request = request.limit(n);
     }
@@ -175,8 +191,14 @@ pub fn by_tag(scan: &Scan, after: Option<Cursor>) -> Option<ScanRequest<HitByTag
         Some(t) => HitByTag::scan().tag(t).request(),
         None => HitByTag::scan().request(),
     };
+    if scan.unordered {
+        request = request.unordered();
+    }
     if scan.reverse {
         request = request.reverse();
+    }
+    if scan.unordered {
+        request = request.unordered();
     }
     if let Some(n) = scan.limit {
         request = request.limit(n);
@@ -200,6 +222,8 @@ pub trait Driver {
         scan: &Scan,
         after: Option<Cursor>,
     ) -> Result<(Vec<Hit>, Cursor), String>;
+    /// The first `k` rows of `scan` (no limit), and the cursor after them.
+    fn scan_first(&mut self, scan: &Scan, k: usize) -> Result<(Vec<Hit>, Cursor), String>;
     /// Deletes the row's key alone, as a program without the index would.
     fn foreign_delete(&mut self, key: &Key);
     /// `put_record(row)` cut off after `steps` store calls (or whole,
@@ -232,6 +256,14 @@ fn expected(model: &BTreeMap<Key, Values>, scan: &Scan) -> Vec<Hit> {
     }
     if scan.reverse {
         rows.reverse();
+    }
+    rows
+}
+
+/// The rows as a set when the scan is unordered.
+fn sorted(mut rows: Vec<Hit>, scan: &Scan) -> Vec<Hit> {
+    if scan.unordered {
+        rows.sort_by(|a, b| (&a.user, a.ts).cmp(&(&b.user, b.ts)));
     }
     rows
 }
@@ -286,7 +318,25 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
             }
             Op::Scan(scan) => {
                 let got = paged(driver, scan, &at)?;
-                prop_assert_eq!(got, expected(&model, scan), "{}", at);
+                prop_assert_eq!(
+                    sorted(got, scan),
+                    sorted(expected(&model, scan), scan),
+                    "{}",
+                    at
+                );
+            }
+            Op::Interrupted(scan, k) => {
+                let (mut got, cursor) = driver.scan_first(scan, *k).map_err(|e| fail(&at, e))?;
+                let (rest, _) = driver
+                    .scan_page(scan, Some(cursor))
+                    .map_err(|e| fail(&at, e))?;
+                got.extend(rest);
+                prop_assert_eq!(
+                    sorted(got, scan),
+                    sorted(expected(&model, scan), scan),
+                    "{}",
+                    at
+                );
             }
             Op::ForeignDelete(key) => {
                 driver.foreign_delete(key);
@@ -340,6 +390,7 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
             by,
             reverse: false,
             limit: None,
+            unordered: false,
         };
         let got = paged(driver, &scan, "end")?;
         prop_assert_eq!(got, expected(&model, &scan), "the end, {:?}", scan);

@@ -2,27 +2,21 @@
 //! expansion as any key type's), `impl Index` (the entry of a row, the row
 //! of an entry), and the row type's `stored_index_keys`.
 
+use super::row_key::step;
 use crate::index::IndexSpec;
-use crate::model::KeySpec;
+use crate::model::{Field, KeySpec, Role};
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 /// Every index's entry struct, key type items and `impl Index`.
 pub(super) fn indexes(row: &KeySpec) -> TokenStream {
-    let krate = &row.krate;
     let items = row.indexes.iter().map(|index| {
         let declared = declared_struct(&index.input);
-        let key_type = super::expand(&index.spec);
-        let index_impl = index_impl(row, index);
+        let key_type = super::expand_with(&index.spec, index_impl(row, index));
         quote! {
             #declared
             #key_type
-            #[doc(hidden)]
-            #[allow(non_snake_case, unused_qualifications, clippy::all)]
-            const _: () = {
-                use #krate::__private as __ks;
-                #index_impl
-            };
         }
     });
     quote!(#(#items)*)
@@ -51,19 +45,52 @@ pub(crate) fn declared_struct(input: &syn::DeriveInput) -> TokenStream {
 /// value field's `None`: no entry), and the row's key from an entry's.
 fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
     let (row_ident, entry) = (&row.ident, &index.spec.ident);
-    let borrows = index.fields.iter().map(|(field, unwrap)| {
-        let value = match unwrap {
-            true => quote!(__row.#field.as_ref()?),
-            false => quote!(&__row.#field),
-        };
-        quote!(let #field = __ks::KeyComponent::as_key_ref(#value);)
-    });
     let entry_args = index.spec.parts.iter().map(|p| &p.field.ident);
     let row_args = row.parts.iter().map(|p| {
         let field = &p.field.ident;
         quote!(__ks::KeyComponent::as_key_ref(&self.#field))
     });
     let building = index.building;
+    let borrows: Vec<TokenStream> = index
+        .fields
+        .iter()
+        .map(|(field, unwrap)| {
+            let value = match unwrap {
+                true => quote!(__row.#field.as_ref()?),
+                false => quote!(&__row.#field),
+            };
+            let ty = super::checked(&Field {
+                ident: field.clone(),
+                ty: index
+                    .spec
+                    .parts
+                    .iter()
+                    .find(|p| p.field.ident == *field)
+                    .map_or_else(|| syn::parse_quote!(()), |p| p.field.ty.clone()),
+            });
+            quote!(let #field = <#ty as __ks::KeyComponent>::as_key_ref(#value);)
+        })
+        .collect();
+    let encoded = index.spec.encoded();
+    let n = encoded.len();
+    let text = index.spec.text_sep.is_some();
+    let steps = encoded.iter().map(|e| {
+        let (ident, ty) = (&e.field.ident, &super::checked(e.field));
+        let method = step(e.role, ty.span(), text);
+        match e.role {
+            Role::Bucket { width, .. } => quote_spanned!(ty.span()=>
+                __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));
+            ),
+            _ => quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);),
+        }
+    });
+    let key_fields = row.parts.iter().map(|p| &p.field.ident);
+    let defaults = row
+        .values
+        .iter()
+        .map(|v| &v.field.ident)
+        .chain(row.skipped.iter().map(|f| &f.ident))
+        .map(|f| quote!(#f: __ks::Default::default()));
     quote! {
         impl __ks::Index for #entry {
             type Row = #row_ident;
@@ -76,6 +103,22 @@ fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
 
             fn row_key(&self) -> __ks::Vec<u8> {
                 #row_ident::get_key(#(#row_args),*)
+            }
+
+            fn into_row(self) -> #row_ident {
+                #row_ident { #(#key_fields: self.#key_fields,)* #(#defaults,)* }
+            }
+
+            fn entry_key_in(__row: &#row_ident, __bucket: u32) -> __ks::Option<__ks::Vec<u8>> {
+                #(#borrows)*
+                let __schema = <Self as __ks::RowKey>::schema();
+                let __hint = <Self as __ks::RowKey>::SIZE_HINT;
+                let mut __key = __ks::Vec::with_capacity(__hint);
+                let __out = &mut __key;
+                let mut __encoder = __ks::KeyEncoder::<#n>::new(__schema, __out, __hint);
+                #(#steps)*
+                __encoder.finish_in(__bucket);
+                __ks::Option::Some(__key)
             }
         }
     }

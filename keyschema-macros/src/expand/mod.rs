@@ -22,6 +22,12 @@ use scan::scan_builder;
 use schema::schema;
 
 pub fn expand(spec: &KeySpec) -> TokenStream {
+    expand_with(spec, TokenStream::new())
+}
+
+/// [`expand`], with `extra` items inside the block that holds the field
+/// type aliases (an index's `impl Index` names its fields' types by them).
+pub fn expand_with(spec: &KeySpec, extra: TokenStream) -> TokenStream {
     let KeySpec {
         ident, vis, krate, ..
     } = spec;
@@ -56,6 +62,7 @@ pub fn expand(spec: &KeySpec) -> TokenStream {
             #roles
             #get_key
             #scan
+            #extra
         };
 
         #indexes

@@ -23,7 +23,7 @@ pub(super) fn size_hint(spec: &KeySpec) -> TokenStream {
 
 /// The encoder or decoder method for an encoded component: `asc`, `desc`,
 /// `reversed`, or `text` in text keys (the schema says how to transform).
-pub(super) fn step(role: Role, span: Span, text: bool) -> syn::Ident {
+pub(crate) fn step(role: Role, span: Span, text: bool) -> syn::Ident {
     let name = match (text, role) {
         (true, _) => "text",
         (false, Role::Reversed(_)) => "reversed",

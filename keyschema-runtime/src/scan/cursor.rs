@@ -62,6 +62,19 @@ pub struct Cursor {
     pub(crate) positions: Vec<(u32, Position)>,
 }
 
+impl Cursor {
+    /// Moves the cursor past a row of `bucket` whose key after the header
+    /// is `body`: merged (`ordered`), every bucket not done restarts after
+    /// it; unordered, its own bucket does.
+    pub(crate) fn past(&mut self, ordered: bool, bucket: u32, body: &[u8]) {
+        for (b, position) in &mut self.positions {
+            if !matches!(position, Position::Done) && (ordered || *b == bucket) {
+                *position = Position::After(body.to_vec());
+            }
+        }
+    }
+}
+
 /// How far one bucket has been read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Position {

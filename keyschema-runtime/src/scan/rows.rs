@@ -113,6 +113,11 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         self.core.options.limit.take()
     }
 
+    /// Whether the buckets are merged into key order.
+    pub(crate) fn ordered(&self) -> bool {
+        self.core.options.ordered
+    }
+
     /// The store the scan reads.
     pub(crate) fn store(&self) -> &'s S {
         self.store

@@ -68,6 +68,12 @@ impl Store for MemoryStore {
             .cloned())
     }
 
+    /// Under one read lock.
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, KeyTooLong> {
+        let map = self.map.read().unwrap_or_else(PoisonError::into_inner);
+        Ok(keys.iter().map(|key| map.get(key).cloned()).collect())
+    }
+
     fn write_batch(&self, batch: &[Mutation]) -> Result<(), KeyTooLong> {
         for m in batch {
             if let Mutation::Put { key, .. } = m {

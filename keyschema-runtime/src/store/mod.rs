@@ -109,6 +109,13 @@ pub trait Store {
     /// The value stored under `key`.
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error>;
 
+    /// The values stored under `keys`, in their order (`None` for a key
+    /// that is absent). The default gets them one by one; a store that
+    /// can read many keys in one request or transaction should.
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Self::Error> {
+        keys.iter().map(|key| self.get(key)).collect()
+    }
+
     /// Applies every mutation, in order, atomically where the store allows.
     fn write_batch(&self, batch: &[Mutation]) -> Result<(), Self::Error>;
 
@@ -197,6 +204,9 @@ impl<S: Store + ?Sized> Store for &S {
     }
     fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), S::Error> {
         (**self).write_batch_planned(batch, plan)
+    }
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, S::Error> {
+        (**self).get_many(keys)
     }
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<S::Rows<'_>, S::Error> {
         (**self).scan(range, direction)

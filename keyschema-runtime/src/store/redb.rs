@@ -174,6 +174,24 @@ impl Store for RedbStore {
         table.get(key)?.map(|v| unseal(key, v.value())).transpose()
     }
 
+    /// In one read transaction.
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, redb::Error> {
+        let txn = self.db.begin_read()?;
+        let table = match txn.open_table(ROWS) {
+            Ok(table) => table,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(vec![None; keys.len()]),
+            Err(e) => return Err(e.into()),
+        };
+        keys.iter()
+            .map(|key| {
+                table
+                    .get(key.as_slice())?
+                    .map(|v| unseal(key, v.value()))
+                    .transpose()
+            })
+            .collect()
+    }
+
     fn write_batch(&self, batch: &[Mutation]) -> Result<(), redb::Error> {
         for m in batch {
             if let Mutation::Put { key, .. } = m {
