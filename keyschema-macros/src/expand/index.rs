@@ -7,7 +7,6 @@ use crate::index::IndexSpec;
 use crate::model::{Field, KeySpec, Role};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
 
 /// Every index's entry struct, key type items and `impl Index`.
 pub(super) fn indexes(row: &KeySpec) -> TokenStream {
