@@ -12,7 +12,7 @@ use keyschema::{Index, RowKey};
 #[rowkey(
     salt = hash(user_id, site) % 8,
     then = user_id, site, rev(timestamp),
-    index(EventBySite, prefix = "s", salt = hash(site) % 8, then = (site), rev(timestamp), user_id),
+    index(EventBySite, prefix = "s", salt = hash(site, user_id) % 8, then = (site), rev(timestamp), user_id),
     index(EventByReferrer, prefix = "r", then = referrer, user_id, site, timestamp),
 )]
 pub struct Event {
@@ -102,7 +102,7 @@ pub struct EventBefore {
 #[rowkey(
     salt = hash(user_id, site) % 8,
     then = user_id, site, rev(timestamp),
-    index(BuildingBySite, building, prefix = "s", salt = hash(site) % 8, then = (site), rev(timestamp), user_id),
+    index(BuildingBySite, building, prefix = "s", salt = hash(site, user_id) % 8, then = (site), rev(timestamp), user_id),
 )]
 pub struct EventBuilding {
     pub user_id: String,
@@ -210,4 +210,15 @@ fn an_index_added_later_is_built_resumed_and_verified() {
     let mut want: Vec<u64> = (0..60).filter(|i| i % 3 == 0).chain([100]).collect();
     want.sort_by(|x, y| y.cmp(x));
     assert_eq!(a, want);
+}
+
+#[test]
+fn the_entry_bytes_are_the_published_ones() {
+    let e = event("u2", "shop", 9, None);
+    let entry = EventBySite::entry_key(&e).unwrap();
+    let mut want = b"s\x00\x06shop\x00".to_vec();
+    want.extend_from_slice(&(!9u64).to_be_bytes());
+    want.extend_from_slice(b"u2\x00");
+    assert_eq!(entry, want);
+    assert_eq!(EventBySite::render(&entry), "s|6|shop|~9|u2");
 }
