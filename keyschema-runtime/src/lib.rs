@@ -144,8 +144,9 @@ pub mod __private {
     pub const fn with_indexes(
         schema: Schema,
         indexes: &'static [fn() -> &'static Schema],
+        entries: fn(&[u8], &[u8], &mut Vec<Vec<u8>>),
     ) -> Schema {
-        schema.with_indexes(indexes)
+        schema.with_indexes(indexes, entries)
     }
 
     /// The declared schema, with the column family of its value fields

@@ -52,7 +52,9 @@ pub(super) fn schema(spec: &KeySpec) -> TokenStream {
     };
     let declared = match super::index::index_schemas(spec) {
         None => declared,
-        Some(list) => quote!(__ks::with_indexes(#declared, #list)),
+        Some(list) => quote!(__ks::with_indexes(
+            #declared, #list, <#ident as __ks::RowKey>::stored_index_keys,
+        )),
     };
     let declared = match &spec.was {
         None => declared,

@@ -352,7 +352,25 @@ impl<K: RowKey, P> ScanRequest<K, P> {
         self.run_any(store)
     }
 
-    fn stream_any<S: AsyncStore>(&self, store: &S) -> AsyncTypedRows<K, S::Error> {
+    /// The request without its limit, and the limit.
+    pub(crate) fn without_limit(&self) -> (Self, Option<usize>) {
+        let mut options = self.options.clone();
+        let limit = options.limit.take();
+        let request = ScanRequest {
+            state: self.state.clone(),
+            options,
+            phase: self.phase,
+            key: PhantomData,
+        };
+        (request, limit)
+    }
+
+    /// Whether the buckets are merged into key order.
+    pub(crate) fn is_ordered(&self) -> bool {
+        self.options.ordered
+    }
+
+    pub(crate) fn stream_any<S: AsyncStore>(&self, store: &S) -> AsyncTypedRows<K, S::Error> {
         self.stream_reading(store, K::schema())
     }
 

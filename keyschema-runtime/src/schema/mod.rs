@@ -95,7 +95,13 @@ pub struct Schema {
     projection: Option<&'static [crate::record::ValueField]>,
     /// The schemas of the row type's indexes (`index(Name, ...)`).
     indexes: &'static [fn() -> &'static Schema],
+    /// The row type's `stored_index_keys`: a stored row's entry keys.
+    entries: Option<EntriesFn>,
 }
+
+/// Appends the index entry keys of the row stored under a key with a
+/// value (see `RowKey::stored_index_keys`).
+pub(crate) type EntriesFn = fn(&[u8], &[u8], &mut Vec<Vec<u8>>);
 
 /// The column family a key type's value fields are kept in on Bigtable
 /// when it declares none (`#[rowkey(family = "...")]`).
@@ -126,16 +132,30 @@ impl Schema {
             family: DEFAULT_FAMILY,
             projection: None,
             indexes: &[],
+            entries: None,
         }
     }
 
-    /// Sets the index layouts (`index(Name, ...)`).
+    /// Sets the index layouts (`index(Name, ...)`) and how a stored row's
+    /// entries are found.
     pub(crate) const fn with_indexes(
         mut self,
         indexes: &'static [fn() -> &'static Schema],
+        entries: EntriesFn,
     ) -> Self {
         self.indexes = indexes;
+        self.entries = Some(entries);
         self
+    }
+
+    /// The entry keys of the row stored under `key` with `value`, one per
+    /// index it has an entry in (none without indexes).
+    pub(crate) fn stored_entries(&self, key: &[u8], value: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        if let Some(entries) = self.entries {
+            entries(key, value, &mut out);
+        }
+        out
     }
 
     /// The key layouts of the row type's indexes (`index(Name, ...)`; see

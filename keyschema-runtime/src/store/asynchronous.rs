@@ -11,8 +11,9 @@ use crate::key::{OneLayout, RowKey};
 use crate::range::{Direction, KeyRange};
 use crate::schema::Schema;
 
-/// A store whose reads are async (Cloud Bigtable).
-pub trait AsyncStore {
+/// A store whose reads are async (Cloud Bigtable, DynamoDB). Shared
+/// between tasks (`Sync`): a typed write's steps hold it across awaits.
+pub trait AsyncStore: Sync {
     /// What goes wrong.
     type Error: std::error::Error + Send + Sync + 'static;
 

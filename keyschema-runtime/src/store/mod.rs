@@ -35,6 +35,7 @@ mod cas;
 pub mod dynamodb;
 pub(crate) mod layout;
 mod memory;
+pub(crate) mod planned;
 mod records;
 #[cfg(feature = "redb")]
 mod redb;
@@ -148,27 +149,7 @@ pub trait Store {
     /// whose row does not have it, which index reads skip, never a row
     /// without its entry.
     fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), Self::Error> {
-        // Each key's value as the batch leaves it so far, and each added
-        // key's last write: a key the batch puts back is not deleted.
-        let mut rows: std::collections::HashMap<&[u8], Option<&[u8]>> = Default::default();
-        let mut added: std::collections::BTreeMap<Vec<u8>, Mutation> = Default::default();
-        for (i, m) in batch.iter().enumerate() {
-            let old = match rows.get(m.key()) {
-                Some(staged) => staged.map(<[u8]>::to_vec),
-                None => self.get(m.key())?,
-            };
-            for extra in plan(i, old.as_deref()) {
-                added.insert(extra.key().to_vec(), extra);
-            }
-            let now = match m {
-                Mutation::Put { value, .. } => Some(value.as_slice()),
-                Mutation::Delete { .. } => None,
-            };
-            rows.insert(m.key(), now);
-        }
-        let (puts, deletes): (Vec<Mutation>, Vec<Mutation>) = added
-            .into_values()
-            .partition(|m| matches!(m, Mutation::Put { .. }));
+        let planned::Steps { puts, deletes } = planned::steps(batch, |key| self.get(key), plan)?;
         self.write_batch(&puts)?;
         self.write_batch(batch)?;
         self.write_batch(&deletes)
@@ -461,17 +442,11 @@ pub(crate) fn write_in<'a, S: AsyncStore + ?Sized>(
     schema: &'static Schema,
     batch: Result<Vec<Mutation>, RowError<S::Error>>,
 ) -> BoxFuture<'a, Result<(), RowError<S::Error>>> {
-    let indexed = match schema.has_indexes() {
-        true => Err(RowError::Index(crate::index::IndexError::NotMaintained {
-            schema: schema.name(),
-            store: "this async store",
-        })),
-        false => Ok(()),
-    };
-    let write = indexed
-        .and(store.check_key_type(schema).map_err(RowError::Store))
+    let write = store
+        .check_key_type(schema)
+        .map_err(RowError::Store)
         .and(batch)
-        .map(|batch| store.write_for(schema, batch));
+        .map(|batch| crate::index::write_rows_async(store, schema, batch));
     Box::pin(async move {
         match write {
             Ok(write) => write.await.map_err(RowError::Store),

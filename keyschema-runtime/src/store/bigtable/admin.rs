@@ -146,13 +146,21 @@ impl BigtableStore {
 
     /// Creates the table for key type `K` unless it exists, split at every
     /// salt bucket boundary (see [`salt_splits`](crate::Schema::salt_splits)),
+    /// and at its indexes' (their entries share the table),
     /// with the family of `K`'s value fields when it has any
     /// ([`Schema::family`](crate::Schema::family); added to an existing
     /// table that lacks it); `true` when the table was created. Safe to
     /// call on every start.
     pub async fn create_table_for<K: crate::key::RowKey>(&self) -> Result<bool, BigtableError> {
         let schema = K::schema();
-        self.create_table_if_missing_with(super::rows::family_of(schema), &schema.salt_splits())
+        // The index entries share the table: split at their buckets too.
+        let mut splits = schema.salt_splits();
+        for index in schema.indexes() {
+            splits.extend(index.salt_splits());
+        }
+        splits.sort();
+        splits.dedup();
+        self.create_table_if_missing_with(super::rows::family_of(schema), &splits)
             .await
     }
 }

@@ -52,13 +52,6 @@ impl BigtableStore {
         schema: &'static Schema,
         batch: &[Mutation],
     ) -> Result<(), BigtableError> {
-        if schema.has_indexes() {
-            return Err(crate::index::IndexError::NotMaintained {
-                schema: schema.name(),
-                store: "Bigtable",
-            }
-            .into());
-        }
         let Some(family) = family_of(schema) else {
             return self.write_batch(batch).await;
         };
