@@ -1,25 +1,35 @@
-//! Indexes as a model (issue 20) on the Bigtable emulator: random
+//! Indexes as a model (issue 20) on the Bigtable emulator and a
+//! DynamoDB-API server (dynalite here; DynamoDB Local in `.ci/run`): random
 //! interleavings of the async record operations against a plain map
-//! (`common::index_model`). Bigtable applies each row atomically, not a
-//! write and its entries: a write reads the rows' old values, then writes
-//! the new entries, the rows, and the old entries' deletes, three
-//! requests. A crash stops a write after any of them (`common::cut`: the
-//! requests after the cut never leave); a restart is a new client on the
-//! same table, and every scan page after the first is read by one. Another
-//! program's delete removes the row alone. Every index scan must equal the
-//! map: no row that is not in the table, none missed.
-#![cfg(feature = "bigtable")]
+//! (`common::index_model`).
+//!
+//! Bigtable applies each row atomically, not a write and its entries: a
+//! write reads the rows' old values, then writes the new entries, the rows,
+//! and the old entries' deletes, three requests. On DynamoDB a row and its
+//! index attributes are one item and the service keeps each GSI. A crash
+//! stops a write after any request (`common::cut`: the requests after the
+//! cut never leave); a restart is a new client on the same table, and every
+//! scan page after the first is read by one. Another program's delete
+//! removes the row alone (on DynamoDB, its item and so its GSI entries).
+//! Every index scan must equal the map: no row that is not in the table,
+//! none missed. DynamoDB's GSI reads are eventually consistent; dynalite
+//! and DynamoDB Local apply a write to the GSI before answering it, so no
+//! settling is needed here (against DynamoDB, a scan right after a write
+//! may miss that row, never return a wrong one).
+#![cfg(all(feature = "bigtable", feature = "dynamodb"))]
 
 mod common;
 
 use common::cut::Cut;
 use common::index_model::{by_page, by_tag, op, run, Driver, Hit, Key, Scan};
-use common::{cbt, emulator};
+use common::{cbt, dynalite, emulator};
 use futures_util::StreamExt;
 use keyschema::store::bigtable::BigtableStore;
+use keyschema::store::dynamodb::DynamoStore;
 use keyschema::store::{AsyncRecordStore, AsyncStore, Mutation};
 use keyschema::{Cursor, Index, RowKey, ScanRequest};
 use proptest::prelude::*;
+use std::future::Future;
 use tokio::runtime::Runtime;
 
 fn key_of(key: &Key) -> Vec<u8> {
@@ -30,27 +40,72 @@ fn text<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
-struct Bigtable {
+/// A store of the model's rows on one service.
+trait Service: AsyncStore + Clone + Send + Sync + 'static {
+    /// A new table of `Hit` rows, created.
+    fn create(rt: &Runtime) -> (String, Self);
+    /// A new client on the same table.
+    fn reconnect(table: &str) -> impl Future<Output = Self>;
+    /// The store's own typed delete.
+    fn delete(&self, row: &Hit) -> impl Future<Output = Result<(), String>>;
+    /// Whether a Query reads one partition only.
+    const ONE_PARTITION: bool;
+}
+
+impl Service for BigtableStore {
+    const ONE_PARTITION: bool = false;
+    fn create(rt: &Runtime) -> (String, Self) {
+        let table = emulator::fresh_table("index-model");
+        let store = rt.block_on(async {
+            let store = Self::reconnect(&table).await;
+            store.create_table_for::<Hit>().await.expect("a table");
+            store
+        });
+        (table, store)
+    }
+    async fn reconnect(table: &str) -> Self {
+        BigtableStore::connect_emulator(&emulator::host(), cbt::PROJECT, cbt::INSTANCE, table)
+            .await
+            .expect("connect")
+    }
+    async fn delete(&self, row: &Hit) -> Result<(), String> {
+        self.delete_row(row).await.map_err(text)
+    }
+}
+
+impl Service for DynamoStore {
+    const ONE_PARTITION: bool = true;
+    fn create(rt: &Runtime) -> (String, Self) {
+        let store = rt.block_on(dynalite::store::<Hit>("index-model"));
+        (store.table().to_string(), store)
+    }
+    async fn reconnect(table: &str) -> Self {
+        DynamoStore::connect_local::<Hit>(&dynalite::endpoint(), table).expect("connect")
+    }
+    async fn delete(&self, row: &Hit) -> Result<(), String> {
+        self.delete_row(row).await.map_err(text)
+    }
+}
+
+struct Services<S> {
     rt: Runtime,
     table: String,
-    store: Cut<BigtableStore>,
+    store: Cut<S>,
     stale: u64,
 }
 
-impl Bigtable {
+impl<S: Service> Services<S>
+where
+    S::Error: std::fmt::Display,
+{
     fn new() -> Self {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .expect("a runtime");
-        let table = emulator::fresh_table("index-model");
-        let store = rt.block_on(async {
-            let store = connect(&table).await;
-            store.create_table_for::<Hit>().await.expect("a table");
-            store
-        });
-        Bigtable {
+        let (table, store) = S::create(&rt);
+        Services {
             rt,
             table,
             store: Cut::new(store),
@@ -94,13 +149,10 @@ impl Bigtable {
     }
 }
 
-async fn connect(table: &str) -> BigtableStore {
-    BigtableStore::connect_emulator(&emulator::host(), cbt::PROJECT, cbt::INSTANCE, table)
-        .await
-        .expect("connect")
-}
-
-impl Driver for Bigtable {
+impl<S: Service> Driver for Services<S>
+where
+    S::Error: std::fmt::Display,
+{
     fn put(&mut self, row: &Hit) -> Result<(), String> {
         self.rt.block_on(self.store.put_record(row)).map_err(text)
     }
@@ -115,9 +167,7 @@ impl Driver for Bigtable {
     fn delete(&mut self, key: &Key) -> Result<(), String> {
         let row = Hit::decode(&key_of(key)).map_err(text)?;
         // The store's own typed delete, as a user calls it.
-        self.rt
-            .block_on(self.store.inner.delete_row(&row))
-            .map_err(text)
+        self.rt.block_on(Service::delete(&self.store.inner, &row))
     }
     fn get(&mut self, key: &Key) -> Result<Option<Hit>, String> {
         self.rt
@@ -149,7 +199,7 @@ impl Driver for Bigtable {
         self.store.cut_after(None);
     }
     fn restart(&mut self) {
-        let store = self.rt.block_on(connect(&self.table));
+        let store = self.rt.block_on(S::reconnect(&self.table));
         self.store = Cut::new(store);
     }
     fn transactional(&self) -> bool {
@@ -158,12 +208,20 @@ impl Driver for Bigtable {
     fn stale_seen(&mut self) -> u64 {
         std::mem::take(&mut self.stale)
     }
+    fn needs_partition(&self) -> bool {
+        S::ONE_PARTITION
+    }
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
     #[test]
     fn index_scans_agree_with_a_map_on_bigtable(ops in prop::collection::vec(op(), 1..50)) {
-        run(&mut Bigtable::new(), &ops)?;
+        run(&mut Services::<BigtableStore>::new(), &ops)?;
+    }
+
+    #[test]
+    fn index_scans_agree_with_a_map_on_dynamodb(ops in prop::collection::vec(op(), 1..50)) {
+        run(&mut Services::<DynamoStore>::new(), &ops)?;
     }
 }

@@ -129,4 +129,7 @@ where
     fn identity(&self) -> Option<String> {
         self.inner.identity()
     }
+    fn keeps_indexes(&self) -> bool {
+        self.inner.keeps_indexes()
+    }
 }

@@ -116,14 +116,6 @@ pub enum IndexError {
         /// The row type.
         row: &'static str,
     },
-    /// The store cannot keep the key type's indexes in step yet.
-    #[error("`{schema}` has indexes, and {store} does not keep them in step with its rows yet: write it on the memory or redb store, or remove the index")]
-    NotMaintained {
-        /// The row type.
-        schema: &'static str,
-        /// Which store.
-        store: &'static str,
-    },
 }
 
 /// Writes `batch` (puts and deletes of `K`'s rows) with the entries of
@@ -178,7 +170,7 @@ pub(crate) async fn write_rows_async<S: AsyncStore + ?Sized>(
     schema: &'static Schema,
     batch: Vec<Mutation>,
 ) -> Result<(), S::Error> {
-    if !schema.has_indexes() {
+    if !schema.has_indexes() || store.keeps_indexes() {
         return store.write_for(schema, batch).await;
     }
     let mut keys: Vec<Vec<u8>> = batch.iter().map(|m| m.key().to_vec()).collect();

@@ -90,6 +90,15 @@ pub trait AsyncStore: Sync {
         self.compare_and_write(batch)
     }
 
+    /// Whether the store keeps a key type's indexes itself (DynamoDB: each
+    /// index a GSI over attributes of the row's item): typed writes then
+    /// write the rows alone, and the store adds what its indexes need.
+    /// Otherwise (the default) a typed write of a key type with indexes
+    /// writes the entries as rows of their own ([`crate::index`]).
+    fn keeps_indexes(&self) -> bool {
+        false
+    }
+
     /// Refuses typed calls for rows of `schema` when the store was made
     /// for another key type's rows (a DynamoDB table, whose key attributes
     /// split one key type's keys). Every typed call and the backfill check

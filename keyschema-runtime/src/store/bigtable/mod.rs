@@ -74,9 +74,6 @@ pub const QUALIFIER: &[u8] = b"v";
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BigtableError {
-    /// The key type has indexes, which this store does not keep yet.
-    #[error(transparent)]
-    Index(#[from] crate::index::IndexError),
     /// The endpoint is not a valid URI.
     #[error("invalid Bigtable endpoint {endpoint:?}: {reason}")]
     Endpoint {

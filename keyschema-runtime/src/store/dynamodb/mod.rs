@@ -21,6 +21,7 @@
 //! key.
 
 mod cas;
+mod gsi;
 mod item;
 mod read;
 mod shape;
@@ -63,9 +64,6 @@ pub const MAX_ITEM: usize = 400 * 1024;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DynamoError {
-    /// The key type has indexes, which this store does not keep yet.
-    #[error(transparent)]
-    Index(#[from] crate::index::IndexError),
     /// The key type declares no partition, so it has no DynamoDB key.
     #[error("`{schema}` declares no partition key: write the partition fields first in `then`, in parentheses (`then = (invoice_id), rev(created_at)`)")]
     NoPartition {
@@ -94,7 +92,8 @@ pub enum DynamoError {
         index: usize,
         /// Its key (cut to 64 bytes).
         key: Vec<u8>,
-        /// `"partition key"`, `"sort key"` or `"item"`.
+        /// `"partition key"`, `"sort key"`, `"index partition key"`,
+        /// `"index sort key"` or `"item"`.
         what: &'static str,
         /// Its size.
         len: usize,
@@ -390,7 +389,7 @@ impl DynamoStore {
                 schema: schema.name(),
             });
         }
-        DynamoStore {
+        let store = DynamoStore {
             client,
             table: table.to_string(),
             schema,
@@ -398,8 +397,9 @@ impl DynamoStore {
             counters: std::sync::Arc::default(),
             shape: ItemShape::default(),
             key_fields: None,
-        }
-        .with_shape(ItemShape::default())
+        };
+        store.check_indexes()?;
+        store.with_shape(ItemShape::default())
     }
 
     /// The same store, for items of `shape` (key attribute names, key-field
@@ -525,6 +525,7 @@ impl DynamoStore {
                 name == self.shape.partition_key
                     || name == self.shape.sort_key
                     || components.iter().any(|c| c.name() == name)
+                    || self.is_index_attribute(name)
             }));
         }
         match item.get(VALUE) {
@@ -540,15 +541,10 @@ impl DynamoStore {
     /// keys would be split by another layout, and its rows would break the
     /// right type's scans.
     pub(super) fn check_schema(&self, schema: &'static Schema) -> Result<(), DynamoError> {
-        if schema.has_indexes() {
-            return Err(crate::index::IndexError::NotMaintained {
-                schema: schema.name(),
-                store: "DynamoDB",
-            }
-            .into());
-        }
         let same = std::ptr::eq(schema, self.schema)
-            || (schema.name() == self.schema.name() && schema.to_json() == self.schema.to_json());
+            || (schema.name() == self.schema.name() && schema.to_json() == self.schema.to_json())
+            // An index's entries are read through its GSI.
+            || self.gsi_of(schema).is_some();
         if same {
             return Ok(());
         }

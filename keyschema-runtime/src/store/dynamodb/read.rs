@@ -2,6 +2,7 @@
 //! salt bucket (the write-sharding article's "query all N suffixes and
 //! merge"), merged by the same core as every other store.
 
+use super::gsi::Gsi;
 use super::{request_error, DynamoError, DynamoStore};
 use crate::key::OneLayout;
 use crate::range::{prefix_successor, Direction, KeyRange};
@@ -128,21 +129,26 @@ impl DynamoStore {
 
     /// The Query for a key range: the range must lie in one partition.
     fn plan(&self, range: &KeyRange) -> Result<QueryPlan, DynamoError> {
+        self.plan_in(None, range)
+    }
+
+    /// [`plan`](Self::plan) for the table, or for an index's GSI.
+    fn plan_in(&self, gsi: Option<&Gsi>, range: &KeyRange) -> Result<QueryPlan, DynamoError> {
+        let schema = gsi.map_or(self.schema, |g| g.schema);
         let unbound = || DynamoError::UnboundPartition {
-            fields: self
-                .schema
+            fields: schema
                 .components()
                 .iter()
-                .take(self.schema.partition_components().unwrap_or(0))
+                .take(schema.partition_components().unwrap_or(0))
                 .filter(|c| c.bucket_width().is_none())
                 .map(|c| c.name())
                 .collect(),
         };
         let start = range.start();
         // A range a scan reads in a type's older layout is split by it.
-        let layout = match self.schema.history() {
+        let layout = match schema.history() {
             Some(h) if range.bucket() & crate::range::OLDER_LAYOUT != 0 => h.older(),
-            _ => self.schema,
+            _ => schema,
         };
         let at = layout.partition_end(start).map_err(|_| unbound())?;
         let partition = &start[..at];
@@ -196,21 +202,28 @@ impl DynamoStore {
         direction: Direction,
         limit: Option<usize>,
     ) -> BoxRowStream<DynamoError> {
-        self.scan_reading(None, range, direction, limit)
+        self.scan_reading(None, None, range, direction, limit)
     }
 
     /// [`scan`](Self::scan), the items' attributes limited to the keys and
     /// `projection`'s value fields when given.
     fn scan_reading(
         &self,
+        gsi: Option<Gsi>,
         projection: Option<&'static [ValueField]>,
         range: &KeyRange,
         direction: Direction,
         limit: Option<usize>,
     ) -> BoxRowStream<DynamoError> {
+        let plan = self.plan_in(gsi.as_ref(), range);
         let mut state = QueryState {
             store: self.clone(),
-            projection: projection.map(|fields| self.projection_expression(fields)),
+            // A GSI's entries are read for their keys alone.
+            projection: match &gsi {
+                Some(g) => Some(gsi_keys(g)),
+                None => projection.map(|fields| self.projection_expression(fields)),
+            },
+            gsi,
             plan: None,
             error: None,
             direction,
@@ -220,7 +233,7 @@ impl DynamoStore {
             ready: VecDeque::new(),
             done: false,
         };
-        match self.plan(range) {
+        match plan {
             Ok(plan) => state.plan = Some(plan),
             Err(e) => state.error = Some(e),
         }
@@ -249,7 +262,9 @@ impl AsyncStore for DynamoStore {
         self.scan(range, direction, limit)
     }
 
-    /// A projection's scan reads its value fields' attributes only.
+    /// A projection's scan reads its value fields' attributes only; an
+    /// index's scan reads its GSI (eventually consistent), each entry's
+    /// key with an empty value.
     fn scan_for(
         &self,
         schema: &'static Schema,
@@ -257,7 +272,13 @@ impl AsyncStore for DynamoStore {
         direction: Direction,
         limit: Option<usize>,
     ) -> BoxRowStream<DynamoError> {
-        self.scan_reading(self.projection_of(schema), range, direction, limit)
+        let gsi = self.gsi_of(schema);
+        self.scan_reading(gsi, self.projection_of(schema), range, direction, limit)
+    }
+
+    /// Each index is a GSI DynamoDB keeps with the item.
+    fn keeps_indexes(&self) -> bool {
+        true
     }
 
     /// A projection's get reads its value fields' attributes only.
@@ -294,8 +315,21 @@ impl AsyncStore for DynamoStore {
     }
 }
 
+/// The `ProjectionExpression` of a GSI's entries: its key attributes.
+fn gsi_keys(gsi: &Gsi) -> (String, HashMap<String, String>) {
+    let mut names = HashMap::from([("#k0".to_string(), gsi.pk.clone())]);
+    let mut expression = "#k0".to_string();
+    if let Some(sk) = &gsi.sk {
+        names.insert("#k1".to_string(), sk.clone());
+        expression.push_str(", #k1");
+    }
+    (expression, names)
+}
+
 struct QueryState {
     store: DynamoStore,
+    /// The index whose GSI is read, if any (else the table).
+    gsi: Option<Gsi>,
     /// A projection's `ProjectionExpression` and its attribute names: the
     /// keys and the projected value fields, the only attributes read.
     projection: Option<(String, HashMap<String, String>)>,
@@ -339,17 +373,28 @@ impl QueryState {
     /// Reads one page of the Query into `ready`.
     async fn page(&mut self, plan: &QueryPlan) -> Result<(), DynamoError> {
         let store = &self.store;
+        let (pk, sk) = match &self.gsi {
+            Some(g) => (g.pk.as_str(), g.sk.as_deref()),
+            None => (
+                store.shape.partition_key.as_str(),
+                store
+                    .has_sort_key()
+                    .then_some(store.shape.sort_key.as_str()),
+            ),
+        };
         let mut request = store
             .client
             .query()
             .table_name(&store.table)
-            .consistent_read(true)
+            .set_index_name(self.gsi.as_ref().map(|g| g.name.to_string()))
+            // A GSI has no consistent reads (DynamoDB refuses them).
+            .consistent_read(self.gsi.is_none())
             .scan_index_forward(self.direction == Direction::Forward)
-            .expression_attribute_names("#p", &store.shape.partition_key)
+            .expression_attribute_names("#p", pk)
             .expression_attribute_values(":p", store.attr(&plan.partition))
             .set_exclusive_start_key(self.start_key.take());
         let mut condition = "#p = :p".to_string();
-        if store.has_sort_key() {
+        if let Some(sk) = sk {
             let sort = match (plan.lo.is_empty(), &plan.hi) {
                 (true, None) => None,
                 (false, None) => Some(("#s >= :lo", Some(&plan.lo), None)),
@@ -359,7 +404,7 @@ impl QueryState {
             if let Some((expression, lo, hi)) = sort {
                 condition.push_str(" AND ");
                 condition.push_str(expression);
-                request = request.expression_attribute_names("#s", &store.shape.sort_key);
+                request = request.expression_attribute_names("#s", sk);
                 if let Some(lo) = lo {
                     request = request.expression_attribute_values(":lo", store.attr(lo));
                 }
@@ -386,7 +431,10 @@ impl QueryState {
             .await
             .map_err(|e| request_error("Query", e))?;
         for item in response.items() {
-            let key = store.key_of(item)?;
+            let key = match &self.gsi {
+                Some(g) => store.entry_key_of(g, item)?,
+                None => store.key_of(item)?,
+            };
             if plan
                 .hi
                 .as_deref()
@@ -394,7 +442,10 @@ impl QueryState {
             {
                 continue; // BETWEEN is inclusive; the range's end is not
             }
-            let value = store.value_of(&key, item);
+            let value = match &self.gsi {
+                Some(_) => Ok(Vec::new()),
+                None => store.value_of(&key, item),
+            };
             self.ready.push_back(value.map(|value| (key, value)));
         }
         self.start_key = response.last_evaluated_key().cloned();

@@ -41,6 +41,36 @@ impl DynamoStore {
                 .attribute_definitions(definition)
                 .key_schema(element);
         }
+        for gsi in self.gsis() {
+            let mut keys = vec![(gsi.pk.clone(), KeyType::Hash)];
+            if let Some(sk) = &gsi.sk {
+                keys.push((sk.clone(), KeyType::Range));
+            }
+            let mut index = aws_sdk_dynamodb::types::GlobalSecondaryIndex::builder()
+                .index_name(gsi.name)
+                .projection(
+                    aws_sdk_dynamodb::types::Projection::builder()
+                        .projection_type(aws_sdk_dynamodb::types::ProjectionType::All)
+                        .build(),
+                );
+            for (name, key_type) in keys {
+                let definition = AttributeDefinition::builder()
+                    .attribute_name(&name)
+                    .attribute_type(scalar.clone())
+                    .build()
+                    .map_err(|e| request_error("CreateTable", e))?;
+                let element = KeySchemaElement::builder()
+                    .attribute_name(&name)
+                    .key_type(key_type)
+                    .build()
+                    .map_err(|e| request_error("CreateTable", e))?;
+                request = request.attribute_definitions(definition);
+                index = index.key_schema(element);
+            }
+            request = request.global_secondary_indexes(
+                index.build().map_err(|e| request_error("CreateTable", e))?,
+            );
+        }
         let created = match request.send().await {
             Ok(_) => true,
             Err(e)
@@ -61,6 +91,46 @@ impl DynamoStore {
     pub async fn create_table_for<K: RowKey>(&self) -> Result<bool, DynamoError> {
         self.check_schema(K::schema())?;
         self.create_table().await
+    }
+
+    /// Checks that the table has a GSI for each index of the key type, over
+    /// its `_pk` and `_sk` attributes.
+    fn check_gsis(
+        &self,
+        table: &aws_sdk_dynamodb::types::TableDescription,
+    ) -> Result<(), DynamoError> {
+        for gsi in self.gsis() {
+            let found = table
+                .global_secondary_indexes()
+                .iter()
+                .find(|g| g.index_name() == Some(gsi.name));
+            let keys: Vec<String> = found
+                .map(|g| {
+                    g.key_schema()
+                        .iter()
+                        .map(|k| format!("{} {}", k.attribute_name(), k.key_type().as_str()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut wanted = vec![format!("{} HASH", gsi.pk)];
+            if let Some(sk) = &gsi.sk {
+                wanted.push(format!("{sk} RANGE"));
+            }
+            if keys != wanted {
+                return Err(DynamoError::TableMismatch {
+                    table: self.table.clone(),
+                    reason: format!(
+                        "`{}` has the index `{}`, and the table has {} where it needs a GSI `{}` over [{}]: create the table with `create_table` (it makes the GSIs), or add the GSI to this table (UpdateTable) and rewrite its items so they carry the index attributes",
+                        self.schema.name(),
+                        gsi.name,
+                        if found.is_some() { format!("a GSI `{}` over [{}]", gsi.name, keys.join(", ")) } else { "no such GSI".to_string() },
+                        gsi.name,
+                        wanted.join(", "),
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Polls DescribeTable until the table is ACTIVE (a new table is
@@ -146,7 +216,7 @@ impl DynamoStore {
             wanted.push(format!("{} RANGE {scalar}", self.shape.sort_key));
         }
         if found == wanted {
-            return Ok(true);
+            return self.check_gsis(table).map(|()| true);
         }
         Err(DynamoError::TableMismatch {
             table: self.table.clone(),

@@ -90,6 +90,8 @@ impl DynamoStore {
                 item.insert(name, attribute);
             }
         }
+        // The index key attributes: DynamoDB keeps each index's GSI.
+        item.extend(self.index_attributes(index, key, value)?);
         if self.whole_rows() {
             let fields = super::item::to_attributes(value).map_err(|(field, message)| {
                 if field.is_empty() {

@@ -1,0 +1,261 @@
+//! Indexes on the services, checked with their own clients: on DynamoDB
+//! each index is a GSI over two attributes of the row's item (created by
+//! `create_table`, sparse, under DynamoDB's key limits), and an index scan
+//! never trusts the GSI's eventually consistent answer for a row; on
+//! Bigtable an entry is a row of its own beside the row.
+#![cfg(all(feature = "bigtable", feature = "dynamodb"))]
+
+mod common;
+
+use common::index_model::{Hit, HitByPage, HitByTag};
+use common::{cbt, dynalite, emulator};
+use futures_util::StreamExt;
+use keyschema::store::bigtable::BigtableStore;
+use keyschema::store::dynamodb::sdk::primitives::Blob;
+use keyschema::store::dynamodb::sdk::types::AttributeValue;
+use keyschema::store::dynamodb::DynamoError;
+use keyschema::store::{AsyncRecordStore, RowError};
+use keyschema::{Index, RowKey};
+
+fn hit(user: &str, ts: u16, page: &str, tag: Option<&str>) -> Hit {
+    Hit {
+        user: user.into(),
+        ts,
+        page: page.into(),
+        tag: tag.map(Into::into),
+        n: 1,
+    }
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+async fn by_page<S: keyschema::store::AsyncStore>(store: &S, page: &str) -> Vec<(String, u16)> {
+    let mut rows = HitByPage::scan().page(page).request().stream_rows(store);
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().await {
+        let row = row.expect("a row");
+        out.push((row.user, row.ts));
+    }
+    out
+}
+
+#[test]
+fn each_index_is_a_sparse_gsi_over_the_items_attributes() {
+    rt().block_on(async {
+        let store = dynalite::store::<Hit>("index-gsi").await;
+        let described = store
+            .client()
+            .describe_table()
+            .table_name(store.table())
+            .send()
+            .await
+            .expect("DescribeTable");
+        let table = described.table().expect("a table");
+        let mut gsis: Vec<String> = table
+            .global_secondary_indexes()
+            .iter()
+            .map(|g| {
+                let keys: Vec<String> = g
+                    .key_schema()
+                    .iter()
+                    .map(|k| format!("{} {}", k.attribute_name(), k.key_type().as_str()))
+                    .collect();
+                format!(
+                    "{}: {}",
+                    g.index_name().unwrap_or_default(),
+                    keys.join(", ")
+                )
+            })
+            .collect();
+        gsis.sort();
+        assert_eq!(
+            gsis,
+            [
+                "HitByPage: HitByPage_pk HASH, HitByPage_sk RANGE",
+                "HitByTag: HitByTag_pk HASH, HitByTag_sk RANGE"
+            ]
+        );
+
+        store
+            .put_record(&hit("u1", 3, "/a", Some("x")))
+            .await
+            .expect("put");
+        store
+            .put_record(&hit("u2", 4, "/a", None))
+            .await
+            .expect("put");
+        let item = |user: &str, ts: u16| {
+            let key = Hit::get_key(user, ts);
+            let (pk, sk) = Hit::schema().split_key(&key).expect("a key");
+            (pk.to_vec(), sk.to_vec())
+        };
+        let get = |(pk, sk): (Vec<u8>, Vec<u8>)| {
+            store
+                .client()
+                .get_item()
+                .table_name(store.table())
+                .key("pk", AttributeValue::B(Blob::new(pk)))
+                .key("sk", AttributeValue::B(Blob::new(sk)))
+                .send()
+        };
+        let tagged = get(item("u1", 3)).await.expect("GetItem");
+        let tagged = tagged.item().expect("an item");
+        let entry = HitByPage::entry_key(&hit("u1", 3, "/a", Some("x"))).expect("an entry");
+        let (pk, sk) = HitByPage::schema().split_key(&entry).expect("an entry key");
+        assert_eq!(
+            tagged.get("HitByPage_pk"),
+            Some(&AttributeValue::B(Blob::new(pk)))
+        );
+        assert_eq!(
+            tagged.get("HitByPage_sk"),
+            Some(&AttributeValue::B(Blob::new(sk)))
+        );
+        assert!(tagged.contains_key("HitByTag_pk"));
+        // Sparse: no tag, no attributes, so not in the GSI.
+        let untagged = get(item("u2", 4)).await.expect("GetItem");
+        let untagged = untagged.item().expect("an item");
+        assert!(!untagged.contains_key("HitByTag_pk") && !untagged.contains_key("HitByTag_sk"));
+        assert!(untagged.contains_key("HitByPage_pk"));
+
+        // The GSI as DynamoDB's own Query reads it.
+        let queried = store
+            .client()
+            .query()
+            .table_name(store.table())
+            .index_name("HitByTag")
+            .key_condition_expression("#p = :p")
+            .expression_attribute_names("#p", "HitByTag_pk")
+            .expression_attribute_values(
+                ":p",
+                AttributeValue::B(Blob::new(
+                    HitByTag::schema()
+                        .split_key(
+                            &HitByTag::entry_key(&hit("u1", 3, "/a", Some("x"))).expect("entry"),
+                        )
+                        .expect("split")
+                        .0
+                        .to_vec(),
+                )),
+            )
+            .send()
+            .await
+            .expect("Query");
+        assert_eq!(queried.count(), 1);
+        assert_eq!(
+            by_page(&store, "/a").await,
+            [("u2".to_string(), 4), ("u1".to_string(), 3)]
+        );
+    });
+}
+
+/// A GSI answers from a copy DynamoDB updates after the write: a Query may
+/// return an item under the index value it had before. This item is what
+/// such a lagging GSI returns (its index attributes say `/a`, its page is
+/// `/b`): the index scan reads the row consistently and skips it.
+#[test]
+fn a_lagging_gsi_never_returns_a_row_under_an_old_index_value() {
+    rt().block_on(async {
+        let store = dynalite::store::<Hit>("index-lag").await;
+        let old = hit("u1", 3, "/a", None);
+        store.put_record(&old).await.expect("put");
+        let entry = HitByPage::entry_key(&old).expect("an entry");
+        let (epk, esk) = HitByPage::schema().split_key(&entry).expect("split");
+        let key = old.encode();
+        let (pk, sk) = Hit::schema().split_key(&key).expect("split");
+        // The row now says `/b`, its index attributes still `/a`.
+        store
+            .client()
+            .update_item()
+            .table_name(store.table())
+            .key("pk", AttributeValue::B(Blob::new(pk)))
+            .key("sk", AttributeValue::B(Blob::new(sk)))
+            .update_expression("SET page = :b, HitByPage_pk = :p, HitByPage_sk = :s")
+            .expression_attribute_values(":b", AttributeValue::S("/b".into()))
+            .expression_attribute_values(":p", AttributeValue::B(Blob::new(epk)))
+            .expression_attribute_values(":s", AttributeValue::B(Blob::new(esk)))
+            .send()
+            .await
+            .expect("UpdateItem");
+        let mut rows = HitByPage::scan().page("/a").request().stream_rows(&store);
+        assert!(
+            rows.next().await.is_none(),
+            "a row under an index value it no longer has"
+        );
+        assert_eq!(rows.stale_entries(), 1);
+    });
+}
+
+#[test]
+fn index_keys_over_dynamodbs_limits_are_refused_before_anything_is_sent() {
+    rt().block_on(async {
+        let store = dynalite::store::<Hit>("index-limit").await;
+        let long = "p".repeat(3_000);
+        let err = store
+            .put_record(&hit("u1", 1, &long, None))
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(
+                err,
+                RowError::Store(DynamoError::Limit {
+                    what: "index partition key",
+                    ..
+                })
+            ),
+            "{err}"
+        );
+        assert!(store
+            .get_record::<Hit>(&Hit::get_key("u1", 1))
+            .await
+            .expect("get")
+            .is_none());
+        assert_eq!(store.requests().batch_write_item, 0);
+    });
+}
+
+#[test]
+fn a_bigtable_entry_is_a_row_of_its_own_beside_the_row() {
+    rt().block_on(async {
+        let table = emulator::fresh_table("index-rows");
+        let store =
+            BigtableStore::connect_emulator(&emulator::host(), cbt::PROJECT, cbt::INSTANCE, &table)
+                .await
+                .expect("connect");
+        store.create_table_for::<Hit>().await.expect("a table");
+        let row = hit("u1", 3, "/a", Some("x"));
+        store.put_record(&row).await.expect("put");
+        let keys: Vec<Vec<u8>> = vec![
+            row.encode(),
+            HitByPage::entry_key(&row).expect("entry"),
+            HitByTag::entry_key(&row).expect("entry"),
+        ];
+        let found = keyschema::store::AsyncStore::get_many_for(
+            &store,
+            HitByPage::schema(),
+            keys[1..].to_vec(),
+        )
+        .await
+        .expect("ReadRows");
+        assert_eq!(found.len(), 2, "both entries are rows");
+        assert!(
+            found.iter().all(|(_, v)| v.is_empty()),
+            "an entry's value is empty"
+        );
+        store.delete_row(&row).await.expect("delete");
+        let left = keyschema::store::AsyncStore::get_many_for(
+            &store,
+            HitByPage::schema(),
+            keys[1..].to_vec(),
+        )
+        .await
+        .expect("ReadRows");
+        assert!(left.is_empty(), "the delete removed the entries: {left:?}");
+        assert!(by_page(&store, "/a").await.is_empty());
+    });
+}
