@@ -19,16 +19,19 @@
 //!
 //! Run: `cargo run --release --features bigtable --example bigtable_events [-- --events N] [--table T]`
 
+#[path = "common/emulator.rs"]
+mod emulator;
+
+use emulator::start_emulator;
 use futures_util::StreamExt;
 use keyschema::record::cells;
 use keyschema::store::bigtable::{BigtableStore, TokenError, TokenSource};
 use keyschema::store::{AsyncRecordStore, AsyncStore};
 use keyschema::RowKey;
 use std::future::Future;
-use std::net::{TcpListener, TcpStream};
 use std::pin::Pin;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Instant;
 
 /// One user action, a whole row. The key is
 /// `hash(user_id, site) % 8 | user_id | site | rev(timestamp)`; each value
@@ -55,7 +58,6 @@ pub struct Event {
     pub referrer: Option<String>,
 }
 
-const EMULATOR: &str = "/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator";
 const SITES: [&str; 5] = ["shop", "news", "blog", "docs", "mail"];
 const ACTIONS: [&str; 4] = ["view", "click", "purchase", "scroll"];
 const BATCH: usize = 10_000;
@@ -101,40 +103,6 @@ impl TokenSource for StaticToken {
         let token = self.0.clone();
         Box::pin(async move { Ok(token) })
     }
-}
-
-/// The emulator this example started; stopped when dropped.
-struct Emulator(Child);
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_emulator() -> Result<(String, Emulator), Box<dyn std::error::Error>> {
-    // CBTEMULATOR names another binary, as for the tests (.ci/run).
-    let binary = std::env::var("CBTEMULATOR").unwrap_or_else(|_| EMULATOR.to_string());
-    let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let child = Command::new(&binary)
-        .args(["-host", "127.0.0.1", "-port", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| {
-            format!("cannot start {binary}: {e} (set BIGTABLE_EMULATOR_HOST to use another)")
-        })?;
-    let emulator = Emulator(child);
-    let host = format!("127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(&host).is_err() {
-        if Instant::now() > deadline {
-            return Err(format!("the emulator did not answer on {host} within 20 s").into());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Ok((host, emulator))
 }
 
 /// splitmix64: deterministic, so every run shows the same numbers.

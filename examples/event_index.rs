@@ -13,11 +13,22 @@
 //! and its entry go together), and compares where the writes fall in both
 //! layouts.
 //!
+//! With `--features bigtable` it then writes the same events to a Bigtable
+//! emulator (one it starts itself, or `BIGTABLE_EMULATOR_HOST`), where a
+//! row and its entries are separate rows written in three steps (new
+//! entries, rows, old entries' deletes), and reads each site's latest
+//! events through the index there.
+//!
 //! Run: `cargo run --release --example event_index [-- --events N] [--data-dir DIR]`
+//! (`--features bigtable` for the Bigtable part)
 
 #[allow(dead_code)]
 #[path = "events.rs"]
 mod events;
+
+#[cfg(feature = "bigtable")]
+#[path = "common/emulator.rs"]
+mod emulator;
 
 use events::{Payload, Rng, Zipf, SITES, USERS};
 use keyschema::hotspot::HotspotReport;
@@ -264,7 +275,93 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             100.0 / r.regions() as f64
         );
     }
+    #[cfg(feature = "bigtable")]
+    on_bigtable(&events[..events.len().min(20_000)])?;
     Ok(())
+}
+
+/// The same index on a Bigtable emulator: the events written with their
+/// entries, each site's latest events read through the index, a delete.
+#[cfg(feature = "bigtable")]
+fn on_bigtable(events: &[Event]) -> Result<(), Box<dyn std::error::Error>> {
+    use futures_util::StreamExt;
+    use keyschema::store::bigtable::BigtableStore;
+    use keyschema::store::{AsyncRecordStore, AsyncStore};
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut _emulator = None;
+    let host = match std::env::var("BIGTABLE_EMULATOR_HOST") {
+        Ok(host) => host,
+        Err(_) => {
+            let (host, started) = emulator::start_emulator()?;
+            _emulator = Some(started);
+            host
+        }
+    };
+    rt.block_on(async {
+        let store = BigtableStore::connect_emulator(&host, "demo", "demo", "event_index").await?;
+        store.create_table_for::<Event>().await?;
+        println!(
+            "
+7. on the Bigtable emulator at {host}: {} events, table split at both layouts' buckets",
+            events.len()
+        );
+        let start = Instant::now();
+        for chunk in events.chunks(1_000) {
+            // One ReadRows for the old values, then the new entries, the
+            // rows, and the old entries' deletes: three MutateRows.
+            store.put_records(chunk).await?;
+        }
+        println!(
+            "   written with their entries: {:.0} rows/s",
+            events.len() as f64 / start.elapsed().as_secs_f64()
+        );
+        for site in SITES {
+            let start = Instant::now();
+            let mut rows = EventBySite::scan().site(site).limit(3).stream_rows(&store);
+            let mut latest = Vec::new();
+            while let Some(row) = rows.next().await {
+                latest.push(row?);
+            }
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            let want: Vec<&Event> = events
+                .iter()
+                .rev()
+                .filter(|e| e.site == site)
+                .take(3)
+                .collect();
+            if latest.iter().collect::<Vec<_>>() != want {
+                return Err(format!("{site}: the index disagrees with the events written").into());
+            }
+            let shown: Vec<String> = latest
+                .iter()
+                .map(|e| format!("{} {}", e.timestamp, e.user_id))
+                .collect();
+            println!("   {site:<13} {ms:>5.1} ms  {}", shown.join(" | "));
+        }
+        let gone = events.last().ok_or("events")?;
+        let entry = EventBySite::entry_key(gone).ok_or("an entry")?;
+        store.delete_row(gone).await?;
+        let left = store
+            .get_many_for(EventBySite::schema(), vec![entry.clone()])
+            .await?;
+        let row = store.get_record::<Event>(&gone.encode()).await?;
+        println!(
+            "   deleted {} {}: row left {}, entry {} left {}",
+            gone.user_id,
+            gone.timestamp,
+            row.is_some(),
+            EventBySite::render(&entry),
+            !left.is_empty()
+        );
+        if row.is_some() || !left.is_empty() {
+            return Err("a delete left a key behind".into());
+        }
+        Ok::<(), Box<dyn std::error::Error>>(())
+    })
 }
 
 fn before(e: &Event) -> EventBefore {
