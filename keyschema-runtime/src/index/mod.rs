@@ -37,13 +37,18 @@
 //! # Writes
 //!
 //! Every typed write of the row type (`put_record`, `replace_record`,
-//! `put_records`, `put_row`, `delete_row` and the `_in` forms) writes and
-//! removes the entries with the row: it reads the row's stored value first
-//! (an update that changes an indexed field removes the old entry), and
-//! on a store with transactions (memory, redb) the read and every write are
-//! one transaction, all or nothing ([`Store::write_batch_planned`]). An
-//! index over an `Option` value field is sparse: a row whose field is
-//! `None` has no entry.
+//! `put_records`, `put_row`, `delete_row` and the `_in` forms, sync and
+//! async) writes and removes the entries with the row: it reads the row's
+//! stored value first (an update that changes an indexed field removes the
+//! old entry). On a store with transactions (memory, redb) the read and
+//! every write are one transaction, all or nothing
+//! ([`Store::write_batch_planned`]); on one without (Bigtable, or a `Store`
+//! that keeps the default), three steps: the new entries, the rows, the old
+//! entries' deletes, so a crash between two leaves at worst an entry its
+//! row does not have (which reads skip), never a row without its entry.
+//! DynamoDB keeps each index as a GSI over attributes of the row's item
+//! ([`AsyncStore::keeps_indexes`]). An index over an `Option` value field
+//! is sparse: a row whose field is `None` has no entry.
 //!
 //! # Reads
 //!
@@ -54,7 +59,11 @@
 //! entry, so a scan never returns a row that is not in the table nor a row
 //! under an index value it no longer has. The limit counts rows returned.
 //!
+//! On an async store, `.stream_rows(&store)` on the index's scan request
+//! ([`AsyncIndexRows`]) does the same, one request per chunk of entries.
+//!
 //! [`Store::write_batch_planned`]: crate::store::Store::write_batch_planned
+//! [`AsyncStore::keeps_indexes`]: crate::store::AsyncStore::keeps_indexes
 
 mod backfill;
 mod rows;
