@@ -259,3 +259,113 @@ fn a_bigtable_entry_is_a_row_of_its_own_beside_the_row() {
         assert!(by_page(&store, "/a").await.is_empty());
     });
 }
+
+/// `Hit`'s rows as the binary before its indexes wrote them.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user) % 4, then = (user), ts)]
+pub struct HitBefore {
+    pub user: String,
+    pub ts: u16,
+    #[rowkey(value)]
+    pub page: String,
+    #[rowkey(value)]
+    pub tag: Option<String>,
+    #[rowkey(value)]
+    pub n: i64,
+}
+
+/// The same rows while the by-page index (`HitByPage`'s layout) is built.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(
+    salt = hash(user) % 4,
+    then = (user), ts,
+    index(HitByPageBuilding, building, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
+)]
+pub struct HitBuilding {
+    pub user: String,
+    pub ts: u16,
+    #[rowkey(value)]
+    pub page: String,
+    #[rowkey(value)]
+    pub tag: Option<String>,
+    #[rowkey(value)]
+    pub n: i64,
+}
+
+#[test]
+fn an_index_added_to_a_live_bigtable_table_is_built_and_verified() {
+    rt().block_on(async {
+        let table = emulator::fresh_table("index-backfill");
+        let store =
+            BigtableStore::connect_emulator(&emulator::host(), cbt::PROJECT, cbt::INSTANCE, &table)
+                .await
+                .expect("connect");
+        store.create_table_for::<Hit>().await.expect("a table");
+        let before: Vec<HitBefore> = (0..30u16)
+            .map(|ts| HitBefore {
+                user: format!("u{}", ts % 4),
+                ts,
+                page: ["/a", "/b"][usize::from(ts % 2)].into(),
+                tag: None,
+                n: 0,
+            })
+            .collect();
+        store.put_records(&before).await.expect("put");
+        // Scans of the building index are refused.
+        let mut refused = HitByPageBuilding::scan()
+            .page("/a")
+            .request()
+            .stream_rows(&store);
+        assert!(matches!(
+            refused.next().await,
+            Some(Err(RowError::Index(_)))
+        ));
+        // The new binary writes meanwhile, with the entry.
+        let newer = HitBuilding {
+            user: "u9".into(),
+            ts: 99,
+            page: "/a".into(),
+            tag: None,
+            n: 1,
+        };
+        store.put_record(&newer).await.expect("put");
+        let dir = tempfile::tempdir().expect("a dir");
+        let mut backfill = keyschema::index::IndexBackfill::<HitByPageBuilding>::new()
+            .batch(7)
+            .checkpoint(dir.path().join("by-page"));
+        let unbuilt = backfill.verify_async(&store).await.expect("verify");
+        assert_eq!(
+            (unbuilt.rows, unbuilt.expected, unbuilt.present),
+            (31, 31, 1)
+        );
+        let progress = backfill.build_async(&store).await.expect("build");
+        assert!(progress.finished);
+        assert_eq!((progress.rows_done, progress.rows_written), (31, 31));
+        let verified = backfill.verify_async(&store).await.expect("verify");
+        assert!(verified.matches(), "{verified:?}");
+        assert_eq!(
+            (verified.entries, verified.valid, verified.stale),
+            (31, 31, 0)
+        );
+        let mut want: Vec<(String, u16)> = before
+            .iter()
+            .filter(|h| h.page == "/a")
+            .map(|h| (h.user.clone(), h.ts))
+            .chain([("u9".to_string(), 99)])
+            .collect();
+        want.sort_by_key(|w| std::cmp::Reverse(w.1));
+        assert_eq!(by_page(&store, "/a").await, want);
+    });
+}
+
+#[test]
+fn dynamodb_refuses_an_index_build_it_keeps_as_a_gsi() {
+    rt().block_on(async {
+        let store = dynalite::store::<Hit>("index-build").await;
+        let err = keyschema::index::IndexBackfill::<HitByPage>::new()
+            .build_async(&store)
+            .await
+            .expect_err("refused");
+        assert!(err.to_string().contains("GSI"), "{err}");
+    });
+}

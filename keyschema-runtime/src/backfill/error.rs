@@ -40,6 +40,13 @@ pub enum BackfillError<E> {
         #[source]
         source: crate::record::ValueError,
     },
+    /// The store keeps the index itself (DynamoDB's GSIs): there are no
+    /// entries to build.
+    #[error("the store keeps the index `{index}` itself (a DynamoDB GSI over attributes of each item): its entries are not rows to build; add the GSI to the table and rewrite the items written before it, so that they carry its attributes")]
+    StoreKeepsIndexes {
+        /// The index.
+        index: &'static str,
+    },
     /// The checkpoint file cannot be read or written.
     #[error("checkpoint {path}: {reason}")]
     Checkpoint {

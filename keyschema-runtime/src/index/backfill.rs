@@ -65,14 +65,17 @@ use std::time::Instant;
 #[derive(Debug)]
 pub struct IndexBackfill<I> {
     /// Every range of the row type, in key order.
-    ranges: Vec<KeyRange>,
-    batch: usize,
+    pub(super) ranges: Vec<KeyRange>,
+    pub(super) batch: usize,
     checkpoint: Option<PathBuf>,
     marks: Option<Marks>,
     index: PhantomData<fn() -> I>,
 }
 
 /// What [`IndexBackfill::verify`] counted: the rows and the entries.
+///
+/// On an async store, [`IndexBackfill::build_async`] and
+/// [`IndexBackfill::verify_async`] do the same (Bigtable).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct IndexVerification {
     /// Rows of the row type.
@@ -140,14 +143,7 @@ impl<I: Index> IndexBackfill<I> {
     /// Writes the entry of every row, resuming where the checkpoint says;
     /// a build that finished starts a new pass. Returns how far it got.
     pub fn build<S: Store>(&mut self, store: &S) -> Result<Progress, BackfillError<S::Error>> {
-        let this = store_word(store.identity());
-        let marks = self.marks()?;
-        same_store("checkpoint", marks.store.as_deref(), this.as_deref())?;
-        if marks.store.is_none() {
-            marks.store = this;
-        }
-        let resumed = marks.copy.clone().filter(|m| m.range < self.ranges.len());
-        let mut mark = match resumed {
+        let mut mark = match self.resume(store.identity())? {
             Some(mark) => mark,
             None => Mark::fresh(Step::Build, self.count(store)?),
         };
@@ -251,6 +247,22 @@ impl<I: Index> IndexBackfill<I> {
         Ok(v)
     }
 
+    /// The mark a build resumes from on the store named `identity` (a
+    /// checkpoint made on another store refused); `None` for a new pass.
+    pub(super) fn resume<E>(
+        &mut self,
+        identity: Option<String>,
+    ) -> Result<Option<Mark>, BackfillError<E>> {
+        let this = store_word(identity);
+        let ranges = self.ranges.len();
+        let marks = self.marks()?;
+        same_store("checkpoint", marks.store.as_deref(), this.as_deref())?;
+        if marks.store.is_none() {
+            marks.store = this;
+        }
+        Ok(marks.copy.clone().filter(|m| m.range < ranges))
+    }
+
     /// The build's mark, read from the checkpoint the first time.
     fn marks<E>(&mut self) -> Result<&mut Marks, BackfillError<E>> {
         if self.marks.is_none() {
@@ -263,7 +275,7 @@ impl<I: Index> IndexBackfill<I> {
         Ok(self.marks.get_or_insert_with(Marks::default))
     }
 
-    fn save<E>(&mut self, mark: Mark) -> Result<(), BackfillError<E>> {
+    pub(super) fn save<E>(&mut self, mark: Mark) -> Result<(), BackfillError<E>> {
         let marks = self.marks()?;
         marks.copy = Some(mark);
         let marks = marks.clone();
@@ -291,7 +303,7 @@ impl<I: Index> IndexBackfill<I> {
             .collect()
     }
 
-    fn progress(&self, mark: &Mark, started: Instant, this_run: u64) -> Progress {
+    pub(super) fn progress(&self, mark: &Mark, started: Instant, this_run: u64) -> Progress {
         let secs = started.elapsed().as_secs_f64();
         Progress {
             step: Step::Build,
@@ -315,7 +327,10 @@ impl<I: Index> IndexBackfill<I> {
 
 /// The entry of the row stored under `key` with `value`, or why the row
 /// does not read.
-fn entry_of<I: Index, E>(key: &[u8], value: &[u8]) -> Result<Option<Vec<u8>>, BackfillError<E>> {
+pub(super) fn entry_of<I: Index, E>(
+    key: &[u8],
+    value: &[u8],
+) -> Result<Option<Vec<u8>>, BackfillError<E>> {
     let mut row = <I::Row as RowKey>::decode(key).map_err(|source| BackfillError::Row {
         key: key.to_vec(),
         source,

@@ -66,6 +66,7 @@
 //! [`AsyncStore::keeps_indexes`]: crate::store::AsyncStore::keeps_indexes
 
 mod backfill;
+mod backfill_async;
 mod rows;
 mod stream;
 

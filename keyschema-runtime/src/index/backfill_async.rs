@@ -1,0 +1,206 @@
+//! [`IndexBackfill`] on an async store (Bigtable): the same build and
+//! verification as on a sync one, each batch of rows read with one
+//! streamed request and its entries written with one.
+
+use super::backfill::{entry_of, IndexBackfill, IndexVerification};
+use super::Index;
+use crate::backfill::progress::Mark;
+use crate::backfill::{BackfillError, Progress, Step};
+use crate::key::RowKey;
+use crate::range::{Direction, KeyRange};
+use crate::scan::builder::ScanState;
+use crate::store::{AsyncStore, BoxRowStream, Mutation, Row};
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// The next row of a streamed scan.
+async fn next_row<E>(rows: &mut BoxRowStream<E>) -> Option<Result<Row, E>> {
+    std::future::poll_fn(|cx| rows.as_mut().poll_next(cx)).await
+}
+
+impl<I: Index> IndexBackfill<I> {
+    /// [`build`](Self::build) on an async store. A store that keeps its
+    /// indexes itself is refused (DynamoDB: each index is a GSI DynamoDB
+    /// builds from the items' attributes, and a whole table is read only by
+    /// a Scan, which the store does not make).
+    pub async fn build_async<S: AsyncStore>(
+        &mut self,
+        store: &S,
+    ) -> Result<Progress, BackfillError<S::Error>> {
+        let schema = <I::Row as RowKey>::schema();
+        self.check_async(store)?;
+        let mut mark = match self.resume(store.identity())? {
+            Some(mark) => mark,
+            None => Mark::fresh(Step::Build, self.count_async(store).await?),
+        };
+        let started = Instant::now();
+        let mut this_run = 0;
+        while mark.range < self.ranges.len() {
+            let range = match &mark.after {
+                None => Some(self.ranges[mark.range].clone()),
+                Some(last) => self.ranges[mark.range].after(last, Direction::Forward),
+            };
+            let (mut read, mut last, mut puts) = (0, None, Vec::new());
+            if let Some(range) = range {
+                let mut rows = store.scan_for(schema, &range, Direction::Forward, Some(self.batch));
+                while let Some(row) = next_row(&mut rows).await {
+                    let (key, value) = row.map_err(BackfillError::Store)?;
+                    if let Some(entry) = entry_of::<I, S::Error>(&key, &value)? {
+                        puts.push(Mutation::Put {
+                            key: entry,
+                            value: Vec::new(),
+                        });
+                    }
+                    last = Some(key);
+                    read += 1;
+                }
+            }
+            mark.written += puts.len() as u64;
+            if !puts.is_empty() {
+                store.write(puts).await.map_err(BackfillError::Store)?;
+            }
+            mark.done += read as u64;
+            if let Some(count) = mark.counts.get_mut(mark.range) {
+                *count += read as u64;
+            }
+            this_run += read as u64;
+            if read < self.batch {
+                mark.range += 1;
+                mark.after = None;
+            } else {
+                mark.after = last;
+            }
+            self.save(mark.clone())?;
+        }
+        Ok(self.progress(&mark, started, this_run))
+    }
+
+    /// [`verify`](Self::verify) on an async store: rows and entries read
+    /// in batches, each batch's other side looked up in one request.
+    pub async fn verify_async<S: AsyncStore>(
+        &self,
+        store: &S,
+    ) -> Result<IndexVerification, BackfillError<S::Error>> {
+        let row_schema = <I::Row as RowKey>::schema();
+        self.check_async(store)?;
+        let mut v = IndexVerification::default();
+        // Rows: each one's entry looked up.
+        for range in &self.ranges {
+            let mut rows = store.scan_for(row_schema, range, Direction::Forward, None);
+            let mut batch: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+            loop {
+                let row = next_row(&mut rows).await;
+                let done = row.is_none();
+                if let Some(row) = row {
+                    let (key, value) = row.map_err(BackfillError::Store)?;
+                    v.rows += 1;
+                    if let Some(entry) = entry_of::<I, S::Error>(&key, &value)? {
+                        v.expected += 1;
+                        batch.push((key, entry));
+                    }
+                }
+                if batch.len() >= self.batch || (done && !batch.is_empty()) {
+                    let entries = batch.iter().map(|(_, e)| e.clone()).collect();
+                    let found: HashSet<Vec<u8>> = store
+                        .get_many_for(I::schema(), entries)
+                        .await
+                        .map_err(BackfillError::Store)?
+                        .into_iter()
+                        .map(|(k, _)| k)
+                        .collect();
+                    for (key, entry) in batch.drain(..) {
+                        if found.contains(&entry) {
+                            v.present += 1;
+                        } else if v.missing.len() < 10 {
+                            v.missing.push(key);
+                        }
+                    }
+                }
+                if done {
+                    break;
+                }
+            }
+        }
+        // Entries: each one's row read and checked.
+        let ranges: Vec<KeyRange> = ScanState::new(I::schema()).ranges().into_iter().collect();
+        for range in &ranges {
+            let mut entries = store.scan_for(I::schema(), range, Direction::Forward, None);
+            let mut batch: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+            loop {
+                let entry = next_row(&mut entries).await;
+                let done = entry.is_none();
+                if let Some(entry) = entry {
+                    let (entry, _) = entry.map_err(BackfillError::Store)?;
+                    v.entries += 1;
+                    let named = I::decode(&entry).map_err(|source| BackfillError::Row {
+                        key: entry.clone(),
+                        source,
+                    })?;
+                    batch.push((entry, named.row_key()));
+                }
+                if batch.len() >= self.batch || (done && !batch.is_empty()) {
+                    let keys = batch.iter().map(|(_, r)| r.clone()).collect();
+                    let rows: std::collections::HashMap<Vec<u8>, Vec<u8>> = store
+                        .get_many_for(row_schema, keys)
+                        .await
+                        .map_err(BackfillError::Store)?
+                        .into_iter()
+                        .collect();
+                    for (entry, row) in batch.drain(..) {
+                        let holds = match rows.get(&row) {
+                            Some(value) => {
+                                entry_of::<I, S::Error>(&row, value)?.as_deref() == Some(&entry[..])
+                            }
+                            None => false,
+                        };
+                        if holds {
+                            v.valid += 1;
+                        } else {
+                            v.stale += 1;
+                        }
+                    }
+                }
+                if done {
+                    break;
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// Refuses a store that keeps its indexes itself, and ranges it cannot
+    /// read, before any work.
+    fn check_async<S: AsyncStore>(&self, store: &S) -> Result<(), BackfillError<S::Error>> {
+        if store.keeps_indexes() {
+            return Err(BackfillError::StoreKeepsIndexes {
+                index: I::schema().name(),
+            });
+        }
+        store
+            .check_key_type(<I::Row as RowKey>::schema())
+            .map_err(BackfillError::Store)?;
+        for range in &self.ranges {
+            store.check_range(range).map_err(BackfillError::Store)?;
+        }
+        Ok(())
+    }
+
+    /// Rows per range, for the progress.
+    async fn count_async<S: AsyncStore>(
+        &self,
+        store: &S,
+    ) -> Result<Vec<u64>, BackfillError<S::Error>> {
+        let schema = <I::Row as RowKey>::schema();
+        let mut totals = Vec::with_capacity(self.ranges.len());
+        for range in &self.ranges {
+            let mut rows = store.scan_for(schema, range, Direction::Forward, None);
+            let mut n = 0;
+            while let Some(row) = next_row(&mut rows).await {
+                row.map_err(BackfillError::Store)?;
+                n += 1;
+            }
+            totals.push(n);
+        }
+        Ok(totals)
+    }
+}
