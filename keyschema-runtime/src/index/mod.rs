@@ -67,6 +67,7 @@
 
 mod backfill;
 mod backfill_async;
+mod check;
 mod rows;
 mod stream;
 

@@ -2,18 +2,14 @@
 //! entries: entries pulled in chunks, their rows fetched with one
 //! `get_many` per chunk.
 
+use super::check::{building, checked_row, chunk_size, ChunkCursor};
 use super::Index;
-use crate::record::decode_values;
 use crate::scan::{Cursor, TypedRows};
 use crate::store::{RowError, Store};
 use std::collections::VecDeque;
 
-/// Entries per row fetch.
-const CHUNK: usize = 256;
-
-/// An entry of a chunk: its key, itself, the row key it names, and the
-/// row's stored value.
-type Fetched<I> = (Vec<u8>, I, Vec<u8>, Option<Vec<u8>>);
+/// An entry of a chunk: its key, itself, and its row's stored value.
+type Fetched<I> = (Vec<u8>, I, Option<Vec<u8>>);
 
 /// The rows of an index scan (`Name::scan()...run(&store).rows()`): for
 /// each entry, the row it names, whole, returned only if the row's entry
@@ -34,14 +30,8 @@ pub struct IndexRows<'s, I: Index, S: Store + 's> {
     stale: u64,
     /// Whether the refusal of a `building` index was returned.
     refused: bool,
-    /// The chunk in hand: each entry's key, the entry, the row key it
-    /// names, and the row's stored value.
     chunk: VecDeque<Fetched<I>>,
-    /// The entries' cursor when the chunk was read, and the rows returned
-    /// from the chunk since (their bucket and key after the header): the
-    /// cursor after the last row returned.
-    chunk_start: Option<Cursor>,
-    moved: Vec<(u32, Vec<u8>)>,
+    at: ChunkCursor,
     /// An error met while reading the chunk, returned after its rows.
     deferred: Option<RowError<S::Error>>,
     /// A chunk's rows could not be read: the scan is over.
@@ -63,8 +53,7 @@ impl<'s, I: Index, S: Store> TypedRows<'s, I, S> {
             stale: 0,
             refused: false,
             chunk: VecDeque::new(),
-            chunk_start: None,
-            moved: Vec::new(),
+            at: ChunkCursor::default(),
             deferred: None,
             failed: false,
         }
@@ -75,14 +64,8 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
     /// Where the scan stands: `.after(cursor)` on the same request resumes
     /// after the last row returned.
     pub fn cursor(&self) -> Cursor {
-        let Some(start) = &self.chunk_start else {
-            return self.entries.cursor();
-        };
-        let mut cursor = start.clone();
-        for (bucket, body) in &self.moved {
-            cursor.past(self.entries.ordered(), *bucket, body);
-        }
-        cursor
+        self.at
+            .cursor(self.entries.ordered(), || self.entries.cursor())
     }
 
     /// How many entries the scan skipped because their row does not have
@@ -94,11 +77,8 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
     /// Reads the next chunk of entries and their rows; `false` when there
     /// are none.
     fn fill(&mut self) -> bool {
-        let want = self
-            .limit
-            .map_or(CHUNK, |n| n.saturating_sub(self.returned).clamp(1, CHUNK));
-        self.chunk_start = Some(self.entries.cursor());
-        self.moved.clear();
+        let want = chunk_size(self.limit, self.returned);
+        self.at.begin(self.entries.cursor());
         let mut keys = Vec::new();
         while keys.len() < want {
             match self.entries.next_keyed() {
@@ -114,7 +94,7 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
             }
         }
         if keys.is_empty() {
-            self.chunk_start = None;
+            self.at.end();
             return false;
         }
         let rows: Vec<Vec<u8>> = keys.iter().map(|(_, _, row)| row.clone()).collect();
@@ -122,7 +102,7 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
             Ok(values) => self.chunk.extend(
                 keys.into_iter()
                     .zip(values)
-                    .map(|((key, entry, row), value)| (key, entry, row, value)),
+                    .map(|((key, entry, _), value)| (key, entry, value)),
             ),
             Err(e) => {
                 // Nothing of the chunk was returned: the cursor stays
@@ -132,14 +112,6 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
             }
         }
         true
-    }
-
-    /// The chunk is done: the entries' own cursor is exact again.
-    fn drained(&mut self) {
-        if self.chunk.is_empty() {
-            self.chunk_start = None;
-            self.moved.clear();
-        }
     }
 }
 
@@ -152,16 +124,13 @@ impl<I: Index, S: Store> Iterator for IndexRows<'_, I, S> {
                 return None;
             }
             self.refused = true;
-            return Some(Err(RowError::Index(super::IndexError::Building {
-                index: I::schema().name(),
-                row: <I::Row as crate::RowKey>::schema().name(),
-            })));
+            return Some(Err(building::<I, S::Error>()));
         }
         loop {
             if self.limit.is_some_and(|n| self.returned >= n) {
                 return None;
             }
-            let Some((entry_key, entry, key, value)) = self.chunk.pop_front() else {
+            let Some((entry_key, entry, value)) = self.chunk.pop_front() else {
                 if let Some(e) = self.deferred.take() {
                     return Some(Err(e));
                 }
@@ -170,40 +139,19 @@ impl<I: Index, S: Store> Iterator for IndexRows<'_, I, S> {
                 }
                 continue;
             };
-            self.drained();
-            let Some(value) = value else {
-                self.stale += 1;
-                continue;
-            };
-            // The row's key fields are the entry's (its key was made of them).
-            let mut row = entry.into_row();
-            if let Err(source) = decode_values(&mut row, &value) {
-                return Some(Err(RowError::Value {
-                    schema: <I::Row as crate::RowKey>::schema().name(),
-                    key,
-                    source,
-                }));
+            if self.chunk.is_empty() {
+                self.at.end();
             }
-            // The entry's salt was checked when it was decoded.
-            let schema = I::schema();
-            let bucket = schema.bucket_of(&entry_key).unwrap_or(0);
-            if I::entry_key_in(&row, bucket).as_deref() != Some(entry_key.as_slice()) {
-                self.stale += 1;
-                continue;
-            }
-            if self.chunk_start.is_some() {
-                let body = entry_key.get(schema.header_len()..).unwrap_or_default();
-                match self.moved.last_mut() {
-                    Some((b, last)) if *b == bucket || self.entries.ordered() => {
-                        *b = bucket;
-                        last.clear();
-                        last.extend_from_slice(body);
-                    }
-                    _ => self.moved.push((bucket, body.to_vec())),
+            match checked_row::<I, S::Error>(&entry_key, entry, value) {
+                Ok(Some((row, bucket))) => {
+                    self.at
+                        .passed::<I>(self.entries.ordered(), bucket, &entry_key);
+                    self.returned += 1;
+                    return Some(Ok(row));
                 }
+                Ok(None) => self.stale += 1,
+                Err(e) => return Some(Err(e)),
             }
-            self.returned += 1;
-            return Some(Ok(row));
         }
     }
 }

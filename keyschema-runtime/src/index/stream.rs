@@ -2,17 +2,14 @@
 //! chunk's rows read in one `get_many_for` request, checked against their
 //! entries.
 
+use super::check::{building, checked_row, chunk_size, ChunkCursor};
 use super::Index;
-use crate::record::decode_values;
 use crate::scan::{AsyncTypedRows, Cursor, ScanRequest};
 use crate::store::{AsyncStore, BoxFuture, Row, RowError};
 use futures_core::Stream;
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-
-/// Entries per row request.
-const CHUNK: usize = 256;
 
 /// An entry pulled: its key, itself and the row key it names.
 type Pulled<I> = (Vec<u8>, I, Vec<u8>);
@@ -21,7 +18,8 @@ type Pulled<I> = (Vec<u8>, I, Vec<u8>);
 /// scan request), as [`IndexRows`](super::IndexRows) on a sync store:
 /// each entry's row, whole, returned only if the row has that entry; one
 /// row request per chunk of entries (Bigtable: one ReadRows with the
-/// chunk's row keys). [`cursor`](Self::cursor) is exact after any row.
+/// chunk's row keys; DynamoDB: one BatchGetItem, a consistent read).
+/// [`cursor`](Self::cursor) is exact after any row.
 pub struct AsyncIndexRows<'s, I: Index, S: AsyncStore> {
     entries: AsyncTypedRows<I, S::Error>,
     store: &'s S,
@@ -32,8 +30,7 @@ pub struct AsyncIndexRows<'s, I: Index, S: AsyncStore> {
     pulled: Vec<Pulled<I>>,
     fetch: Option<BoxFuture<'s, Result<Vec<Row>, S::Error>>>,
     chunk: VecDeque<(Vec<u8>, I, Option<Vec<u8>>)>,
-    chunk_start: Option<Cursor>,
-    moved: Vec<(u32, Vec<u8>)>,
+    at: ChunkCursor,
     ordered: bool,
     deferred: Option<RowError<S::Error>>,
     failed: bool,
@@ -56,8 +53,7 @@ impl<I: Index> ScanRequest<I> {
             pulled: Vec::new(),
             fetch: None,
             chunk: VecDeque::new(),
-            chunk_start: None,
-            moved: Vec::new(),
+            at: ChunkCursor::default(),
             ordered,
             deferred: None,
             failed: false,
@@ -70,14 +66,7 @@ impl<I: Index, S: AsyncStore> AsyncIndexRows<'_, I, S> {
     /// Where the scan stands: `.after(cursor)` on the same request resumes
     /// after the last row returned.
     pub fn cursor(&self) -> Cursor {
-        let Some(start) = &self.chunk_start else {
-            return self.entries.cursor();
-        };
-        let mut cursor = start.clone();
-        for (bucket, body) in &self.moved {
-            cursor.past(self.ordered, *bucket, body);
-        }
-        cursor
+        self.at.cursor(self.ordered, || self.entries.cursor())
     }
 
     /// Entries skipped because their row does not have them.
@@ -89,42 +78,42 @@ impl<I: Index, S: AsyncStore> AsyncIndexRows<'_, I, S> {
     fn next_in_chunk(&mut self) -> Option<Result<I::Row, RowError<S::Error>>> {
         while let Some((entry_key, entry, value)) = self.chunk.pop_front() {
             if self.chunk.is_empty() && self.pulled.is_empty() && self.fetch.is_none() {
-                self.chunk_start = None;
-                self.moved.clear();
+                self.at.end();
             }
-            let Some(value) = value else {
-                self.stale += 1;
-                continue;
-            };
-            let mut row = entry.into_row();
-            if let Err(source) = decode_values(&mut row, &value) {
-                return Some(Err(RowError::Value {
-                    schema: <I::Row as crate::RowKey>::schema().name(),
-                    key: crate::RowKey::encode(&row),
-                    source,
-                }));
-            }
-            let schema = I::schema();
-            let bucket = schema.bucket_of(&entry_key).unwrap_or(0);
-            if I::entry_key_in(&row, bucket).as_deref() != Some(entry_key.as_slice()) {
-                self.stale += 1;
-                continue;
-            }
-            if self.chunk_start.is_some() {
-                let body = entry_key.get(schema.header_len()..).unwrap_or_default();
-                match self.moved.last_mut() {
-                    Some((b, last)) if *b == bucket || self.ordered => {
-                        *b = bucket;
-                        last.clear();
-                        last.extend_from_slice(body);
-                    }
-                    _ => self.moved.push((bucket, body.to_vec())),
+            match checked_row::<I, S::Error>(&entry_key, entry, value) {
+                Ok(Some((row, bucket))) => {
+                    self.at.passed::<I>(self.ordered, bucket, &entry_key);
+                    self.returned += 1;
+                    return Some(Ok(row));
                 }
+                Ok(None) => self.stale += 1,
+                Err(e) => return Some(Err(e)),
             }
-            self.returned += 1;
-            return Some(Ok(row));
         }
         None
+    }
+
+    /// The rows of the chunk in flight arrived: each entry with its row's
+    /// value (several entries may name one row: a stale one and the row's
+    /// own).
+    fn arrived(&mut self, rows: Result<Vec<Row>, S::Error>) {
+        let pulled = std::mem::take(&mut self.pulled);
+        match rows {
+            Ok(rows) => {
+                let found: HashMap<Vec<u8>, Vec<u8>> = rows.into_iter().collect();
+                self.chunk.extend(
+                    pulled
+                        .into_iter()
+                        .map(|(key, entry, row)| (key, entry, found.get(&row).cloned())),
+                );
+            }
+            Err(e) => {
+                // Nothing of the chunk was returned: the cursor stays
+                // before it, and the scan ends here.
+                self.failed = true;
+                self.deferred = Some(RowError::Store(e));
+            }
+        }
     }
 }
 
@@ -140,10 +129,7 @@ impl<I: Index, S: AsyncStore> Stream for AsyncIndexRows<'_, I, S> {
                 return Poll::Ready(None);
             }
             this.refused = true;
-            return Poll::Ready(Some(Err(RowError::Index(super::IndexError::Building {
-                index: I::schema().name(),
-                row: <I::Row as crate::RowKey>::schema().name(),
-            }))));
+            return Poll::Ready(Some(Err(building::<I, S::Error>())));
         }
         loop {
             if this.limit.is_some_and(|n| this.returned >= n) {
@@ -158,25 +144,7 @@ impl<I: Index, S: AsyncStore> Stream for AsyncIndexRows<'_, I, S> {
                     Poll::Ready(rows) => rows,
                 };
                 this.fetch = None;
-                let pulled = std::mem::take(&mut this.pulled);
-                match rows {
-                    Ok(rows) => {
-                        // Several entries may name one row (a stale one and
-                        // the row's own): each gets the row.
-                        let found: HashMap<Vec<u8>, Vec<u8>> = rows.into_iter().collect();
-                        this.chunk.extend(
-                            pulled
-                                .into_iter()
-                                .map(|(key, entry, row)| (key, entry, found.get(&row).cloned())),
-                        );
-                    }
-                    Err(e) => {
-                        // Nothing of the chunk was returned: the cursor
-                        // stays before it, and the scan ends here.
-                        this.failed = true;
-                        this.deferred = Some(RowError::Store(e));
-                    }
-                }
+                this.arrived(rows);
                 continue;
             }
             if let Some(e) = this.deferred.take() {
@@ -186,15 +154,12 @@ impl<I: Index, S: AsyncStore> Stream for AsyncIndexRows<'_, I, S> {
                 return Poll::Ready(None);
             }
             // The next chunk of entries.
-            let want = this
-                .limit
-                .map_or(CHUNK, |n| n.saturating_sub(this.returned).clamp(1, CHUNK));
+            let want = chunk_size(this.limit, this.returned);
             if this.pulled.is_empty() {
                 if this.exhausted {
                     return Poll::Ready(None);
                 }
-                this.chunk_start = Some(this.entries.cursor());
-                this.moved.clear();
+                this.at.begin(this.entries.cursor());
             }
             while this.pulled.len() < want && !this.exhausted {
                 match Pin::new(&mut this.entries).poll_keyed(cx) {
@@ -212,7 +177,7 @@ impl<I: Index, S: AsyncStore> Stream for AsyncIndexRows<'_, I, S> {
                 }
             }
             if this.pulled.is_empty() {
-                this.chunk_start = None;
+                this.at.end();
                 continue;
             }
             let keys = this.pulled.iter().map(|(_, _, row)| row.clone()).collect();
