@@ -9,7 +9,6 @@ mod attr;
 mod check;
 mod component;
 mod expand;
-mod index;
 mod limits;
 mod model;
 mod projection;

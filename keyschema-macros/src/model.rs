@@ -3,7 +3,7 @@
 //! field is plain, reversed or bucketed, never two of them).
 
 use proc_macro2::Span;
-use syn::{Ident, Path, Type, Visibility};
+use syn::{DeriveInput, Ident, Path, Type, Visibility};
 
 /// A key layout that passed every check.
 pub struct KeySpec {
@@ -32,7 +32,20 @@ pub struct KeySpec {
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     pub was: Option<WasSpec>,
     /// `index(Name, ...)`: further key layouts of the rows.
-    pub indexes: Vec<crate::index::IndexSpec>,
+    pub indexes: Vec<IndexSpec>,
+}
+
+/// An index that passed every check (`index(Name, ...)`).
+pub struct IndexSpec {
+    /// The entry type's layout, checked as a key type's.
+    pub spec: KeySpec,
+    /// The struct the entry type is declared as.
+    pub input: DeriveInput,
+    /// Each entry field: the row's field, and whether it is an `Option`
+    /// value field held as the type inside (a `None` has no entry).
+    pub fields: Vec<(syn::Ident, bool)>,
+    /// `building`: scans are refused until its entries are built.
+    pub building: bool,
 }
 
 /// A value field.

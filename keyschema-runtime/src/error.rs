@@ -150,3 +150,18 @@ pub enum CursorError {
         schema: &'static str,
     },
 }
+
+/// Why an indexed write or read was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IndexError {
+    /// The index is declared `building`: rows written before it have no
+    /// entry until its backfill has run, so its scans would miss them.
+    #[error("the index `{index}` of `{row}` is declared `building`: rows written before it have no entry yet, so a scan would miss them. Run its backfill (`IndexBackfill::<{index}>`) until `verify` matches, then drop `building` from `index({index}, ...)`")]
+    Building {
+        /// The index.
+        index: &'static str,
+        /// The row type.
+        row: &'static str,
+    },
+}

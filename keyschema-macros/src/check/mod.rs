@@ -9,6 +9,7 @@ use syn::DeriveInput;
 mod components;
 mod format;
 mod history;
+pub(crate) mod index;
 mod partition;
 mod salt;
 mod shape;
@@ -92,8 +93,8 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         .as_ref()
         .map(|(_, p)| p.clone())
         .unwrap_or_default();
-    let indexes = crate::index::check(
-        &crate::index::Row {
+    let indexes = index::check(
+        &index::Row {
             input,
             attr: &attr,
             list: &fields.list,
@@ -141,7 +142,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
 /// The entry structs of the struct's indexes as far as they can be made
 /// (the row's fields read without reporting their errors), for what is
 /// emitted beside errors.
-pub fn index_structs(input: &DeriveInput) -> Vec<crate::index::Synth> {
+pub fn index_structs(input: &DeriveInput) -> Vec<index::Synth> {
     let mut errors = darling::Error::accumulator();
     let (attr, _, _) = parse_attr(input, &mut errors);
     let list = named_fields(input, &mut errors)
@@ -158,7 +159,7 @@ pub fn index_structs(input: &DeriveInput) -> Vec<crate::index::Synth> {
             names.push(name);
             fresh
         })
-        .map(|index| crate::index::synthesize(input, &attr, index, &list))
+        .map(|i| index::synthesize(input, &attr, i, &list))
         .collect()
 }
 

@@ -2,9 +2,8 @@
 //! expansion as any key type's), `impl Index` (the entry of a row, the row
 //! of an entry), and the row type's `stored_index_keys`.
 
-use super::row_key::step;
-use crate::index::IndexSpec;
-use crate::model::{Field, KeySpec, Role};
+use super::step;
+use crate::model::{Field, IndexSpec, KeySpec, Role};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 

@@ -1,8 +1,8 @@
 //! Expand: small pieces that each produce tokens. Generated code is
 //! straight-line and calls the runtime through `__private`.
 
-use crate::model::{Field, KeySpec};
-use proc_macro2::TokenStream;
+use crate::model::{Field, KeySpec, Order, Role};
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -67,6 +67,18 @@ pub fn expand_with(spec: &KeySpec, extra: TokenStream) -> TokenStream {
 
         #indexes
     }
+}
+
+/// The encoder or decoder method for an encoded component: `asc`, `desc`,
+/// `reversed`, or `text` in text keys (the schema says how to transform).
+pub(crate) fn step(role: Role, span: Span, text: bool) -> syn::Ident {
+    let name = match (text, role) {
+        (true, _) => "text",
+        (false, Role::Reversed(_)) => "reversed",
+        (false, role) if role.order() == Order::Descending => "desc",
+        (false, _) => "asc",
+    };
+    syn::Ident::new(name, span)
 }
 
 /// The alias through which generated code names a field's type:

@@ -1,9 +1,9 @@
 //! The `RowKey` impl: encode, decode, the older layout's encode and decode,
 //! and the cut-over test.
 
-use super::checked;
-use crate::model::{Cut, KeySpec, Order, Role, SaltSpec};
-use proc_macro2::{Span, TokenStream};
+use super::{checked, step};
+use crate::model::{Cut, KeySpec, Role, SaltSpec};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -19,18 +19,6 @@ pub(super) fn size_hint(spec: &KeySpec) -> TokenStream {
         quote_spanned!(ty.span()=> <#ty as __ks::KeyComponent>::SIZE_HINT)
     });
     quote!(#fixed #(+ #parts)*)
-}
-
-/// The encoder or decoder method for an encoded component: `asc`, `desc`,
-/// `reversed`, or `text` in text keys (the schema says how to transform).
-pub(crate) fn step(role: Role, span: Span, text: bool) -> syn::Ident {
-    let name = match (text, role) {
-        (true, _) => "text",
-        (false, Role::Reversed(_)) => "reversed",
-        (false, role) if role.order() == Order::Descending => "desc",
-        (false, _) => "asc",
-    };
-    syn::Ident::new(name, span)
 }
 
 /// The straight-line encoding of a key into `__out` from locals named like

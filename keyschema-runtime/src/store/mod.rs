@@ -33,6 +33,7 @@ pub mod bigtable;
 mod cas;
 #[cfg(feature = "dynamodb")]
 pub mod dynamodb;
+pub(crate) mod indexed;
 pub(crate) mod layout;
 mod memory;
 pub(crate) mod planned;
@@ -51,11 +52,11 @@ pub use crate::range::Direction;
 
 use crate::error::{CursorError, DecodeError};
 use crate::history::Phase;
-use crate::index::write_rows;
 use crate::key::{OneLayout, RowKey};
 use crate::range::KeyRange;
 use crate::schema::Schema;
 use futures_core::Stream;
+use indexed::write_rows;
 use layout::read_key;
 pub(crate) use layout::{get_in, get_in_async, phased_batch, Write};
 use std::pin::Pin;
@@ -248,7 +249,7 @@ pub enum RowError<E> {
     Layout(#[from] crate::history::LayoutError),
     /// A write or read that the key type's indexes refuse.
     #[error(transparent)]
-    Index(#[from] crate::index::IndexError),
+    Index(#[from] crate::error::IndexError),
     /// A row's value fields do not read as its type's, or one cannot be
     /// written.
     #[error("row {} of `{schema}`: {source}", crate::limits::ShortKey(key))]
@@ -446,7 +447,7 @@ pub(crate) fn write_in<'a, S: AsyncStore + ?Sized>(
         .check_key_type(schema)
         .map_err(RowError::Store)
         .and(batch)
-        .map(|batch| crate::index::write_rows_async(store, schema, batch));
+        .map(|batch| indexed::write_rows_async(store, schema, batch));
     Box::pin(async move {
         match write {
             Ok(write) => write.await.map_err(RowError::Store),

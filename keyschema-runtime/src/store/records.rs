@@ -4,11 +4,11 @@
 //! for values a program encodes itself.
 
 use crate::history::Phase;
-use crate::index::write_rows;
 use crate::key::OneLayout;
 use crate::record::projection::project_row;
 use crate::record::{decode_values, encode_values, Projection, Record, ValueError};
 use crate::store::asynchronous::get_row_reading;
+use crate::store::indexed::write_rows;
 use crate::store::{
     put_batch, replace_batch, write_in, AsyncStore, BoxFuture, Mutation, RowError, RowStore, Store,
     TypedRow,

@@ -234,7 +234,7 @@ impl BigtableStore {
             key: row.encode(),
             value: value.to_vec(),
         }];
-        crate::index::write_rows_async(self, K::schema(), batch.to_vec()).await
+        crate::store::indexed::write_rows_async(self, K::schema(), batch.to_vec()).await
     }
 
     /// Stores `value` under `row`'s key, replacing the row in every bucket
@@ -247,14 +247,19 @@ impl BigtableStore {
         row: &K,
         value: &[u8],
     ) -> Result<(), BigtableError> {
-        crate::index::write_rows_async(self, K::schema(), replace_batch::<K>(&row.encode(), value))
-            .await
+        crate::store::indexed::write_rows_async(
+            self,
+            K::schema(),
+            replace_batch::<K>(&row.encode(), value),
+        )
+        .await
     }
 
     /// Removes `row`, from every candidate bucket of a `random % N` salt,
     /// in one MutateRows request.
     pub async fn delete_row<K: crate::key::OneLayout>(&self, row: &K) -> Result<(), BigtableError> {
-        crate::index::write_rows_async(self, K::schema(), delete_batch::<K>(&row.encode())).await
+        crate::store::indexed::write_rows_async(self, K::schema(), delete_batch::<K>(&row.encode()))
+            .await
     }
 
     /// Stores many typed rows (each inserted, for a `random % N` salt), in
@@ -263,7 +268,7 @@ impl BigtableStore {
         &self,
         rows: impl IntoIterator<Item = (&'r K, V)>,
     ) -> Result<(), BigtableError> {
-        crate::index::write_rows_async(self, K::schema(), put_batch(rows)).await
+        crate::store::indexed::write_rows_async(self, K::schema(), put_batch(rows)).await
     }
 }
 

@@ -9,26 +9,13 @@
 //! error at the user's own token; this module adds the rules of an index
 //! as such (it names its row, its prefix keeps its entries apart).
 
+use super::{did_you_mean, error, Errors};
 use crate::attr::{IndexAttr, KeyAttr};
-use crate::check::{did_you_mean, error, Errors};
-use crate::model::{Field, KeySpec, Place, SaltSpec};
+use crate::model::{Field, IndexSpec, KeySpec, Place, SaltSpec};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 use syn::DeriveInput;
-
-/// An index that passed every check.
-pub struct IndexSpec {
-    /// The entry type's layout, checked as a key type's.
-    pub spec: KeySpec,
-    /// The struct the entry type is declared as.
-    pub input: DeriveInput,
-    /// Each entry field: the row's field, and whether it is an `Option`
-    /// value field held as the type inside (a `None` has no entry).
-    pub fields: Vec<(syn::Ident, bool)>,
-    /// `building`: scans are refused until its entries are built.
-    pub building: bool,
-}
 
 /// The entry struct of one index, before its checks: what the derive
 /// declares, also beside errors (so that code naming it does not drown
@@ -165,7 +152,7 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
             continue;
         }
         let synth = synthesize(row.input, row.attr, index, row.list);
-        let spec = match crate::check::check(&synth.input) {
+        let spec = match super::check(&synth.input) {
             Ok(spec) => spec,
             Err(e) => {
                 errors.push(e);
