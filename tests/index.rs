@@ -222,3 +222,43 @@ fn the_entry_bytes_are_the_published_ones() {
     assert_eq!(entry, want);
     assert_eq!(EventBySite::render(&entry), "s|6|shop|~9|u2");
 }
+
+/// A key type without value fields, written raw: its index reads it.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "t", then = id, tag, index(TaggedByTag, prefix = "g", then = tag, id))]
+pub struct Tagged {
+    pub id: u32,
+    pub tag: Option<String>,
+}
+
+#[test]
+fn an_index_reads_rows_written_raw_by_a_type_without_value_fields() {
+    let store = MemoryStore::new();
+    store.put_row(&Tagged { id: 1, tag: None }, b"").unwrap();
+    store
+        .put_row(
+            &Tagged {
+                id: 2,
+                tag: Some("x".into()),
+            },
+            b"raw bytes",
+        )
+        .unwrap();
+    let rows: Vec<Tagged> = TaggedByTag::scan()
+        .run(&store)
+        .rows()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        rows,
+        [
+            Tagged { id: 1, tag: None },
+            Tagged {
+                id: 2,
+                tag: Some("x".into())
+            }
+        ]
+    );
+    let verified = IndexBackfill::<TaggedByTag>::new().verify(&store).unwrap();
+    assert!(verified.matches(), "{verified:?}");
+}

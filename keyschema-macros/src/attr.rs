@@ -174,12 +174,13 @@ impl KeyAttr {
 fn parse_index(key: &Ident, input: ParseStream) -> syn::Result<IndexAttr> {
     let content;
     parenthesized!(content in input);
-    let name: Ident = content.parse().map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            "an index starts with the name of its entry type: `index(EventBySite, prefix = \"s\", then = site, rev(timestamp), user_id)`",
-        )
-    })?;
+    let named = "an index starts with the name of its entry type: `index(EventBySite, prefix = \"s\", then = site, rev(timestamp), user_id)`";
+    let name: Ident = content
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), named))?;
+    if content.peek(Token![=]) {
+        return Err(syn::Error::new(name.span(), named));
+    }
     if !content.is_empty() {
         content.parse::<Token![,]>()?;
     }
@@ -196,7 +197,13 @@ fn parse_index(key: &Ident, input: ParseStream) -> syn::Result<IndexAttr> {
         let word = matches!(&tokens[i], proc_macro2::TokenTree::Ident(w) if w == "building");
         let alone = (i == 0 || comma(tokens.get(i - 1)))
             && (i + 1 == tokens.len() || comma(tokens.get(i + 1)));
-        if word && alone && building.is_none() {
+        if word && alone {
+            if building.is_some() {
+                return Err(syn::Error::new(
+                    tokens[i].span(),
+                    "`building` is given twice",
+                ));
+            }
             building = Some(tokens[i].span());
             i += 2; // the word and its comma
             continue;

@@ -118,7 +118,8 @@ pub struct Row<'a> {
     /// The row's prefix, salt and whether it has a layout history.
     pub prefix: &'a [u8],
     pub salt: Option<&'a SaltSpec>,
-    pub text: bool,
+    /// The text keys' separator; `None` for binary keys.
+    pub sep: Option<u8>,
     pub history: bool,
 }
 
@@ -130,6 +131,7 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
         row.input.ident.unraw().to_string(),
         format!("{}Scan", row.input.ident.unraw()),
     ];
+    // Each index checked so far, with its written prefix.
     let mut prefixes: Vec<(String, Vec<u8>)> = Vec::new();
     for index in &row.attr.indexes {
         let name = index.name.unraw().to_string();
@@ -167,7 +169,7 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
             errors.push(e);
             continue;
         }
-        prefixes.push((name, spec.prefix.clone()));
+        prefixes.push((name, written_prefix(&spec.prefix, spec.text_sep)));
         out.push(IndexSpec {
             spec,
             input: synth.input,
@@ -229,6 +231,20 @@ fn fields_known(row: &Row, index: &IndexAttr, errors: &mut Errors) -> bool {
         return false;
     };
     let _ = then;
+    // The salt hashes the index's own components.
+    if let Some(crate::attr::HashFields::List(items)) =
+        parsed.salt.as_ref().and_then(|salt| salt.fields.as_ref())
+    {
+        for item in items {
+            if !exprs.iter().any(|e| e.field == item.field) {
+                errors.push(error(
+                    item.field.span(),
+                    format!("the index's salt hashes `{}`, which its `then` does not list: an index's salt hashes its own components", item.field),
+                ));
+                ok = false;
+            }
+        }
+    }
     let names: Vec<String> = row.list.iter().map(|(f, _)| f.name()).collect();
     for expr in exprs {
         match row.list.iter().find(|(f, _)| f.ident == expr.field) {
@@ -302,24 +318,38 @@ fn apart(
             format!("the index `{}` needs a prefix of its own (`prefix = \"s\"`): its entries share the table with the rows, and the prefix keeps them apart", index.name),
         ));
     }
-    if let Some((other, _)) = others.iter().find(|(_, p)| *p == spec.prefix) {
-        return Some(error(
-            span,
-            format!("the index `{}` has the prefix of the index `{other}`: give each index a prefix of its own", index.name),
-        ));
-    }
-    if spec.prefix == row.prefix {
+    // Layouts share the table: no written prefix (in its own format) may
+    // begin another's, or one layout's scan would meet the other's keys.
+    let written = written_prefix(&spec.prefix, spec.text_sep);
+    let row_written = written_prefix(row.prefix, row.sep);
+    let overlaps = |other: &[u8]| {
+        !other.is_empty() && (other.starts_with(&written) || written.starts_with(other))
+    };
+    if overlaps(&row_written) {
         return Some(error(
             span,
             format!(
-                "the index `{}` has the row's prefix: give it a prefix of its own",
-                index.name
+                "the index `{}` writes its keys after {}, and `{}` after {}: one begins the other, so the row's scans would meet the index's entries (or the other way round); give the index a prefix of its own that neither begins nor extends the row's",
+                index.name,
+                shown(&written),
+                row.input.ident,
+                shown(&row_written),
             ),
         ));
     }
-    // Two different non-empty prefixes are never a prefix of each other's
-    // written form; without a row prefix, the row's keys begin with its salt.
-    if row.prefix.is_empty() && !row_keys_avoid(row, &spec.prefix) {
+    if let Some((other, other_written)) = others.iter().find(|(_, w)| overlaps(w)) {
+        return Some(error(
+            span,
+            format!(
+                "the index `{}` writes its keys after {}, and the index `{other}` after {}: one begins the other, so one's scans would meet the other's entries; give each index a prefix of its own",
+                index.name,
+                shown(&written),
+                shown(other_written),
+            ),
+        ));
+    }
+    // Without a row prefix, the row's keys begin with its salt.
+    if row.prefix.is_empty() && !row_keys_avoid(row, &written) {
         let row_ident = &row.input.ident;
         return Some(error(
             span,
@@ -329,14 +359,41 @@ fn apart(
     None
 }
 
+/// A prefix as a key begins with it: escaped and terminated by `00` in
+/// binary keys, followed by the separator in text keys; nothing when empty.
+pub(super) fn written_prefix(prefix: &[u8], sep: Option<u8>) -> Vec<u8> {
+    if prefix.is_empty() {
+        return Vec::new();
+    }
+    match sep {
+        Some(sep) => prefix.iter().copied().chain([sep]).collect(),
+        None => {
+            let mut out = Vec::with_capacity(prefix.len() + 1);
+            for &b in prefix {
+                if b <= 1 {
+                    out.push(1);
+                }
+                out.push(b);
+            }
+            out.push(0);
+            out
+        }
+    }
+}
+
+/// Written bytes as a user reads them: `"ev#"`, with `\x00` escapes.
+fn shown(bytes: &[u8]) -> String {
+    format!("\"{}\"", bytes.escape_ascii())
+}
+
 /// Whether the row's keys (no prefix) can never begin with an index's
 /// written prefix: a binary key begins with its salt's first byte, below
 /// the prefix's first byte; a text key with the salt's digits.
-fn row_keys_avoid(row: &Row, prefix: &[u8]) -> bool {
-    let (Some(salt), Some(&first)) = (row.salt, prefix.first()) else {
+fn row_keys_avoid(row: &Row, written: &[u8]) -> bool {
+    let (Some(salt), Some(&first)) = (row.salt, written.first()) else {
         return false;
     };
-    if row.text {
+    if row.sep.is_some() {
         return !first.is_ascii_digit();
     }
     let buckets = u64::from(salt.buckets());

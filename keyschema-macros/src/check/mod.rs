@@ -100,7 +100,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
             list: &fields.list,
             prefix: &prefix,
             salt: salt.as_ref(),
-            text: text_sep.is_some(),
+            sep: text_sep,
             history: was.is_some() || input.attrs.iter().any(|a| a.path().is_ident("rowkey_was")),
         },
         &mut errors,
@@ -150,7 +150,7 @@ pub fn index_structs(input: &DeriveInput) -> Vec<index::Synth> {
         .unwrap_or_default();
     drop(errors.finish());
     // A name the check refuses as taken is not declared again.
-    let mut names = vec![input.ident.to_string()];
+    let mut names = vec![input.ident.to_string(), format!("{}Scan", input.ident)];
     attr.indexes
         .iter()
         .filter(|index| {

@@ -335,9 +335,12 @@ pub(super) fn entry_of<I: Index, E>(
         key: key.to_vec(),
         source,
     })?;
-    decode_values(&mut row, value).map_err(|source| BackfillError::Value {
-        key: key.to_vec(),
-        source,
-    })?;
+    // A row type without value fields stores a raw value (`put_row`).
+    if !<I::Row as crate::record::Record>::VALUES.is_empty() {
+        decode_values(&mut row, value).map_err(|source| BackfillError::Value {
+            key: key.to_vec(),
+            source,
+        })?;
+    }
     Ok(I::entry_key(&row))
 }

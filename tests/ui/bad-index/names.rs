@@ -34,4 +34,41 @@ struct Visit {
     page: String,
 }
 
+// `building` twice; a missing name; the scan builder's name; a salt over a
+// field the index does not list.
+#[derive(RowKey)]
+#[rowkey(
+    salt = hash(id) % 8,
+    then = id,
+    index(ByA, building, building, prefix = "a", then = page, id),
+)]
+struct Twice {
+    id: u64,
+    #[rowkey(value)]
+    page: String,
+}
+
+#[derive(RowKey)]
+#[rowkey(salt = hash(id) % 8, then = id, index(prefix = "a", then = page, id))]
+struct Nameless {
+    id: u64,
+    #[rowkey(value)]
+    page: String,
+}
+
+#[derive(RowKey)]
+#[rowkey(
+    salt = hash(id) % 8,
+    then = id,
+    index(ScannedScan, prefix = "a", then = page, id),
+    index(ByPage2, prefix = "b", salt = hash(action) % 4, then = page, id),
+)]
+struct Scanned {
+    id: u64,
+    #[rowkey(value)]
+    page: String,
+    #[rowkey(value)]
+    action: String,
+}
+
 fn main() {}

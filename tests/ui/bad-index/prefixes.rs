@@ -40,4 +40,28 @@ struct Wide {
     name: String,
 }
 
+// Written prefixes in different formats: the text row's `ev#` begins the
+// binary index's `ev#\0`; the text index `a#` begins the binary one's `a#\0`.
+#[derive(RowKey)]
+#[rowkey(format = text(sep = "#"), prefix = "ev", then = user_id, ts,
+         index(TxtBin, format = binary, prefix = "ev#", then = site, user_id, ts))]
+struct TxtRow {
+    user_id: String,
+    ts: u64,
+    #[rowkey(value)]
+    site: String,
+}
+
+#[derive(RowKey)]
+#[rowkey(prefix = "r", then = id,
+         index(IA, format = text(sep = "#"), prefix = "a", then = x, id),
+         index(IB, prefix = "a#", then = y, id))]
+struct TwoFormats {
+    id: u32,
+    #[rowkey(value)]
+    x: u32,
+    #[rowkey(value)]
+    y: u32,
+}
+
 fn main() {}
