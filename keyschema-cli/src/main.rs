@@ -123,7 +123,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = Quiet(std::io::stdout().lock());
     let result = match cli.command {
         Command::Decode { keys, input, json } => each_key(&schema, keys, input, &mut out, |key| {
             // A schema with a layout history reads keys of either layout and
@@ -166,6 +166,29 @@ fn main() -> ExitCode {
             eprintln!("keyschema: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Standard output that ends the process quietly with success when the
+/// reader has gone (`keyschema render ... | head -1`), as Unix tools do,
+/// instead of reporting a broken pipe.
+struct Quiet<W>(W);
+
+impl<W: Write> Quiet<W> {
+    fn closed<T>(result: std::io::Result<T>) -> std::io::Result<T> {
+        match result {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+            other => other,
+        }
+    }
+}
+
+impl<W: Write> Write for Quiet<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Self::closed(self.0.write(buf))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Self::closed(self.0.flush())
     }
 }
 

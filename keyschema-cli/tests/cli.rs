@@ -363,3 +363,45 @@ fn a_schema_with_a_history_decodes_and_renders_keys_of_either_layout_and_says_wh
     let stranded = new.encode_older().expect("a history");
     assert!(stdout(keyschema(&path).args(["decode", &hex(&stranded)])).ends_with(" layout=older\n"));
 }
+
+/// `keyschema render | head -1`: the reader goes away, and the tool ends
+/// quietly with success, as Unix tools do (it said "Broken pipe" and exited
+/// with 2 before).
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command as Std, Stdio};
+    let d = docs();
+    let key = hex(&Event::get_key("u1", "s", 1));
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("keyschema"))
+        .arg("--schema")
+        .arg(&d.events)
+        .args(["render", "--input", "hex"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        // Far more output than a pipe holds; stops when the tool exits.
+        for _ in 0..200_000 {
+            if writeln!(stdin, "{key}").is_err() {
+                break;
+            }
+        }
+    });
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("a line");
+    assert_eq!(
+        first.trim_end(),
+        Event::render(&Event::get_key("u1", "s", 1))
+    );
+    // The reader is dropped here: the pipe is closed.
+    let out = child.wait_with_output().expect("it ends");
+    writer.join().expect("the writer");
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
