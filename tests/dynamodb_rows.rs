@@ -502,6 +502,27 @@ async fn a_gsi_over_an_optional_value_field_is_sparse() {
         .send()
         .await
         .expect("CreateTable with a GSI on note");
+    // The table and its GSI are CREATING for a moment: writes wait.
+    for _ in 0..200 {
+        let described = store
+            .client()
+            .describe_table()
+            .table_name(&table)
+            .send()
+            .await
+            .expect("DescribeTable");
+        let t = described.table().expect("a table");
+        let active = t.table_status()
+            == Some(&keyschema::store::dynamodb::sdk::types::TableStatus::Active)
+            && t.global_secondary_indexes().iter().all(|g| {
+                g.index_status()
+                    == Some(&keyschema::store::dynamodb::sdk::types::IndexStatus::Active)
+            });
+        if active {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
     let rows: Vec<LineSoft> = (0..4)
         .map(|n| LineSoft {
             invoice_id: "INV-3".into(),

@@ -133,7 +133,7 @@ impl DynamoStore {
         Ok(())
     }
 
-    /// Polls DescribeTable until the table is ACTIVE (a new table is
+    /// Polls DescribeTable until the table and its GSIs are ACTIVE (a new table is
     /// CREATING for seconds on DynamoDB, and writes to it fail until then);
     /// at most 5 minutes.
     async fn wait_until_active(&self) -> Result<(), DynamoError> {
@@ -143,7 +143,14 @@ impl DynamoStore {
         loop {
             let described = self.describe().await?;
             let status = described.table().and_then(|t| t.table_status());
-            if status == Some(&TableStatus::Active) {
+            // The GSIs too: an index scan of a CREATING GSI fails.
+            let indexes_active = described.table().is_none_or(|t| {
+                t.global_secondary_indexes().iter().all(|g| {
+                    g.index_status()
+                        .is_none_or(|s| *s == aws_sdk_dynamodb::types::IndexStatus::Active)
+                })
+            });
+            if status == Some(&TableStatus::Active) && indexes_active {
                 return Ok(());
             }
             if std::time::Instant::now() > deadline {
