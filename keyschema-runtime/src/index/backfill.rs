@@ -10,7 +10,6 @@ use crate::backfill::progress::Mark;
 use crate::backfill::{BackfillError, Progress, Step};
 use crate::key::RowKey;
 use crate::range::{Direction, KeyRange};
-use crate::record::decode_values;
 use crate::scan::builder::ScanState;
 use crate::store::{Mutation, Store};
 use std::marker::PhantomData;
@@ -149,14 +148,8 @@ impl<I: Index> IndexBackfill<I> {
         };
         let started = Instant::now();
         let mut this_run = 0;
-        while mark.range < self.ranges.len() {
-            let range = match &mark.after {
-                None => Some(self.ranges[mark.range].clone()),
-                Some(last) => self.ranges[mark.range].after(last, Direction::Forward),
-            };
-            let mut read = 0;
-            let mut puts = Vec::new();
-            let mut last = None;
+        while let Some(range) = self.next_range(&mark) {
+            let (mut read, mut puts, mut last) = (0, Vec::new(), None);
             if let Some(range) = range {
                 for row in store
                     .scan(&range, Direction::Forward)
@@ -176,20 +169,10 @@ impl<I: Index> IndexBackfill<I> {
                     }
                 }
             }
+            let written = puts.len();
             store.write_batch(&puts).map_err(BackfillError::Store)?;
-            mark.done += read as u64;
-            mark.written += puts.len() as u64;
-            if let Some(count) = mark.counts.get_mut(mark.range) {
-                *count += read as u64;
-            }
             this_run += read as u64;
-            if read < self.batch {
-                mark.range += 1;
-                mark.after = None;
-            } else {
-                mark.after = last;
-            }
-            self.save(mark.clone())?;
+            self.advance(&mut mark, read, written, last)?;
         }
         Ok(self.progress(&mark, started, this_run))
     }
@@ -245,6 +228,40 @@ impl<I: Index> IndexBackfill<I> {
             }
         }
         Ok(v)
+    }
+
+    /// The range the next batch reads after `mark`: `None` when the build
+    /// is done, `Some(None)` when the mark's range has nothing left.
+    pub(super) fn next_range(&self, mark: &Mark) -> Option<Option<KeyRange>> {
+        let range = self.ranges.get(mark.range)?;
+        Some(match &mark.after {
+            None => Some(range.clone()),
+            Some(last) => range.after(last, Direction::Forward),
+        })
+    }
+
+    /// Moves `mark` past a batch that read `read` rows (the last one
+    /// `last`) and wrote `written` entries, and saves it: a batch shorter
+    /// than the batch size finished its range.
+    pub(super) fn advance<E>(
+        &mut self,
+        mark: &mut Mark,
+        read: usize,
+        written: usize,
+        last: Option<Vec<u8>>,
+    ) -> Result<(), BackfillError<E>> {
+        mark.done += read as u64;
+        mark.written += written as u64;
+        if let Some(count) = mark.counts.get_mut(mark.range) {
+            *count += read as u64;
+        }
+        if read < self.batch {
+            mark.range += 1;
+            mark.after = None;
+        } else {
+            mark.after = last;
+        }
+        self.save(mark.clone())
     }
 
     /// The mark a build resumes from on the store named `identity` (a
@@ -335,12 +352,9 @@ pub(super) fn entry_of<I: Index, E>(
         key: key.to_vec(),
         source,
     })?;
-    // A row type without value fields stores a raw value (`put_row`).
-    if !<I::Row as crate::record::Record>::VALUES.is_empty() {
-        decode_values(&mut row, value).map_err(|source| BackfillError::Value {
-            key: key.to_vec(),
-            source,
-        })?;
-    }
+    super::check::read_values(&mut row, value).map_err(|source| BackfillError::Value {
+        key: key.to_vec(),
+        source,
+    })?;
     Ok(I::entry_key(&row))
 }

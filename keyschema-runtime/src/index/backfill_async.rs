@@ -35,11 +35,7 @@ impl<I: Index> IndexBackfill<I> {
         };
         let started = Instant::now();
         let mut this_run = 0;
-        while mark.range < self.ranges.len() {
-            let range = match &mark.after {
-                None => Some(self.ranges[mark.range].clone()),
-                Some(last) => self.ranges[mark.range].after(last, Direction::Forward),
-            };
+        while let Some(range) = self.next_range(&mark) {
             let (mut read, mut last, mut puts) = (0, None, Vec::new());
             if let Some(range) = range {
                 let mut rows = store.scan_for(schema, &range, Direction::Forward, Some(self.batch));
@@ -55,22 +51,12 @@ impl<I: Index> IndexBackfill<I> {
                     read += 1;
                 }
             }
-            mark.written += puts.len() as u64;
+            let written = puts.len();
             if !puts.is_empty() {
                 store.write(puts).await.map_err(BackfillError::Store)?;
             }
-            mark.done += read as u64;
-            if let Some(count) = mark.counts.get_mut(mark.range) {
-                *count += read as u64;
-            }
             this_run += read as u64;
-            if read < self.batch {
-                mark.range += 1;
-                mark.after = None;
-            } else {
-                mark.after = last;
-            }
-            self.save(mark.clone())?;
+            self.advance(&mut mark, read, written, last)?;
         }
         Ok(self.progress(&mark, started, this_run))
     }

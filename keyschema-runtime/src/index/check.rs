@@ -4,7 +4,7 @@
 //! `building` index.
 
 use super::{Index, IndexError};
-use crate::record::decode_values;
+use crate::record::{decode_values, Record, ValueError};
 use crate::scan::Cursor;
 use crate::store::RowError;
 
@@ -25,6 +25,15 @@ pub(super) fn building<I: Index, E>() -> RowError<E> {
     })
 }
 
+/// Reads a stored row's value fields into `row`; a row type without value
+/// fields stores a raw value (`put_row`), which is left unread.
+pub(super) fn read_values<K: Record>(row: &mut K, value: &[u8]) -> Result<(), ValueError> {
+    if K::VALUES.is_empty() {
+        return Ok(());
+    }
+    decode_values(row, value)
+}
+
 /// The row `entry` names, whole, from its stored `value`, and the entry's
 /// salt bucket: `Ok(None)` when the row is gone or does not have this entry
 /// (a stale one). The row's key fields are the entry's (its key was made
@@ -39,12 +48,7 @@ pub(super) fn checked_row<I: Index, E>(
         return Ok(None);
     };
     let mut row = entry.into_row();
-    // A row type without value fields stores a raw value (`put_row`).
-    let has_values = !<I::Row as crate::record::Record>::VALUES.is_empty();
-    if let Err(source) = decode_values(&mut row, &value).or_else(|e| match has_values {
-        true => Err(e),
-        false => Ok(()),
-    }) {
+    if let Err(source) = read_values(&mut row, &value) {
         return Err(RowError::Value {
             schema: <I::Row as crate::RowKey>::schema().name(),
             key: crate::RowKey::encode(&row),

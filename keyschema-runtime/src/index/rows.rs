@@ -79,12 +79,14 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
     fn fill(&mut self) -> bool {
         let want = chunk_size(self.limit, self.returned);
         self.at.begin(self.entries.cursor());
-        let mut keys = Vec::new();
-        while keys.len() < want {
+        // The entries, and apart the row keys they name (one borrowed
+        // slice for `get_many`, nothing copied).
+        let (mut entries, mut rows) = (Vec::new(), Vec::new());
+        while entries.len() < want {
             match self.entries.next_keyed() {
                 Some(Ok((entry_key, entry, _))) => {
-                    let row = entry.row_key();
-                    keys.push((entry_key, entry, row));
+                    rows.push(entry.row_key());
+                    entries.push((entry_key, entry));
                 }
                 Some(Err(e)) => {
                     self.deferred = Some(e);
@@ -93,16 +95,16 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
                 None => break,
             }
         }
-        if keys.is_empty() {
+        if entries.is_empty() {
             self.at.end();
             return false;
         }
-        let rows: Vec<Vec<u8>> = keys.iter().map(|(_, _, row)| row.clone()).collect();
         match self.store.get_many(&rows) {
             Ok(values) => self.chunk.extend(
-                keys.into_iter()
+                entries
+                    .into_iter()
                     .zip(values)
-                    .map(|((key, entry, _), value)| (key, entry, value)),
+                    .map(|((key, entry), value)| (key, entry, value)),
             ),
             Err(e) => {
                 // Nothing of the chunk was returned: the cursor stays

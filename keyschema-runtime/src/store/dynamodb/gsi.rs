@@ -30,6 +30,11 @@ pub(super) struct Gsi {
 const MIN_INDEX_NAME: usize = 3;
 
 impl Gsi {
+    /// The GSI of each index of `schema`, named once for the store's life.
+    pub(super) fn all_of(schema: &'static Schema) -> std::sync::Arc<[Gsi]> {
+        schema.indexes().map(Gsi::of).collect()
+    }
+
     fn of(schema: &'static Schema) -> Self {
         let name = schema.name();
         let sorted = schema
@@ -46,25 +51,24 @@ impl Gsi {
 
 impl DynamoStore {
     /// The key type's indexes as GSIs.
-    pub(super) fn gsis(&self) -> Vec<Gsi> {
-        self.schema.indexes().map(Gsi::of).collect()
+    pub(super) fn gsis(&self) -> &[Gsi] {
+        &self.gsis
     }
 
     /// The GSI of the index whose entries `schema` lays out, when it is
     /// one of this store's key type's.
     pub(super) fn gsi_of(&self, schema: &Schema) -> Option<Gsi> {
-        self.schema
-            .indexes()
-            .find(|index| std::ptr::eq(*index, schema) || index.name() == schema.name())
-            .map(Gsi::of)
+        self.gsis
+            .iter()
+            .find(|g| std::ptr::eq(g.schema, schema) || g.name == schema.name())
+            .cloned()
     }
 
     /// Whether an attribute is one of an index's key attributes.
     pub(super) fn is_index_attribute(&self, name: &str) -> bool {
-        self.schema.indexes().any(|index| {
-            name.strip_prefix(index.name())
-                .is_some_and(|rest| rest == "_pk" || rest == "_sk")
-        })
+        self.gsis
+            .iter()
+            .any(|g| g.pk == name || g.sk.as_deref() == Some(name))
     }
 
     /// The entry key of a GSI's item: its `_pk` and `_sk` together.

@@ -333,6 +333,8 @@ pub struct DynamoStore {
     /// The key type's layout read at run time, for the key-field
     /// attributes (`None` when they are off).
     key_fields: Option<std::sync::Arc<DynSchema>>,
+    /// The key type's indexes as GSIs.
+    gsis: std::sync::Arc<[gsi::Gsi]>,
 }
 
 fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
@@ -397,6 +399,7 @@ impl DynamoStore {
             counters: std::sync::Arc::default(),
             shape: ItemShape::default(),
             key_fields: None,
+            gsis: gsi::Gsi::all_of(schema),
         };
         store.check_indexes()?;
         store.with_shape(ItemShape::default())
