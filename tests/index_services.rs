@@ -359,13 +359,44 @@ fn an_index_added_to_a_live_bigtable_table_is_built_and_verified() {
 }
 
 #[test]
-fn dynamodb_refuses_an_index_build_it_keeps_as_a_gsi() {
+fn a_dynamodb_build_corrects_index_attributes_another_program_wrote() {
     rt().block_on(async {
         let store = dynalite::store::<Hit>("index-build").await;
-        let err = keyschema::index::IndexBackfill::<HitByPage>::new()
-            .build_async(&store)
+        let row = hit("u1", 5, "/a", None);
+        store.put_record(&row).await.expect("write");
+        // Another program sets the item's index attributes to another
+        // page's entry.
+        let wrong = HitByPage::entry_key(&hit("u1", 5, "/zzz", None)).expect("an entry");
+        let (pk, sk) = HitByPage::schema().split_key(&wrong).expect("split");
+        let key = row.encode();
+        let (key_pk, key_sk) = Hit::schema().split_key(&key).expect("split");
+        store
+            .client()
+            .update_item()
+            .table_name(store.table())
+            .key("pk", AttributeValue::B(Blob::new(key_pk)))
+            .key("sk", AttributeValue::B(Blob::new(key_sk)))
+            .update_expression("SET HitByPage_pk = :p, HitByPage_sk = :s")
+            .expression_attribute_values(":p", AttributeValue::B(Blob::new(pk)))
+            .expression_attribute_values(":s", AttributeValue::B(Blob::new(sk)))
+            .send()
             .await
-            .expect_err("refused");
-        assert!(err.to_string().contains("GSI"), "{err}");
+            .expect("the other program's update");
+        let mut backfill = keyschema::index::IndexBackfill::<HitByPage>::new();
+        let v = backfill.verify_async(&store).await.expect("verify");
+        assert_eq!(
+            (v.expected, v.present, v.entries, v.stale),
+            (1, 0, 1, 1),
+            "{v:?}"
+        );
+        assert!(
+            by_page(&store, "/zzz").await.is_empty(),
+            "never a row under a wrong entry"
+        );
+        let progress = backfill.build_async(&store).await.expect("build");
+        assert_eq!((progress.rows_done, progress.rows_written), (1, 1));
+        let v = backfill.verify_async(&store).await.expect("verify");
+        assert!(v.matches(), "{v:?}");
+        assert_eq!(by_page(&store, "/a").await, vec![("u1".to_string(), 5)]);
     });
 }

@@ -33,6 +33,9 @@ pub struct KeySpec {
     pub was: Option<WasSpec>,
     /// `index(Name, ...)`: further key layouts of the rows.
     pub indexes: Vec<IndexSpec>,
+    /// An index's entry layout declared `building` (its own schema says
+    /// so, for the stores).
+    pub building: bool,
 }
 
 /// An index that passed every check (`index(Name, ...)`).

@@ -155,6 +155,11 @@ pub mod __private {
         schema.with_family(family)
     }
 
+    /// An index's entry layout declared `building`.
+    pub const fn building(schema: Schema) -> Schema {
+        schema.building()
+    }
+
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     /// The declared schema, with its `history`.
     pub const fn with_history(schema: Schema, history: &'static History) -> Schema {

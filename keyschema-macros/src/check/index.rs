@@ -154,7 +154,7 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
             continue;
         }
         let synth = synthesize(row.input, row.attr, index, row.list);
-        let spec = match super::check(&synth.input) {
+        let mut spec = match super::check(&synth.input) {
             Ok(spec) => spec,
             Err(e) => {
                 errors.push(e);
@@ -170,6 +170,7 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
             continue;
         }
         prefixes.push((name, written_prefix(&spec.prefix, spec.text_sep)));
+        spec.building = index.building.is_some();
         out.push(IndexSpec {
             spec,
             input: synth.input,

@@ -136,6 +136,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         family,
         was,
         indexes,
+        building: false,
     })
 }
 

@@ -56,6 +56,10 @@ pub(super) fn schema(spec: &KeySpec) -> TokenStream {
             #declared, #list, <#ident as __ks::RowKey>::stored_index_keys,
         )),
     };
+    let declared = match spec.building {
+        false => declared,
+        true => quote!(__ks::building(#declared)),
+    };
     let declared = match &spec.was {
         None => declared,
         Some(_) => quote!(__ks::with_history(#declared, &__KEYSCHEMA_HISTORY)),

@@ -40,9 +40,10 @@ pub enum BackfillError<E> {
         #[source]
         source: crate::record::ValueError,
     },
-    /// The store keeps the index itself (DynamoDB's GSIs): there are no
-    /// entries to build.
-    #[error("the store keeps the index `{index}` itself (a DynamoDB GSI over attributes of each item): its entries are not rows to build; add the GSI to the table and rewrite the items written before it, so that they carry its attributes")]
+    /// The store keeps the index itself and has no whole-table pass
+    /// ([`AsyncStore::table_pass`](crate::store::AsyncStore::table_pass)):
+    /// there are no entries to build.
+    #[error("the store keeps the index `{index}` itself and cannot read its whole table to give older rows their entries: rewrite the rows written before the index with the binary that declares it")]
     StoreKeepsIndexes {
         /// The index.
         index: &'static str,

@@ -9,9 +9,12 @@ use crate::backfill::{BackfillError, Progress, Step};
 use crate::key::RowKey;
 use crate::range::{Direction, KeyRange};
 use crate::scan::builder::ScanState;
-use crate::store::{AsyncStore, BoxRowStream, Mutation, Row};
+use crate::store::{AsyncStore, BoxRowStream, Mutation, Row, TablePass};
 use std::collections::HashSet;
 use std::time::Instant;
+
+/// A store's whole-table pass.
+type Pass<'s, E> = &'s dyn TablePass<Error = E>;
 
 /// The next row of a streamed scan.
 async fn next_row<E>(rows: &mut BoxRowStream<E>) -> Option<Result<Row, E>> {
@@ -19,16 +22,21 @@ async fn next_row<E>(rows: &mut BoxRowStream<E>) -> Option<Result<Row, E>> {
 }
 
 impl<I: Index> IndexBackfill<I> {
-    /// [`build`](Self::build) on an async store. A store that keeps its
-    /// indexes itself is refused (DynamoDB: each index is a GSI DynamoDB
-    /// builds from the items' attributes, and a whole table is read only by
-    /// a Scan, which the store does not make).
+    /// [`build`](Self::build) on an async store. On a store that keeps its
+    /// indexes itself (DynamoDB, each index a GSI over attributes of the
+    /// row's item) the build reads the whole table in the store's order (a
+    /// Scan) and gives each item written before the index its attributes
+    /// (a conditional UpdateItem, applied only while the item is as the
+    /// Scan read it); the checkpoint keeps the last item done. Create the
+    /// GSI first ([`DynamoStore::add_indexes`](crate::store::dynamodb::DynamoStore::add_indexes)).
     pub async fn build_async<S: AsyncStore>(
         &mut self,
         store: &S,
     ) -> Result<Progress, BackfillError<S::Error>> {
         let schema = <I::Row as RowKey>::schema();
-        self.check_async(store)?;
+        if let Some(pass) = self.check_async(store)? {
+            return self.build_table(pass, store.identity()).await;
+        }
         let mut mark = match self.resume(store.identity())? {
             Some(mark) => mark,
             None => Mark::fresh(Step::Build, self.count_async(store).await?),
@@ -68,7 +76,9 @@ impl<I: Index> IndexBackfill<I> {
         store: &S,
     ) -> Result<IndexVerification, BackfillError<S::Error>> {
         let row_schema = <I::Row as RowKey>::schema();
-        self.check_async(store)?;
+        if let Some(pass) = self.check_async(store)? {
+            return self.verify_table(pass).await;
+        }
         let mut v = IndexVerification::default();
         // Rows: each one's entry looked up.
         for range in &self.ranges {
@@ -154,21 +164,28 @@ impl<I: Index> IndexBackfill<I> {
         Ok(v)
     }
 
-    /// Refuses a store that keeps its indexes itself, and ranges it cannot
-    /// read, before any work.
-    fn check_async<S: AsyncStore>(&self, store: &S) -> Result<(), BackfillError<S::Error>> {
-        if store.keeps_indexes() {
-            return Err(BackfillError::StoreKeepsIndexes {
-                index: I::schema().name(),
-            });
-        }
+    /// Checks the store before any work: its key type, and either the
+    /// ranges it will read or, on a store that keeps its indexes itself,
+    /// its table pass (returned; a store without one is refused).
+    fn check_async<'s, S: AsyncStore>(
+        &self,
+        store: &'s S,
+    ) -> Result<Option<Pass<'s, S::Error>>, BackfillError<S::Error>> {
         store
             .check_key_type(<I::Row as RowKey>::schema())
             .map_err(BackfillError::Store)?;
+        if store.keeps_indexes() {
+            return match store.table_pass() {
+                Some(pass) => Ok(Some(pass)),
+                None => Err(BackfillError::StoreKeepsIndexes {
+                    index: I::schema().name(),
+                }),
+            };
+        }
         for range in &self.ranges {
             store.check_range(range).map_err(BackfillError::Store)?;
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Rows per range, for the progress.

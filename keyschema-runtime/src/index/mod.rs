@@ -47,7 +47,8 @@
 //! entries' deletes, so a crash between two leaves at worst an entry its
 //! row does not have (which reads skip), never a row without its entry.
 //! DynamoDB keeps each index as a GSI over attributes of the row's item
-//! ([`AsyncStore::keeps_indexes`]). An index over an `Option` value field
+//! ([`AsyncStore::keeps_indexes`]); on a live table
+//! [`IndexBackfill::build_async`] gives the older items theirs. An index over an `Option` value field
 //! is sparse: a row whose field is `None` has no entry.
 //!
 //! # Reads
@@ -67,6 +68,7 @@
 
 mod backfill;
 mod backfill_async;
+mod backfill_table;
 mod check;
 mod rows;
 mod stream;

@@ -97,6 +97,8 @@ pub struct Schema {
     indexes: &'static [fn() -> &'static Schema],
     /// The row type's `stored_index_keys`: a stored row's entry keys.
     entries: Option<EntriesFn>,
+    /// An index's entry layout declared `building`.
+    building: bool,
 }
 
 /// Appends the index entry keys of the row stored under a key with a
@@ -133,7 +135,21 @@ impl Schema {
             projection: None,
             indexes: &[],
             entries: None,
+            building: false,
         }
+    }
+
+    /// Marks an index's entry layout as declared `building`.
+    pub(crate) const fn building(mut self) -> Self {
+        self.building = true;
+        self
+    }
+
+    /// Whether this is the entry layout of an index declared `building`
+    /// (`index(Name, building, ...)`): its entries are being built, and
+    /// its scans are refused until the declaration drops `building`.
+    pub fn is_building(&self) -> bool {
+        self.building
     }
 
     /// Sets the index layouts (`index(Name, ...)`) and how a stored row's

@@ -99,6 +99,15 @@ pub trait AsyncStore: Sync {
         false
     }
 
+    /// A store that keeps its indexes itself reads its whole table with
+    /// this pass, and sets the entries its rows carry: how
+    /// [`IndexBackfill`](crate::index::IndexBackfill) builds an index added
+    /// to a live table there (DynamoDB). `None` (the default): the store
+    /// has no such pass, and its entries are rows of their own.
+    fn table_pass(&self) -> Option<&dyn super::TablePass<Error = Self::Error>> {
+        None
+    }
+
     /// Refuses typed calls for rows of `schema` when the store was made
     /// for another key type's rows (a DynamoDB table, whose key attributes
     /// split one key type's keys). Every typed call and the backfill check

@@ -40,6 +40,7 @@ pub(crate) mod planned;
 mod records;
 #[cfg(feature = "redb")]
 mod redb;
+mod table_pass;
 
 #[cfg(feature = "redb")]
 pub use self::redb::RedbStore;
@@ -47,6 +48,7 @@ pub use asynchronous::AsyncStore;
 pub use cas::Cas;
 pub use memory::MemoryStore;
 pub use records::{AsyncRecordStore, RecordStore, Records};
+pub use table_pass::{BoxTableStream, EntryChange, TablePass, TableRow};
 
 pub use crate::range::Direction;
 

@@ -23,6 +23,7 @@
 mod cas;
 mod gsi;
 mod item;
+mod live;
 mod read;
 mod shape;
 mod table;
@@ -291,6 +292,10 @@ pub struct Requests {
     pub batch_get_item: u64,
     /// Query calls, one per page.
     pub query: u64,
+    /// Scan calls, one per page (an index added to a live table only).
+    pub scan: u64,
+    /// UpdateItem calls (an index added to a live table only).
+    pub update_item: u64,
 }
 
 #[derive(Debug, Default)]
@@ -298,6 +303,8 @@ struct Counters {
     batch_write_item: std::sync::atomic::AtomicU64,
     batch_get_item: std::sync::atomic::AtomicU64,
     query: std::sync::atomic::AtomicU64,
+    scan: std::sync::atomic::AtomicU64,
+    update_item: std::sync::atomic::AtomicU64,
 }
 
 impl Counters {
@@ -453,6 +460,8 @@ impl DynamoStore {
             batch_write_item: self.counters.batch_write_item.load(Relaxed),
             batch_get_item: self.counters.batch_get_item.load(Relaxed),
             query: self.counters.query.load(Relaxed),
+            scan: self.counters.scan.load(Relaxed),
+            update_item: self.counters.update_item.load(Relaxed),
         }
     }
 

@@ -281,6 +281,12 @@ impl AsyncStore for DynamoStore {
         true
     }
 
+    /// A Scan of the table and conditional UpdateItems (an index added to
+    /// a live table).
+    fn table_pass(&self) -> Option<&dyn crate::store::TablePass<Error = DynamoError>> {
+        Some(self)
+    }
+
     /// A projection's get reads its value fields' attributes only.
     fn get_many_for(
         &self,

@@ -2,16 +2,21 @@
 //! the check that an existing table has the key attributes, key types and
 //! attribute types of the store's key type.
 
+use super::gsi::Gsi;
 use super::{request_error, DynamoError, DynamoStore};
 use crate::key::RowKey;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, KeySchemaElement, KeyType, ScalarAttributeType,
+};
+
+/// How long a new table may stay CREATING.
+const TABLE_WAIT: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl DynamoStore {
     /// Creates the table unless it exists (on-demand billing); `true` when
     /// it was created. An existing table must have this store's key schema.
     pub async fn create_table(&self) -> Result<bool, DynamoError> {
-        use aws_sdk_dynamodb::types::{
-            AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-        };
+        use aws_sdk_dynamodb::types::BillingMode;
         let scalar = if self.text() {
             ScalarAttributeType::S
         } else {
@@ -42,10 +47,6 @@ impl DynamoStore {
                 .key_schema(element);
         }
         for gsi in self.gsis() {
-            let mut keys = vec![(gsi.pk.clone(), KeyType::Hash)];
-            if let Some(sk) = &gsi.sk {
-                keys.push((sk.clone(), KeyType::Range));
-            }
             let mut index = aws_sdk_dynamodb::types::GlobalSecondaryIndex::builder()
                 .index_name(gsi.name)
                 .projection(
@@ -53,17 +54,7 @@ impl DynamoStore {
                         .projection_type(aws_sdk_dynamodb::types::ProjectionType::All)
                         .build(),
                 );
-            for (name, key_type) in keys {
-                let definition = AttributeDefinition::builder()
-                    .attribute_name(&name)
-                    .attribute_type(scalar.clone())
-                    .build()
-                    .map_err(|e| request_error("CreateTable", e))?;
-                let element = KeySchemaElement::builder()
-                    .attribute_name(&name)
-                    .key_type(key_type)
-                    .build()
-                    .map_err(|e| request_error("CreateTable", e))?;
+            for (definition, element) in self.gsi_keys(gsi, "CreateTable")? {
                 request = request.attribute_definitions(definition);
                 index = index.key_schema(element);
             }
@@ -82,8 +73,41 @@ impl DynamoStore {
             }
             Err(e) => return Err(request_error("CreateTable", e)),
         };
-        self.wait_until_active().await?;
+        self.wait_until_active(TABLE_WAIT).await?;
         Ok(created)
+    }
+
+    /// The attribute definitions and key schema of a GSI's keys, for
+    /// `operation`.
+    pub(super) fn gsi_keys(
+        &self,
+        gsi: &Gsi,
+        operation: &'static str,
+    ) -> Result<Vec<(AttributeDefinition, KeySchemaElement)>, DynamoError> {
+        let scalar = if self.text() {
+            ScalarAttributeType::S
+        } else {
+            ScalarAttributeType::B
+        };
+        let mut keys = vec![(gsi.pk.as_str(), KeyType::Hash)];
+        if let Some(sk) = &gsi.sk {
+            keys.push((sk.as_str(), KeyType::Range));
+        }
+        keys.into_iter()
+            .map(|(name, key_type)| {
+                let definition = AttributeDefinition::builder()
+                    .attribute_name(name)
+                    .attribute_type(scalar.clone())
+                    .build()
+                    .map_err(|e| request_error(operation, e))?;
+                let element = KeySchemaElement::builder()
+                    .attribute_name(name)
+                    .key_type(key_type)
+                    .build()
+                    .map_err(|e| request_error(operation, e))?;
+                Ok((definition, element))
+            })
+            .collect()
     }
 
     /// [`create_table`](Self::create_table), for key type `K`, which must
@@ -94,8 +118,9 @@ impl DynamoStore {
     }
 
     /// Checks that the table has a GSI for each index of the key type, over
-    /// its `_pk` and `_sk` attributes.
-    fn check_gsis(
+    /// its `_pk` and `_sk` attributes; an index declared `building` may
+    /// have none yet ([`add_indexes`](Self::add_indexes) makes it).
+    pub(super) fn check_gsis(
         &self,
         table: &aws_sdk_dynamodb::types::TableDescription,
     ) -> Result<(), DynamoError> {
@@ -104,6 +129,9 @@ impl DynamoStore {
                 .global_secondary_indexes()
                 .iter()
                 .find(|g| g.index_name() == Some(gsi.name));
+            if found.is_none() && gsi.schema.is_building() {
+                continue;
+            }
             let keys: Vec<String> = found
                 .map(|g| {
                     g.key_schema()
@@ -120,7 +148,7 @@ impl DynamoStore {
                 return Err(DynamoError::TableMismatch {
                     table: self.table.clone(),
                     reason: format!(
-                        "`{}` has the index `{}`, and the table has {} where it needs a GSI `{}` over [{}]: create the table with `create_table` (it makes the GSIs), or add the GSI to this table (UpdateTable) and rewrite its items so they carry the index attributes",
+                        "`{}` has the index `{}`, and the table has {} where it needs a GSI `{}` over [{}]: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (README, \"Adding an index to a live table\")",
                         self.schema.name(),
                         gsi.name,
                         if found.is_some() { format!("a GSI `{}` over [{}]", gsi.name, keys.join(", ")) } else { "no such GSI".to_string() },
@@ -134,11 +162,14 @@ impl DynamoStore {
     }
 
     /// Polls DescribeTable until the table and its GSIs are ACTIVE (a new table is
-    /// CREATING for seconds on DynamoDB, and writes to it fail until then);
-    /// at most 5 minutes.
-    async fn wait_until_active(&self) -> Result<(), DynamoError> {
+    /// CREATING for seconds on DynamoDB, and writes to it fail until then;
+    /// a new GSI is CREATING while DynamoDB fills it); at most `wait`.
+    pub(super) async fn wait_until_active(
+        &self,
+        wait: std::time::Duration,
+    ) -> Result<(), DynamoError> {
         use aws_sdk_dynamodb::types::TableStatus;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        let deadline = std::time::Instant::now() + wait;
         let mut pause = std::time::Duration::from_millis(20);
         loop {
             let described = self.describe().await?;
@@ -156,7 +187,11 @@ impl DynamoStore {
             if std::time::Instant::now() > deadline {
                 return Err(DynamoError::Request {
                     operation: "DescribeTable",
-                    message: format!("table {} is still {status:?} after 5 minutes", self.table),
+                    message: format!(
+                        "table {} (or a GSI of it) is still {status:?} after {} s",
+                        self.table,
+                        wait.as_secs()
+                    ),
                 });
             }
             tokio::time::sleep(pause).await;
@@ -164,7 +199,7 @@ impl DynamoStore {
         }
     }
 
-    async fn describe(
+    pub(super) async fn describe(
         &self,
     ) -> Result<aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput, DynamoError> {
         self.client
