@@ -71,6 +71,8 @@ impl Store for NoTxn {
             return Err(NoTxnError::Crashed);
         }
         self.budget.store(left - 1, Ordering::SeqCst);
+        // Another thread may run between two steps, as a process would.
+        std::thread::yield_now();
         Ok(self.inner.write_batch(batch)?)
     }
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<NoTxnRows, NoTxnError> {

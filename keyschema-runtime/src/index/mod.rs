@@ -45,11 +45,16 @@
 //! ([`Store::write_batch_planned`]); on one without (Bigtable, or a `Store`
 //! that keeps the default), three steps: the new entries, the rows, the old
 //! entries' deletes, so a crash between two leaves at worst an entry its
-//! row does not have (which reads skip), never a row without its entry.
-//! DynamoDB keeps each index as a GSI over attributes of the row's item
-//! ([`AsyncStore::keeps_indexes`]); on a live table
-//! [`IndexBackfill::build_async`] gives the older items theirs. An index over an `Option` value field
-//! is sparse: a row whose field is `None` has no entry.
+//! row does not have (which reads skip), never a row without its entry;
+//! then the rows are read again and each entry the write put or deleted
+//! that its row has now is put back, so that a concurrent writer of the
+//! same row, which deletes the entries of the version it read, never
+//! leaves the last version without its entry
+//! ([`Store::planned_writes_are_atomic`]). DynamoDB keeps each index as a
+//! GSI over attributes of the row's item ([`AsyncStore::keeps_indexes`]);
+//! on a live table [`IndexBackfill::build_async`] gives the older items
+//! theirs. An index over an `Option` value field is sparse: a row whose
+//! field is `None` has no entry.
 //!
 //! # Reads
 //!
@@ -64,6 +69,7 @@
 //! ([`AsyncIndexRows`]) does the same, one request per chunk of entries.
 //!
 //! [`Store::write_batch_planned`]: crate::store::Store::write_batch_planned
+//! [`Store::planned_writes_are_atomic`]: crate::store::Store::planned_writes_are_atomic
 //! [`AsyncStore::keeps_indexes`]: crate::store::AsyncStore::keeps_indexes
 
 mod backfill;

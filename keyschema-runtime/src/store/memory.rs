@@ -93,6 +93,11 @@ impl Store for MemoryStore {
     /// Under the write lock: each mutation's old value read (with the
     /// batch's earlier writes), its planned mutations and itself staged,
     /// then every key checked, then all applied, or nothing.
+    /// One transaction (one lock on memory).
+    fn planned_writes_are_atomic(&self) -> bool {
+        true
+    }
+
     fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), KeyTooLong> {
         let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
         let mut staged: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();

@@ -158,6 +158,16 @@ pub trait Store {
         self.write_batch(&deletes)
     }
 
+    /// Whether [`write_batch_planned`](Self::write_batch_planned) is one
+    /// atomic step that serializes concurrent writers (a transaction, as
+    /// on `MemoryStore` and `RedbStore`). `false` (the default): a typed
+    /// write with indexes reads its rows again after the three steps and
+    /// puts back the entries a concurrent writer of the same row deleted
+    /// ([`crate::index`]).
+    fn planned_writes_are_atomic(&self) -> bool {
+        false
+    }
+
     /// Sets `key` to `value`.
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), Self::Error> {
         self.write_batch(&[Mutation::Put {
@@ -188,6 +198,9 @@ impl<S: Store + ?Sized> Store for &S {
     }
     fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), S::Error> {
         (**self).write_batch_planned(batch, plan)
+    }
+    fn planned_writes_are_atomic(&self) -> bool {
+        (**self).planned_writes_are_atomic()
     }
     fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, S::Error> {
         (**self).get_many(keys)

@@ -222,6 +222,11 @@ impl Store for RedbStore {
     /// An old value that fails its checksum counts as absent (the write
     /// replaces it; index entries it had are left to the index reads, which
     /// skip them).
+    /// One transaction (one lock on memory).
+    fn planned_writes_are_atomic(&self) -> bool {
+        true
+    }
+
     fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), redb::Error> {
         self.check_file()?;
         let txn = self.db.begin_write()?;
