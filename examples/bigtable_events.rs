@@ -89,6 +89,12 @@ fn args() -> Result<Args, String> {
             "--table" => out.table = value()?,
             "--project" => out.project = value()?,
             "--instance" => out.instance = value()?,
+            // The schema document, for the `keyschema` tool and Python.
+            "--schema-out" => {
+                let path = value()?;
+                std::fs::write(&path, Event::schema().to_json())
+                    .map_err(|e| format!("cannot write {path}: {e}"))?
+            }
             other => return Err(format!("unknown argument {other}")),
         }
     }

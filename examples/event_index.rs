@@ -102,7 +102,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 events_wanted = n.parse().unwrap_or(200_000)
             }
             ("--data-dir", Some(dir)) => data_dir = Some(PathBuf::from(dir)),
-            _ => return Err("usage: event_index [--events N (>= 1000)] [--data-dir DIR]".into()),
+            // The schema documents of the rows and of the index's entries.
+            ("--schema-out", Some(path)) => std::fs::write(path, Event::schema().to_json())?,
+            ("--index-schema-out", Some(path)) => {
+                std::fs::write(path, EventBySite::schema().to_json())?
+            }
+            _ => return Err("usage: event_index [--events N (>= 1000)] [--data-dir DIR] [--schema-out FILE] [--index-schema-out FILE]".into()),
         }
     }
     println!("rows   {}", Event::schema());

@@ -51,6 +51,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--transactions" => transactions = args.next().ok_or("--transactions N")?.parse()?,
             "--table" => table = args.next().ok_or("--table NAME")?,
             "--aws" => aws = true,
+            "--schema-out" => std::fs::write(
+                args.next().ok_or("--schema-out FILE")?,
+                Transaction::schema().to_json(),
+            )?,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }

@@ -95,8 +95,24 @@ fn main() {
     while let Some(arg) = args.next() {
         match (arg.as_str(), args.next()) {
             ("--out", Some(dir)) => out_dir = dir.into(),
+            // One schema document per design.
+            ("--schema-out", Some(dir)) => {
+                let dir = std::path::PathBuf::from(dir);
+                let written = std::fs::create_dir_all(&dir).and_then(|()| {
+                    std::fs::write(dir.join("time_first.json"), TimeFirst::schema().to_json())?;
+                    std::fs::write(dir.join("by_metric.json"), ByMetric::schema().to_json())?;
+                    std::fs::write(dir.join("spread.json"), Spread::schema().to_json())
+                });
+                if let Err(e) = written {
+                    eprintln!(
+                        "cannot write the schema documents in {}: {e}",
+                        dir.display()
+                    );
+                    std::process::exit(1);
+                }
+            }
             _ => {
-                eprintln!("usage: metrics [--out DIR]");
+                eprintln!("usage: metrics [--out DIR] [--schema-out DIR]");
                 std::process::exit(2);
             }
         }

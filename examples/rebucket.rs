@@ -66,7 +66,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 events_wanted = n.parse().unwrap_or(200_000)
             }
             ("--data-dir", Some(dir)) => data_dir = Some(PathBuf::from(dir)),
-            _ => return Err("usage: rebucket [--events N (>= 1000)] [--data-dir DIR]".into()),
+            // The version 3 document: both layouts and the cut-over.
+            ("--schema-out", Some(path)) => std::fs::write(path, Event::schema().to_json())?,
+            _ => {
+                return Err(
+                    "usage: rebucket [--events N (>= 1000)] [--data-dir DIR] [--schema-out FILE]"
+                        .into(),
+                )
+            }
         }
     }
     let history = Event::history().ok_or("Event declares its older layout")?;

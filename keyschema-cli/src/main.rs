@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod forms;
+mod values;
 
 use clap::{Parser, Subcommand};
 use forms::{Form, Output};
@@ -196,8 +197,12 @@ impl<W: Write> Write for Quiet<W> {
 /// reported on standard error), `Err` when the command could not run.
 type Outcome = Result<bool, String>;
 
-/// Runs `f` on each key (the arguments, or standard input's lines), printing
-/// its answer or, on standard error, the line and what was wrong with it.
+/// Runs `f` on each key (the arguments, or standard input's lines, read
+/// as bytes), printing its answer or, on standard error, the line's number
+/// and what was wrong with it; the lines after a bad one are still read.
+/// A line that is not UTF-8 is the key's raw bytes (as `cbt` prints keys)
+/// where the form allows it. An empty key is given to `f` as it is, so it
+/// gets the library's own error.
 fn each_key(
     schema: &DynSchema,
     keys: Vec<String>,
@@ -206,22 +211,34 @@ fn each_key(
     f: impl Fn(&[u8]) -> Result<String, String>,
 ) -> Outcome {
     let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
-    let lines: Box<dyn Iterator<Item = std::io::Result<String>>> = if keys.is_empty() {
-        Box::new(std::io::stdin().lock().lines())
+    let lines: Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>> = if keys.is_empty() {
+        Box::new(std::io::stdin().lock().split(b'\n'))
     } else {
-        Box::new(keys.into_iter().map(Ok))
+        Box::new(keys.into_iter().map(|k| Ok(k.into_bytes())))
     };
     let mut ok = true;
     for (n, line) in lines.enumerate() {
-        let line = line.map_err(|e| format!("reading standard input: {e}"))?;
-        if line.trim().is_empty() {
-            continue;
+        let mut line = line.map_err(|e| format!("reading standard input: {e}"))?;
+        if line.last() == Some(&b'\r') {
+            line.pop();
         }
-        match forms::read(line.trim_end_matches('\r'), form, text_keys).and_then(|key| f(&key)) {
+        let key = match std::str::from_utf8(&line) {
+            Ok(text) if text.trim().is_empty() => Ok(Vec::new()),
+            Ok(text) => forms::read(text, form, text_keys),
+            Err(_) if matches!(form, Form::Auto | Form::Text) => Ok(line.clone()),
+            Err(_) => Err(format!(
+                "not UTF-8, so not {form:?} text (raw key bytes: --input text)"
+            )),
+        };
+        match key.and_then(|key| f(&key)) {
             Ok(answer) => writeln!(out, "{answer}").map_err(|e| e.to_string())?,
             Err(e) => {
                 ok = false;
-                eprintln!("line {} ({}): {e}", n + 1, line.trim());
+                eprintln!(
+                    "line {} ({}): {e}",
+                    n + 1,
+                    forms::write(&line, forms::Output::Escaped).trim()
+                );
             }
         }
     }
@@ -244,7 +261,7 @@ fn text_fields(schema: &DynSchema, values: &[Value], layout: Option<Layout>) -> 
         .fields()
         .iter()
         .zip(values)
-        .map(|(f, v)| format!("{}={}", f.name(), v.to_text()))
+        .map(|(f, v)| format!("{}={}", f.name(), values::show(v)))
         .collect();
     pairs.extend(layout.map(|l| format!("layout={l}")));
     pairs.join(" ")
@@ -261,16 +278,6 @@ fn json_fields(schema: &DynSchema, values: &[Value], layout: Option<Layout>) -> 
     format!("{{{}}}", pairs.join(","))
 }
 
-/// `field=value` arguments as pairs.
-fn pairs(args: &[String]) -> Result<Vec<(&str, &str)>, String> {
-    args.iter()
-        .map(|a| {
-            a.split_once('=')
-                .ok_or_else(|| format!("`{a}` is not field=value"))
-        })
-        .collect()
-}
-
 fn encode(
     schema: &DynSchema,
     args: &[String],
@@ -278,9 +285,7 @@ fn encode(
     output: Output,
     out: &mut impl Write,
 ) -> Outcome {
-    let values = schema
-        .parse_fields(&pairs(args)?)
-        .map_err(|e| e.to_string())?;
+    let values = values::fields(schema, args)?;
     let random = schema.salt().is_some_and(|s| s.is_random());
     let keys = match (random, bucket) {
         (true, Some(b)) => vec![schema.encode_in(&values, b).map_err(|e| e.to_string())?],
@@ -298,10 +303,18 @@ fn encode(
 }
 
 fn bucket(schema: &DynSchema, args: &[String], out: &mut impl Write) -> Outcome {
+    if let Some(salt) = schema.salt().filter(|s| s.is_random()) {
+        return Err(format!(
+            "`{}` is salted `random % {n}`: a row's bucket is drawn when it is written, not computed from its fields, so a row may be in any of buckets 0..={}; `keyschema encode` prints its key in every bucket (`--bucket B` for one), and `keyschema ranges` the ranges a scan reads",
+            schema.name(),
+            salt.buckets() - 1,
+            n = salt.buckets(),
+        ));
+    }
     let mut values = Vec::new();
-    for (name, text) in pairs(args)? {
+    for (name, text) in values::pairs(args)? {
         let (_, field) = schema.field(name).map_err(|e| e.to_string())?;
-        values.push((name, field.parse(text).map_err(|e| e.to_string())?));
+        values.push((name, values::read_field(field, text)?));
     }
     let bucket = schema.bucket(&values).map_err(|e| e.to_string())?;
     writeln!(out, "{bucket}").map_err(|e| e.to_string())?;
@@ -317,7 +330,7 @@ fn range(field: &keyschema::dynamic::DynField, text: &str) -> Result<ValueRange,
             None => return Err(format!("`{text}` is not a range")),
         },
     };
-    let parse = |t: &str| field.parse(t).map_err(|e| e.to_string());
+    let parse = |t: &str| values::read_field(field, t);
     let lo = if lo.is_empty() {
         Bound::Unbounded
     } else {
@@ -335,7 +348,7 @@ fn range(field: &keyschema::dynamic::DynField, text: &str) -> Result<ValueRange,
 fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Write) -> Outcome {
     let mut equal = Vec::new();
     let mut last = None;
-    for (i, (name, text)) in pairs(args)?.into_iter().enumerate() {
+    for (i, (name, text)) in values::pairs(args)?.into_iter().enumerate() {
         let (index, field) = schema.field(name).map_err(|e| e.to_string())?;
         if index != i {
             let expected = schema.fields().get(i).map_or("nothing more", |f| f.name());
@@ -349,11 +362,13 @@ fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Wr
                 "`{name}` comes after the range; a range ends the binding"
             ));
         }
-        // A value with `..` is a range (a string holding `..` cannot be bound here).
-        if text.contains("..") {
+        // A value with `..` is a range; a string holding `..` is bound
+        // quoted (`"a..b"`).
+        let quoted = text.len() >= 2 && text.starts_with('"') && text.ends_with('"');
+        if text.contains("..") && !quoted {
             last = Some(range(field, text)?);
         } else {
-            equal.push(field.parse(text).map_err(|e| e.to_string())?);
+            equal.push(values::read_field(field, text)?);
         }
     }
     let set = schema.ranges(&equal, last).map_err(|e| e.to_string())?;
@@ -440,7 +455,21 @@ fn size(
             schema.name()
         ));
     };
-    let given = pairs(bytes)?;
+    let given = values::pairs(bytes)?;
+    for (name, _) in &given {
+        let Some(c) = schema.components().iter().find(|c| c.name() == *name) else {
+            return Err(format!(
+                "--bytes {name}: `{}` has no key field `{name}`",
+                schema.name()
+            ));
+        };
+        if let Some(width) = c.encoding().fixed_width() {
+            return Err(format!(
+                "--bytes {name}: `{name}` ({}) is always {width} bytes in the key; give --bytes only for variable-width fields",
+                c.encoding()
+            ));
+        }
+    }
     let size_of = |i: usize| -> Result<u64, String> {
         let c = &schema.components()[i];
         if let Some((_, n)) = given.iter().find(|(name, _)| *name == c.name()) {
@@ -470,7 +499,7 @@ fn size(
         }
     }
     let mut regular_bytes = 0;
-    for (name, n) in pairs(values)? {
+    for (name, n) in values::pairs(values)? {
         regular_bytes += n
             .parse::<u64>()
             .map_err(|_| format!("--value {name}={n}: not a number"))?;

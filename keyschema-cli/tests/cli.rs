@@ -405,3 +405,133 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn decode_quotes_what_would_be_ambiguous_and_encode_reads_it_back() {
+    let d = docs();
+    for user in [
+        "a site=b",
+        "",
+        "say \"hi\"",
+        "back\\slash",
+        "a|b",
+        "nul\0inside",
+        "<none>",
+        "line\nbreak",
+        "plain",
+    ] {
+        let key = Event::get_key(user, "shop.example", 5);
+        let decoded = stdout(keyschema(&d.events).args(["decode", &hex(&key)]));
+        let fields: Vec<String> = split_fields(decoded.trim_end());
+        assert_eq!(fields.len(), 3, "{decoded}");
+        let mut args = vec!["encode".to_string()];
+        args.extend(fields);
+        args.extend(["--output".to_string(), "hex".to_string()]);
+        assert_eq!(
+            stdout(keyschema(&d.events).args(&args)),
+            format!("{}\n", hex(&key)),
+            "{user:?} decoded as {decoded}"
+        );
+    }
+    let key = Event::get_key("a site=b", "shop.example", 5);
+    assert_eq!(
+        stdout(keyschema(&d.events).args(["decode", &hex(&key)])),
+        "user_id=\"a site=b\" site=shop.example timestamp=5\n"
+    );
+    // A string component as `render` shows it.
+    let key = Event::get_key("a\0b", "x|y", 5);
+    assert_eq!(Event::render(&key).split('|').nth(1), Some("a\\u{0}b"));
+    assert_eq!(
+        stdout(keyschema(&d.events).args([
+            "encode",
+            "user_id=a\\u{0}b",
+            "site=x\\|y",
+            "timestamp=5",
+            "--output",
+            "hex"
+        ])),
+        format!("{}\n", hex(&key))
+    );
+}
+
+/// `decode`'s `field=value` pairs, quoted values kept whole.
+fn split_fields(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let (mut quoted, mut escaped) = (false, false);
+    for c in line.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                out.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    out.push(current);
+    out
+}
+
+#[test]
+fn input_is_read_as_bytes_and_empty_keys_get_the_librarys_error() {
+    let d = docs();
+    let key = Event::get_key("u1", "s", 7);
+    // Raw key bytes (0xFF is not UTF-8), a bad line, then a good one.
+    let mut input = key.clone();
+    input.extend_from_slice(b"\nzz\n\n");
+    input.extend_from_slice(hex(&key).as_bytes());
+    input.push(b'\n');
+    let assert = keyschema(&d.events)
+        .arg("decode")
+        .write_stdin(input)
+        .assert()
+        .code(1);
+    let out = assert.get_output();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "user_id=u1 site=s timestamp=7\nuser_id=u1 site=s timestamp=7\n"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let empty = Event::decode(&[]).unwrap_err().to_string();
+    assert!(err.contains("line 2 (zz): neither"), "{err}");
+    assert!(err.contains(&format!("line 3 (): {empty}")), "{err}");
+    // An empty argument is an empty key, refused as the libraries refuse it.
+    let out = keyschema(&d.events)
+        .args(["decode", ""])
+        .assert()
+        .code(1)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains(&empty));
+}
+
+#[test]
+fn random_salt_buckets_and_fixed_width_sizes_are_refused_with_what_to_do() {
+    let d = docs();
+    let err = keyschema(&d.invoices)
+        .args(["bucket", "invoice_id=INV-1"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(
+        err.contains("salted `random % 10`") && err.contains("any of buckets 0..=9"),
+        "{err}"
+    );
+    let err = keyschema(&d.hotels)
+        .args(["size", "--rows", "10", "--bytes", "day=5"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(err.contains("is always 4 bytes"), "{err}");
+}

@@ -7,7 +7,7 @@
 //! still as it was read.
 
 use super::BoxFuture;
-use futures_util::Stream;
+use futures_core::Stream;
 use std::pin::Pin;
 
 /// One row of a whole-table pass: its key, its value as the store's typed
