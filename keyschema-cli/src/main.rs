@@ -398,24 +398,42 @@ fn splits(
     output: Output,
     out: &mut impl Write,
 ) -> Outcome {
-    let text = match &sample {
-        Some(path) => {
-            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?
+    let bytes = match &sample {
+        Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                .map_err(|e| e.to_string())?;
+            bytes
         }
-        None => std::io::read_to_string(std::io::stdin()).map_err(|e| e.to_string())?,
     };
     let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
     let mut keys = Vec::new();
     let mut ok = true;
-    for (n, line) in text.lines().enumerate() {
-        let Some(key) = forms::sample_line(line) else {
-            continue;
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let key = match std::str::from_utf8(line) {
+            Ok(text) => match forms::sample_line(text) {
+                Some(key) => forms::read(key, form, text_keys),
+                None => continue,
+            },
+            // Raw key bytes (as `cbt` prints a row key); an indented line
+            // is one of its cells.
+            Err(_) if line.starts_with(b" ") || line.starts_with(b"\t") => continue,
+            Err(_) if matches!(form, Form::Auto | Form::Text) => Ok(line.to_vec()),
+            Err(_) => Err(format!(
+                "not UTF-8, so not {form:?} text (raw key bytes: --input text)"
+            )),
         };
-        match forms::read(key, form, text_keys) {
+        match key {
             Ok(key) => keys.push(key),
             Err(e) => {
                 ok = false;
-                eprintln!("line {} ({}): {e}", n + 1, line.trim());
+                eprintln!(
+                    "line {} ({}): {e}",
+                    n + 1,
+                    forms::write(line, Output::Escaped).trim()
+                );
             }
         }
     }

@@ -535,3 +535,25 @@ fn random_salt_buckets_and_fixed_width_sizes_are_refused_with_what_to_do() {
     let err = String::from_utf8_lossy(&err);
     assert!(err.contains("is always 4 bytes"), "{err}");
 }
+
+#[test]
+fn splits_reads_raw_key_bytes_and_skips_their_cell_lines() {
+    let d = docs();
+    // cbt's layout: a dashes line, the raw key, indented cell lines.
+    let mut sample = Vec::new();
+    for i in 0..40u64 {
+        let key = Event::get_key(&format!("user{i:03}"), "shop.example", 1_700_000_000 + i);
+        sample.extend_from_slice(b"----------------------------------------\n");
+        sample.extend_from_slice(&key);
+        sample.extend_from_slice(b"\n  f:page                                   @ 2026/11/22-00:00:00.000000\n    \"/p/1\"\n");
+    }
+    let out = stdout(
+        keyschema(&d.events)
+            .args(["splits", "--per-bucket", "1"])
+            .write_stdin(sample),
+    );
+    assert!(
+        out.starts_with("7 split points from 40 sampled keys (0 not of this schema, ignored)"),
+        "{out}"
+    );
+}

@@ -225,7 +225,7 @@ fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
     if !known.contains(&name.as_str()) {
         return Err(syn::Error::new(
             key.span(),
-            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `family`, `crate`, `index(Name, ...)`"),
+            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `family`, `crate`, `index(Name, ...)` (inside `index(Name, ...)`: `building`, `prefix`, `salt`, `then`, `format`)"),
         ));
     }
     input.parse::<Token![=]>()?;

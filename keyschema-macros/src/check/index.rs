@@ -354,7 +354,14 @@ fn apart(
         let row_ident = &row.input.ident;
         return Some(error(
             span,
-            format!("the keys of `{row_ident}` may begin with the bytes of the index's prefix, so a scan of `{row_ident}` could meet entries of `{}`: give `{row_ident}` a prefix of its own (`prefix = \"e\"`), or salt it (its keys then begin with the salt, which the index prefix's first byte is above)", index.name),
+            match (row.salt, written.first()) {
+                (Some(salt), Some(first)) if row.sep.is_none() => {
+                    let n = salt.buckets();
+                    let highest = if n > 256 { (n - 1) >> 8 } else { n - 1 };
+                    format!("the keys of `{row_ident}` begin with its salt (`% {n}`), whose first byte goes up to {highest} and so reaches the first byte of the index's prefix (0x{first:02x}): a scan of `{row_ident}` could meet entries of `{}`; give `{row_ident}` a prefix of its own (`prefix = \"e\"`), or fewer buckets, so that its salt's first byte stays below 0x{first:02x}", index.name)
+                }
+                _ => format!("the keys of `{row_ident}` may begin with the bytes of the index's prefix, so a scan of `{row_ident}` could meet entries of `{}`: give `{row_ident}` a prefix of its own (`prefix = \"e\"`), or salt it (its keys then begin with the salt, which the index prefix's first byte is above)", index.name),
+            },
         ));
     }
     None

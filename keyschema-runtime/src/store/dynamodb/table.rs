@@ -148,7 +148,7 @@ impl DynamoStore {
                 return Err(DynamoError::TableMismatch {
                     table: self.table.clone(),
                     reason: format!(
-                        "`{}` has the index `{}`, and the table has {} where it needs a GSI `{}` over [{}]: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (README, \"Adding an index to a live table\")",
+                        "`{}` has the index `{}`, and the table has {} where it needs a GSI `{}` over [{}]: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (README, \"Indexes\", \"An index added to a live table\")",
                         self.schema.name(),
                         gsi.name,
                         if found.is_some() { format!("a GSI `{}` over [{}]", gsi.name, keys.join(", ")) } else { "no such GSI".to_string() },
