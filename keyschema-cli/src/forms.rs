@@ -45,6 +45,24 @@ pub fn read(line: &str, form: Form, text_keys: bool) -> Result<Vec<u8>, String> 
     }
 }
 
+/// Reads one line of input, read as bytes: UTF-8 text in `form`; other
+/// bytes are the key's raw bytes (as `cbt` prints keys) where `form` allows
+/// it (`auto`, `text`).
+pub fn read_line(line: &[u8], form: Form, text_keys: bool) -> Result<Vec<u8>, String> {
+    match std::str::from_utf8(line) {
+        Ok(text) => read(text, form, text_keys),
+        Err(_) if matches!(form, Form::Auto | Form::Text) => Ok(line.to_vec()),
+        Err(_) => Err(format!(
+            "not UTF-8, so not {form:?} text (raw key bytes: --input text)"
+        )),
+    }
+}
+
+/// A line of input as an error message shows it.
+pub fn shown(line: &[u8]) -> String {
+    write(line, Output::Escaped).trim().to_string()
+}
+
 fn hex(text: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = text
         .trim()

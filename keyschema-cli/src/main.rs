@@ -222,23 +222,16 @@ fn each_key(
         if line.last() == Some(&b'\r') {
             line.pop();
         }
-        let key = match std::str::from_utf8(&line) {
-            Ok(text) if text.trim().is_empty() => Ok(Vec::new()),
-            Ok(text) => forms::read(text, form, text_keys),
-            Err(_) if matches!(form, Form::Auto | Form::Text) => Ok(line.clone()),
-            Err(_) => Err(format!(
-                "not UTF-8, so not {form:?} text (raw key bytes: --input text)"
-            )),
+        let blank = std::str::from_utf8(&line).is_ok_and(|t| t.trim().is_empty());
+        let key = match blank {
+            true => Ok(Vec::new()),
+            false => forms::read_line(&line, form, text_keys),
         };
         match key.and_then(|key| f(&key)) {
             Ok(answer) => writeln!(out, "{answer}").map_err(|e| e.to_string())?,
             Err(e) => {
                 ok = false;
-                eprintln!(
-                    "line {} ({}): {e}",
-                    n + 1,
-                    forms::write(&line, forms::Output::Escaped).trim()
-                );
+                eprintln!("line {} ({}): {e}", n + 1, forms::shown(&line));
             }
         }
     }
@@ -420,20 +413,13 @@ fn splits(
             // Raw key bytes (as `cbt` prints a row key); an indented line
             // is one of its cells.
             Err(_) if line.starts_with(b" ") || line.starts_with(b"\t") => continue,
-            Err(_) if matches!(form, Form::Auto | Form::Text) => Ok(line.to_vec()),
-            Err(_) => Err(format!(
-                "not UTF-8, so not {form:?} text (raw key bytes: --input text)"
-            )),
+            Err(_) => forms::read_line(line, form, text_keys),
         };
         match key {
             Ok(key) => keys.push(key),
             Err(e) => {
                 ok = false;
-                eprintln!(
-                    "line {} ({}): {e}",
-                    n + 1,
-                    forms::write(line, Output::Escaped).trim()
-                );
+                eprintln!("line {} ({}): {e}", n + 1, forms::shown(line));
             }
         }
     }

@@ -91,13 +91,7 @@ pub fn read(encoding: Encoding, text: &str) -> Result<Value, String> {
                 )),
             }
         }
-        _ => {
-            let text = match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-                Some(inner) => inner,
-                None => text,
-            };
-            Value::parse(encoding, text).map_err(|reason| format!("`{text}`: {reason}"))
-        }
+        _ => Value::parse(encoding, unquoted(text)).map_err(|reason| format!("`{text}`: {reason}")),
     }
 }
 
@@ -160,11 +154,14 @@ pub fn read_field(field: &DynField, text: &str) -> Result<Value, String> {
     if matches!(field.encoding().base(), Base::String | Base::Char) {
         return read(field.encoding(), text).map_err(|e| format!("field `{}`: {e}", field.name()));
     }
-    let text = match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        Some(inner) => inner,
-        None => text,
-    };
-    field.parse(text).map_err(|e| e.to_string())
+    field.parse(unquoted(text)).map_err(|e| e.to_string())
+}
+
+/// A value of a type other than a string, without the quotes it may be in.
+fn unquoted(text: &str) -> &str {
+    text.strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text)
 }
 
 /// `field=value` arguments as pairs.

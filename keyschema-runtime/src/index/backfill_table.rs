@@ -74,24 +74,7 @@ impl<I: Index> IndexBackfill<I> {
             }
             self.save(mark.clone())?;
         }
-        let secs = started.elapsed().as_secs_f64();
-        Ok(Progress {
-            step: Step::Build,
-            rows_done: mark.done,
-            rows_written: mark.written,
-            rows_per_second: if secs > 0.0 {
-                this_run as f64 / secs
-            } else {
-                0.0
-            },
-            remaining: mark
-                .totals
-                .iter()
-                .zip(&mark.counts)
-                .map(|(total, done)| (0, total.saturating_sub(*done)))
-                .collect(),
-            finished: true,
-        })
+        Ok(self.progress(&mark, started, this_run))
     }
 
     /// The verification through a store's table pass: the table's rows

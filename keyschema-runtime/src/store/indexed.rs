@@ -86,7 +86,7 @@ pub(crate) fn write_rows<K: RowKey, S: Store + ?Sized>(
         return Ok(());
     }
     // The check (see the module): the changed rows read again.
-    let keys: Vec<Vec<u8>> = touched.rows.iter().cloned().collect();
+    let keys: Vec<Vec<u8>> = std::mem::take(&mut touched.rows).into_iter().collect();
     let now = store.get_many(&keys)?;
     let rows = keys
         .iter()
@@ -165,7 +165,10 @@ pub(crate) async fn write_rows_async<S: AsyncStore + ?Sized>(
         return Ok(());
     }
     let now = store
-        .get_many_for(schema, touched.rows.iter().cloned().collect())
+        .get_many_for(
+            schema,
+            std::mem::take(&mut touched.rows).into_iter().collect(),
+        )
         .await?;
     let puts = touched.restore(
         schema,

@@ -47,6 +47,17 @@ impl Gsi {
             sk: sorted.then(|| format!("{name}_sk")),
         }
     }
+
+    /// An entry key of this index as its partition and sort parts.
+    pub(super) fn split<'k>(&self, entry: &'k [u8]) -> Result<(&'k [u8], &'k [u8]), DynamoError> {
+        self.schema
+            .split_key(entry)
+            .map_err(|source| DynamoError::Key {
+                schema: self.name,
+                key: entry.to_vec(),
+                source,
+            })
+    }
 }
 
 impl DynamoStore {
@@ -124,14 +135,7 @@ impl DynamoStore {
             let Some(entry) = entries.iter().find(|e| gsi.schema.bucket_of(e).is_ok()) else {
                 continue;
             };
-            let (partition, sort) =
-                gsi.schema
-                    .split_key(entry)
-                    .map_err(|source| DynamoError::Key {
-                        schema: gsi.name,
-                        key: entry.clone(),
-                        source,
-                    })?;
+            let (partition, sort) = gsi.split(entry)?;
             let limit = |what, len, max| DynamoError::Limit {
                 index,
                 key: key[..key.len().min(64)].to_vec(),

@@ -214,13 +214,10 @@ impl DynamoStore {
             ("#k".to_string(), self.shape.partition_key.clone()),
             ("#ip".to_string(), gsi.pk.clone()),
         ]);
+        if let Some(sk) = &gsi.sk {
+            names.insert("#is".to_string(), sk.clone());
+        }
         let mut values = HashMap::new();
-        let key_names = |names: &mut HashMap<String, String>| {
-            if let Some(sk) = &gsi.sk {
-                names.insert("#is".to_string(), sk.clone());
-            }
-        };
-        key_names(&mut names);
         let update = if attributes.is_empty() {
             format!("REMOVE {}", placeholders(gsi, "#").join(", "))
         } else {
@@ -237,14 +234,7 @@ impl DynamoStore {
         match &change.was {
             None => condition.push("attribute_not_exists(#ip)".to_string()),
             Some(was) => {
-                let (partition, sort) =
-                    gsi.schema
-                        .split_key(was)
-                        .map_err(|source| DynamoError::Key {
-                            schema: gsi.name,
-                            key: was.clone(),
-                            source,
-                        })?;
+                let (partition, sort) = gsi.split(was)?;
                 condition.push("#ip = :oip".to_string());
                 values.insert(":oip".to_string(), self.attr(partition));
                 if gsi.sk.is_some() {
