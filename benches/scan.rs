@@ -1,11 +1,22 @@
-//! Typed scans over 1,000,000 rows: the ordered 8-bucket merge against
-//! unordered reading and against an unsalted single-range scan of the same
-//! logical rows, on redb and in memory; and latest-10 queries for one user.
+//! Typed scans against what a user would write instead, side by side in one
+//! run, over 1,000,000 rows on redb and in memory:
 //!
-//! Run: `cargo bench --bench scan` (about two minutes; set up takes ~10 s).
+//! * `raw`: the store's own scan of the same 8 bucket ranges (the floor);
+//! * `raw_hand_decode`: the raw scan plus a hand-written key decoder, bucket
+//!   after bucket (what a user writes without keyschema);
+//! * `typed_unordered` and `typed_ordered`: `Event::scan()`, bucket after
+//!   bucket, and merged into key order;
+//! * `unsalted_one_range`: the same logical rows unsalted, one range.
+//!
+//! Every variant reads every field of every row (a sum over the strings'
+//! lengths, the timestamp and the value's length), so no decoding is
+//! deferred. Then the heaviest user's latest 10 events, and an unbound first
+//! page over 65,536 buckets with its cursor's size (`scan/many_buckets.rs`).
+//!
+//! Run: `cargo bench --bench scan` (about three minutes; set up ~15 s).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use keyschema::store::{MemoryStore, Mutation, RedbStore, Store};
+use keyschema::store::{Direction, MemoryStore, Mutation, RedbStore, Store};
 use keyschema::RowKey;
 use std::hint::black_box;
 use std::time::Duration;
@@ -14,6 +25,11 @@ use std::time::Duration;
 #[path = "../tests/common/schemas.rs"]
 mod schemas;
 use schemas::Event;
+
+#[path = "scan/hand.rs"]
+mod hand;
+#[path = "scan/many_buckets.rs"]
+mod many_buckets;
 
 /// The same rows, unsalted: one range covers them, in key order.
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -67,53 +83,102 @@ fn load<S: Store>(store: &S, keys: impl Iterator<Item = Vec<u8>>) {
     store.write_batch(&batch).expect("load");
 }
 
-fn count<I: Iterator<Item = Result<T, E>>, T, E: std::fmt::Debug>(rows: I) -> usize {
+/// Every field of a typed row, read.
+fn fields(event: &Event, value: &[u8]) -> usize {
+    event.user_id.len() + event.site.len() + event.timestamp as usize + value.len()
+}
+
+/// Reads every row of a typed scan's fields; the sum.
+fn typed<I, E>(rows: I) -> usize
+where
+    I: Iterator<Item = Result<(Event, Vec<u8>), E>>,
+    E: std::fmt::Debug,
+{
     rows.fold(0, |n, r| {
-        black_box(r.expect("row"));
-        n + 1
+        let (event, value) = r.expect("row");
+        n.wrapping_add(fields(&event, &value))
     })
 }
 
-fn scans(c: &mut Criterion) {
+/// The store's own scan of each bucket's range: every key and value's length.
+fn raw<S: Store>(store: &S) -> usize {
+    let mut n = 0usize;
+    for range in Event::scan().ranges().iter() {
+        for row in store.scan(range, Direction::Forward).expect("scan") {
+            let (key, value) = row.expect("row");
+            n = n.wrapping_add(key.len() + value.len());
+        }
+    }
+    n
+}
+
+/// The raw scan and a hand-written decoder: what a user writes instead.
+fn raw_hand_decode<S: Store>(store: &S) -> usize {
+    let mut n = 0usize;
+    for range in Event::scan().ranges().iter() {
+        for row in store.scan(range, Direction::Forward).expect("scan") {
+            let (key, value) = row.expect("row");
+            let event = hand::decode(&key).expect("hand decode");
+            n = n.wrapping_add(fields(&event, &value));
+        }
+    }
+    n
+}
+
+fn full_scans(c: &mut Criterion) {
     let rows = rows();
     let salted_dir = tempfile::tempdir().expect("temp dir");
     let plain_dir = tempfile::tempdir().expect("temp dir");
-    let salted = RedbStore::open(salted_dir.path()).expect("redb");
-    let plain = RedbStore::open(plain_dir.path()).expect("redb");
-    let memory_salted = MemoryStore::new();
+    let redb = RedbStore::open(salted_dir.path()).expect("redb");
+    let redb_plain = RedbStore::open(plain_dir.path()).expect("redb");
+    let memory = MemoryStore::new();
     let memory_plain = MemoryStore::new();
-    load(&salted, rows.iter().map(RowKey::encode));
-    load(&memory_salted, rows.iter().map(RowKey::encode));
+    load(&redb, rows.iter().map(RowKey::encode));
+    load(&memory, rows.iter().map(RowKey::encode));
     let plain_keys = || {
         rows.iter()
             .map(|e| PlainEvent::get_key(&e.user_id, &e.site, e.timestamp))
     };
-    load(&plain, plain_keys());
+    load(&redb_plain, plain_keys());
     load(&memory_plain, plain_keys());
+    // The hand decoder reads what the derive writes.
+    for event in rows.iter().take(1000) {
+        assert_eq!(hand::decode(&event.encode()).as_ref(), Some(event));
+    }
 
     let mut group = c.benchmark_group("scan_1m_rows");
     group
         .sample_size(10)
-        .measurement_time(Duration::from_secs(8))
+        .measurement_time(Duration::from_secs(6))
         .throughput(Throughput::Elements(ROWS as u64));
-    group.bench_function("redb/ordered_8_buckets", |b| {
-        b.iter(|| count(Event::scan().run(&salted)))
-    });
-    group.bench_function("redb/unordered_8_buckets", |b| {
-        b.iter(|| count(Event::scan().unordered().run(&salted)))
-    });
-    group.bench_function("redb/unsalted_one_range", |b| {
-        b.iter(|| count(PlainEvent::scan().run(&plain)))
-    });
-    group.bench_function("memory/ordered_8_buckets", |b| {
-        b.iter(|| count(Event::scan().run(&memory_salted)))
-    });
-    group.bench_function("memory/unordered_8_buckets", |b| {
-        b.iter(|| count(Event::scan().unordered().run(&memory_salted)))
-    });
-    group.bench_function("memory/unsalted_one_range", |b| {
-        b.iter(|| count(PlainEvent::scan().run(&memory_plain)))
-    });
+    macro_rules! side_by_side {
+        ($name:literal, $store:expr, $plain:expr) => {
+            group.bench_function(concat!($name, "/raw"), |b| {
+                b.iter(|| black_box(raw($store)))
+            });
+            group.bench_function(concat!($name, "/raw_hand_decode"), |b| {
+                b.iter(|| black_box(raw_hand_decode($store)))
+            });
+            group.bench_function(concat!($name, "/typed_unordered"), |b| {
+                b.iter(|| black_box(typed(Event::scan().unordered().run($store))))
+            });
+            group.bench_function(concat!($name, "/typed_ordered"), |b| {
+                b.iter(|| black_box(typed(Event::scan().run($store))))
+            });
+            group.bench_function(concat!($name, "/unsalted_one_range"), |b| {
+                b.iter(|| {
+                    black_box(PlainEvent::scan().run($plain).fold(0usize, |n, r| {
+                        let (e, v) = r.expect("row");
+                        n.wrapping_add(
+                            e.user_id.len() + e.site.len() + e.timestamp as usize + v.len(),
+                        )
+                    }))
+                })
+            });
+        };
+    }
+    side_by_side!("redb", &redb, &redb_plain);
+    side_by_side!("memory", &memory, &memory_plain);
     group.finish();
 
     // The heaviest user's latest 10 events: on one site (one range) and on
@@ -122,34 +187,32 @@ fn scans(c: &mut Criterion) {
     let mut group = c.benchmark_group("latest_10");
     group.bench_function("redb/one_site", |b| {
         b.iter(|| {
-            count(
+            typed(
                 Event::scan()
                     .user_id(heavy)
                     .site(SITES[0])
                     .limit(10)
-                    .run(&salted),
-            )
-        })
-    });
-    group.bench_function("redb/one_site_unsalted", |b| {
-        b.iter(|| {
-            count(
-                PlainEvent::scan()
-                    .user_id(heavy)
-                    .site(SITES[0])
-                    .limit(10)
-                    .run(&plain),
+                    .run(&redb),
             )
         })
     });
     group.bench_function("redb/all_sites_8_buckets", |b| {
-        b.iter(|| count(Event::scan().user_id(heavy).limit(10).run(&salted)))
+        b.iter(|| typed(Event::scan().user_id(heavy).limit(10).run(&redb)))
     });
     group.bench_function("redb/all_sites_unsalted", |b| {
-        b.iter(|| count(PlainEvent::scan().user_id(heavy).limit(10).run(&plain)))
+        b.iter(|| {
+            PlainEvent::scan()
+                .user_id(heavy)
+                .limit(10)
+                .run(&redb_plain)
+                .count()
+        })
+    });
+    group.bench_function("memory/all_sites_8_buckets", |b| {
+        b.iter(|| typed(Event::scan().user_id(heavy).limit(10).run(&memory)))
     });
     group.finish();
 }
 
-criterion_group!(benches, scans);
+criterion_group!(benches, full_scans, many_buckets::bench);
 criterion_main!(benches);

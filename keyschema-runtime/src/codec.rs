@@ -137,9 +137,22 @@ pub struct KeyDecoder<'a, const N: usize> {
     next: usize,
     /// Text keys: the components' plain binary encodings, for the salt check.
     shadow: Vec<u8>,
+    /// Whether `finish` derives the salt from the fields again.
+    check_salt: bool,
 }
 
 impl<'a, const N: usize> KeyDecoder<'a, N> {
+    /// A decoder for a key read from a scan of its salt bucket's range: it
+    /// checks everything [`new`](Self::new) does but the salt's agreement
+    /// with the hashed fields (the range pinned the salt byte; see
+    /// [`RowKey::decode_scanned`](crate::RowKey::decode_scanned)).
+    #[inline]
+    pub fn scanned(schema: &'static Schema, input: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut decoder = Self::new(schema, input)?;
+        decoder.check_salt = false;
+        Ok(decoder)
+    }
+
     #[inline]
     pub fn new(schema: &'static Schema, input: &'a [u8]) -> Result<Self, DecodeError> {
         if input.len() > crate::limits::MAX_KEY_LEN {
@@ -159,6 +172,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             ends: [0; N],
             next: 0,
             shadow: Vec::new(),
+            check_salt: true,
         })
     }
 
@@ -233,7 +247,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         if self.next + 1 == N && T::TEXT_WIDTH.is_none() {
             self.expect_sep(sep, name)?;
         }
-        if self.schema.salt().is_some_and(|s| !s.is_random()) {
+        if self.check_salt && self.schema.salt().is_some_and(|s| !s.is_random()) {
             T::encode_key(value.as_key_ref(), &mut self.shadow);
         }
         self.ends[self.next] = self.shadow.len();
@@ -306,7 +320,11 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
                 count: self.input.len() - self.pos,
             });
         }
-        if let Some(s) = self.schema.salt().filter(|s| !s.is_random()) {
+        if let Some(s) = self
+            .schema
+            .salt()
+            .filter(|s| self.check_salt && !s.is_random())
+        {
             let expected = if self.schema.sep().is_some() {
                 self.schema.bucket_of_plain(s, &self.shadow, &self.ends)
             } else {

@@ -40,7 +40,7 @@ pub use limits::{KeyTooLong, MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, 
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 pub use record::{Projection, Record, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
-pub use scan::{PhaseKnown, Phased, Unphased};
+pub use scan::{PhaseKnown, Phased, Unphased, DEFAULT_CONCURRENCY};
 pub use scan::{Projected, ProjectedScan};
 pub use schema::{Component, Format, Order, Salt, Schema};
 

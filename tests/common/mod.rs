@@ -11,6 +11,7 @@ pub mod history;
 pub mod http_faults;
 pub mod index_model;
 pub mod interop;
+pub mod latency;
 pub mod layout_model;
 pub mod model;
 pub mod no_txn;
@@ -18,6 +19,7 @@ pub mod proxy;
 pub mod rows;
 pub mod rows_model;
 pub mod schemas;
+pub mod watch;
 
 use std::ops::Bound;
 

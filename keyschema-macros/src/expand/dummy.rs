@@ -136,6 +136,9 @@ pub fn dummy(input: &syn::DeriveInput) -> TokenStream {
                 #vis fn unordered(self) -> #krate::ScanRequest<#ident> {
                     unimplemented!()
                 }
+                #vis fn concurrency(self, _: usize) -> #krate::ScanRequest<#ident> {
+                    unimplemented!()
+                }
                 #vis fn after(self, _: #krate::Cursor) -> #krate::ScanRequest<#ident> {
                     unimplemented!()
                 }

@@ -2,10 +2,9 @@
 //! expansion as any key type's), `impl Index` (the entry of a row, the row
 //! of an entry), and the row type's `stored_index_keys`.
 
-use super::step;
-use crate::model::{Field, IndexSpec, KeySpec, Role};
+use crate::model::{Field, IndexSpec, KeySpec};
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 
 /// Every index's entry struct, key type items and `impl Index`.
 pub(super) fn indexes(row: &KeySpec) -> TokenStream {
@@ -69,19 +68,6 @@ fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
             quote!(let #field = <#ty as __ks::KeyComponent>::as_key_ref(#value);)
         })
         .collect();
-    let encoded = index.spec.encoded();
-    let n = encoded.len();
-    let text = index.spec.text_sep.is_some();
-    let steps = encoded.iter().map(|e| {
-        let (ident, ty) = (&e.field.ident, &super::checked(e.field));
-        let method = step(e.role, ty.span(), text);
-        match e.role {
-            Role::Bucket { width, .. } => quote_spanned!(ty.span()=>
-                __encoder.#method::<#ty>(<#ty as __ks::BucketKey>::bucket_of(#ident, #width));
-            ),
-            _ => quote_spanned!(ty.span()=> __encoder.#method::<#ty>(#ident);),
-        }
-    });
     let key_fields = row.parts.iter().map(|p| &p.field.ident);
     let defaults = row
         .values
@@ -105,18 +91,6 @@ fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
 
             fn into_row(self) -> #row_ident {
                 #row_ident { #(#key_fields: self.#key_fields,)* #(#defaults,)* }
-            }
-
-            fn entry_key_in(__row: &#row_ident, __bucket: u32) -> __ks::Option<__ks::Vec<u8>> {
-                #(#borrows)*
-                let __schema = <Self as __ks::RowKey>::schema();
-                let __hint = <Self as __ks::RowKey>::SIZE_HINT;
-                let mut __key = __ks::Vec::with_capacity(__hint);
-                let __out = &mut __key;
-                let mut __encoder = __ks::KeyEncoder::<#n>::new(__schema, __out, __hint);
-                #(#steps)*
-                __encoder.finish_in(__bucket);
-                __ks::Option::Some(__key)
             }
         }
     }

@@ -144,6 +144,24 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
         Some(_) => TokenStream::new(),
     };
     quote! {
+        /// Decodes a key; `scanned`: read from its salt bucket's range, the
+        /// salt not derived again.
+        #[inline(always)]
+        fn __keyschema_decode(
+            __bytes: &[u8],
+            __scanned: bool,
+        ) -> __ks::Result<#ident, __ks::DecodeError> {
+            let mut __decoder = if __scanned {
+                __ks::KeyDecoder::<#n>::scanned(&__KEYSCHEMA, __bytes)?
+            } else {
+                __ks::KeyDecoder::<#n>::new(&__KEYSCHEMA, __bytes)?
+            };
+            #(#reads)*
+            #(#checks)*
+            __decoder.finish()?;
+            __ks::Result::Ok(#ident { #(#fields,)* #(#skipped,)* })
+        }
+
         impl __ks::RowKey for #ident {
             const BUCKETS: u32 = #buckets;
             const SIZE_HINT: usize = #size_hint;
@@ -158,12 +176,14 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
                 #encode
             }
 
+            #[inline]
             fn decode(__bytes: &[u8]) -> __ks::Result<Self, __ks::DecodeError> {
-                let mut __decoder = __ks::KeyDecoder::<#n>::new(&__KEYSCHEMA, __bytes)?;
-                #(#reads)*
-                #(#checks)*
-                __decoder.finish()?;
-                __ks::Result::Ok(#ident { #(#fields,)* #(#skipped,)* })
+                __keyschema_decode(__bytes, false)
+            }
+
+            #[inline]
+            fn decode_scanned(__bytes: &[u8]) -> __ks::Result<Self, __ks::DecodeError> {
+                __keyschema_decode(__bytes, true)
             }
 
             #history

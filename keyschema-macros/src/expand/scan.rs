@@ -166,6 +166,11 @@ pub(super) fn scan_builder(spec: &KeySpec, scan_ident: &syn::Ident) -> TokenStre
                 self.request().unordered()
             }
 
+            /// Requests in flight at most on an async store; see [`ScanRequest::concurrency`](::keyschema::ScanRequest::concurrency).
+            #vis fn concurrency(self, n: usize) -> __ks::ScanRequest<#ident> {
+                self.request().concurrency(n)
+            }
+
             /// Resumes after a cursor; see [`ScanRequest::after`](::keyschema::ScanRequest::after).
             #vis fn after(self, cursor: __ks::Cursor) -> __ks::ScanRequest<#ident> {
                 self.request().after(cursor)

@@ -7,6 +7,7 @@ use super::{Index, IndexError};
 use crate::record::{decode_values, Record, ValueError};
 use crate::scan::Cursor;
 use crate::store::RowError;
+use std::collections::VecDeque;
 
 /// Entries per row fetch.
 pub(super) const CHUNK: usize = 256;
@@ -34,16 +35,15 @@ pub(super) fn read_values<K: Record>(row: &mut K, value: &[u8]) -> Result<(), Va
     decode_values(row, value)
 }
 
-/// The row `entry` names, whole, from its stored `value`, and the entry's
-/// salt bucket: `Ok(None)` when the row is gone or does not have this entry
-/// (a stale one). The row's key fields are the entry's (its key was made
-/// of them), and the entry's salt was checked when it was decoded, so the
-/// check re-encodes the entry in that bucket without hashing again.
+/// The row `entry` names, whole, from its stored `value`: `Ok(None)` when
+/// the row is gone or does not have this entry (a stale one, or one in
+/// another salt bucket than its fields hash to). The row's key fields are
+/// the entry's (its key was made of them).
 pub(super) fn checked_row<I: Index, E>(
     entry_key: &[u8],
     entry: I,
     value: Option<Vec<u8>>,
-) -> Result<Option<(I::Row, u32)>, RowError<E>> {
+) -> Result<Option<I::Row>, RowError<E>> {
     let Some(value) = value else {
         return Ok(None);
     };
@@ -55,64 +55,60 @@ pub(super) fn checked_row<I: Index, E>(
             source,
         });
     }
-    let bucket = I::schema().bucket_of(entry_key).unwrap_or(0);
-    if I::entry_key_in(&row, bucket).as_deref() != Some(entry_key) {
+    // The scan decoded the entry without deriving its salt again
+    // (`decode_scanned`): the row's own entry key, salt hashed, says
+    // whether this entry, in this bucket, is the row's.
+    if I::entry_key(&row).as_deref() != Some(entry_key) {
         return Ok(None);
     }
-    Ok(Some((row, bucket)))
+    Ok(Some(row))
 }
 
 /// Where an index scan stands inside a chunk of entries: the entries'
-/// cursor when the chunk was read, and the rows returned from it since.
+/// cursor after the last entry consumed (its row returned, or the entry
+/// skipped as stale), from the cursor taken after each entry was read.
 /// Outside a chunk the entries' own cursor is exact.
 #[derive(Default)]
 pub(super) struct ChunkCursor {
-    start: Option<Cursor>,
-    moved: Vec<(u32, Vec<u8>)>,
+    at: Option<Cursor>,
+    /// The entries' cursor after each entry read and not yet consumed.
+    pending: VecDeque<Cursor>,
 }
 
 impl ChunkCursor {
     /// A chunk is read from here.
     pub(super) fn begin(&mut self, entries: Cursor) {
-        self.start = Some(entries);
-        self.moved.clear();
+        self.at = Some(entries);
+        self.pending.clear();
+    }
+
+    /// An entry was read; `entries` is the cursor after it.
+    pub(super) fn pulled(&mut self, entries: Cursor) {
+        self.pending.push_back(entries);
+    }
+
+    /// The chunk's next entry was consumed; `past`: the cursor moves past
+    /// it (not after an error, which a resumed scan meets again).
+    pub(super) fn consumed(&mut self, past: bool) {
+        if let Some(cursor) = self.pending.pop_front() {
+            if past {
+                self.at = Some(cursor);
+            }
+        }
     }
 
     /// The chunk is done.
     pub(super) fn end(&mut self) {
-        self.start = None;
-        self.moved.clear();
-    }
-
-    /// A row was returned from the chunk, named by `entry_key` in `bucket`.
-    pub(super) fn passed<I: Index>(&mut self, ordered: bool, bucket: u32, entry_key: &[u8]) {
-        if self.start.is_none() {
-            return;
-        }
-        let body = entry_key
-            .get(I::schema().header_len()..)
-            .unwrap_or_default();
-        match self.moved.last_mut() {
-            // Merged, one position stands for every bucket.
-            Some((b, last)) if *b == bucket || ordered => {
-                *b = bucket;
-                last.clear();
-                last.extend_from_slice(body);
-            }
-            _ => self.moved.push((bucket, body.to_vec())),
-        }
+        self.at = None;
+        self.pending.clear();
     }
 
     /// The cursor after the last row returned; `entries` when outside a
     /// chunk.
-    pub(super) fn cursor(&self, ordered: bool, entries: impl FnOnce() -> Cursor) -> Cursor {
-        let Some(start) = &self.start else {
-            return entries();
-        };
-        let mut cursor = start.clone();
-        for (bucket, body) in &self.moved {
-            cursor.past(ordered, *bucket, body);
+    pub(super) fn cursor(&self, entries: impl FnOnce() -> Cursor) -> Cursor {
+        match &self.at {
+            Some(cursor) => cursor.clone(),
+            None => entries(),
         }
-        cursor
     }
 }

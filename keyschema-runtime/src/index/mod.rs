@@ -112,10 +112,4 @@ pub trait Index: RowKey {
     /// other field at its `Default` (its value fields are read next).
     #[doc(hidden)]
     fn into_row(self) -> Self::Row;
-
-    /// [`entry_key`](Self::entry_key) in salt bucket `bucket`, without
-    /// hashing the salt: what checks a row against an entry whose salt its
-    /// decode checked already (equal fields give equal salts).
-    #[doc(hidden)]
-    fn entry_key_in(row: &Self::Row, bucket: u32) -> Option<Vec<u8>>;
 }

@@ -64,8 +64,7 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
     /// Where the scan stands: `.after(cursor)` on the same request resumes
     /// after the last row returned.
     pub fn cursor(&self) -> Cursor {
-        self.at
-            .cursor(self.entries.ordered(), || self.entries.cursor())
+        self.at.cursor(|| self.entries.cursor())
     }
 
     /// How many entries the scan skipped because their row does not have
@@ -87,6 +86,7 @@ impl<I: Index, S: Store> IndexRows<'_, I, S> {
                 Some(Ok((entry_key, entry, _))) => {
                     rows.push(entry.row_key());
                     entries.push((entry_key, entry));
+                    self.at.pulled(self.entries.cursor());
                 }
                 Some(Err(e)) => {
                     self.deferred = Some(e);
@@ -144,10 +144,10 @@ impl<I: Index, S: Store> Iterator for IndexRows<'_, I, S> {
             if self.chunk.is_empty() {
                 self.at.end();
             }
-            match checked_row::<I, S::Error>(&entry_key, entry, value) {
-                Ok(Some((row, bucket))) => {
-                    self.at
-                        .passed::<I>(self.entries.ordered(), bucket, &entry_key);
+            let checked = checked_row::<I, S::Error>(&entry_key, entry, value);
+            self.at.consumed(checked.is_ok());
+            match checked {
+                Ok(Some(row)) => {
                     self.returned += 1;
                     return Some(Ok(row));
                 }

@@ -31,7 +31,6 @@ pub struct AsyncIndexRows<'s, I: Index, S: AsyncStore> {
     fetch: Option<BoxFuture<'s, Result<Vec<Row>, S::Error>>>,
     chunk: VecDeque<(Vec<u8>, I, Option<Vec<u8>>)>,
     at: ChunkCursor,
-    ordered: bool,
     deferred: Option<RowError<S::Error>>,
     failed: bool,
     exhausted: bool,
@@ -42,7 +41,6 @@ impl<I: Index> ScanRequest<I> {
     /// entries name, whole (see [`AsyncIndexRows`]).
     pub fn stream_rows<'s, S: AsyncStore>(&self, store: &'s S) -> AsyncIndexRows<'s, I, S> {
         let (request, limit) = self.without_limit();
-        let ordered = request.is_ordered();
         AsyncIndexRows {
             entries: request.stream_any(store),
             store,
@@ -54,7 +52,6 @@ impl<I: Index> ScanRequest<I> {
             fetch: None,
             chunk: VecDeque::new(),
             at: ChunkCursor::default(),
-            ordered,
             deferred: None,
             failed: false,
             exhausted: false,
@@ -66,7 +63,7 @@ impl<I: Index, S: AsyncStore> AsyncIndexRows<'_, I, S> {
     /// Where the scan stands: `.after(cursor)` on the same request resumes
     /// after the last row returned.
     pub fn cursor(&self) -> Cursor {
-        self.at.cursor(self.ordered, || self.entries.cursor())
+        self.at.cursor(|| self.entries.cursor())
     }
 
     /// Entries skipped because their row does not have them.
@@ -80,9 +77,10 @@ impl<I: Index, S: AsyncStore> AsyncIndexRows<'_, I, S> {
             if self.chunk.is_empty() && self.pulled.is_empty() && self.fetch.is_none() {
                 self.at.end();
             }
-            match checked_row::<I, S::Error>(&entry_key, entry, value) {
-                Ok(Some((row, bucket))) => {
-                    self.at.passed::<I>(self.ordered, bucket, &entry_key);
+            let checked = checked_row::<I, S::Error>(&entry_key, entry, value);
+            self.at.consumed(checked.is_ok());
+            match checked {
+                Ok(Some(row)) => {
                     self.returned += 1;
                     return Some(Ok(row));
                 }
@@ -166,6 +164,7 @@ impl<I: Index, S: AsyncStore> Stream for AsyncIndexRows<'_, I, S> {
                     Poll::Ready(Some(Ok((key, entry, _)))) => {
                         let row = entry.row_key();
                         this.pulled.push((key, entry, row));
+                        this.at.pulled(this.entries.cursor());
                     }
                     Poll::Ready(Some(Err(e))) => {
                         this.deferred = Some(e);

@@ -237,29 +237,76 @@ impl ScanState {
             ranges.sort_by(|a, b| a.start().cmp(b.start()));
             return ScanRangeSet::from_sorted_unchecked(ranges);
         }
-        let bound = self.ends.len();
-        let mut ranges = Vec::new();
-        let mut push = |bucket: Option<u32>| {
-            let mut prefix = Vec::with_capacity(schema.header_len() + self.body.len());
-            schema.push_header(bucket, &mut prefix);
-            prefix.extend_from_slice(&self.body);
-            if let Some((start, end)) = self.bounds_under(prefix) {
-                ranges.push(KeyRange::new(start, end, bucket.unwrap_or(0)));
-            }
+        let ranges = match self.per_bucket(schema) {
+            Some(buckets) => (0..buckets)
+                .filter_map(|b| self.salt_range(schema, b))
+                .collect(),
+            None => self
+                .salt_range(schema, self.known_bucket(schema))
+                .into_iter()
+                .collect(),
         };
+        ScanRangeSet::from_sorted_unchecked(ranges)
+    }
+
+    /// How many ranges the request needs in `schema` when it needs one per
+    /// salt bucket (a hashed field unbound, or a random salt); `None` when
+    /// it needs one range (no salt, or the salt known), or is expanded.
+    pub(crate) fn per_bucket(&self, schema: &Schema) -> Option<u32> {
+        let s = schema.salt()?;
+        let known = !s.is_random() && s.hashed().iter().all(|&i| i < self.ends.len());
+        (!self.expanded && !known).then(|| s.buckets())
+    }
+
+    /// The bucket of the request's one range: the salt the bound fields
+    /// hash to (0 without a salt).
+    fn known_bucket(&self, schema: &Schema) -> u32 {
         match schema.salt() {
-            None => push(None),
-            Some(s) if !s.is_random() && s.hashed().iter().all(|&i| i < bound) => {
-                let bucket = if schema.sep().is_some() {
+            Some(s) if !s.is_random() => {
+                if schema.sep().is_some() {
                     schema.bucket_of_plain(s, &self.shadow, &self.shadow_ends)
                 } else {
                     schema.bucket_of_body(s, &self.body, &self.ends)
-                };
-                push(Some(bucket))
+                }
             }
-            Some(s) => (0..s.buckets()).for_each(|b| push(Some(b))),
+            _ => 0,
         }
-        ScanRangeSet::from_sorted_unchecked(ranges)
+    }
+
+    /// The request's range in salt bucket `bucket` of `schema` (the
+    /// bucket ignored without a salt); `None` when the request matches
+    /// nothing. Not for an expanded request.
+    pub(crate) fn salt_range(&self, schema: &Schema, bucket: u32) -> Option<KeyRange> {
+        let salted = schema.salt().is_some();
+        let mut prefix = Vec::with_capacity(schema.header_len() + self.body.len());
+        schema.push_header(salted.then_some(bucket), &mut prefix);
+        prefix.extend_from_slice(&self.body);
+        let (start, end) = self.bounds_under(prefix)?;
+        Some(KeyRange::new(start, end, if salted { bucket } else { 0 }))
+    }
+
+    /// Feeds what identifies the request (its bound values, its range,
+    /// its expansion) to `out`, for a cursor's fingerprint.
+    pub(crate) fn describe(&self, out: &mut dyn FnMut(&[u8])) {
+        out(&self.body);
+        let bound = |b: &Bound<Vec<u8>>, out: &mut dyn FnMut(&[u8])| match b {
+            Bound::Included(v) => out(&[&[1u8][..], v].concat()),
+            Bound::Excluded(v) => out(&[&[2u8][..], v].concat()),
+            Bound::Unbounded => out(&[0]),
+        };
+        match &self.range {
+            Some((lo, hi)) => {
+                out(&[1]);
+                bound(lo, out);
+                bound(hi, out);
+            }
+            None => out(&[0]),
+        }
+        out(&[u8::from(self.expanded)]);
+        out(&(self.alternatives.len() as u64).to_be_bytes());
+        for a in &self.alternatives {
+            a.describe(out);
+        }
     }
 
     /// The range of keys that start with `prefix` and whose next component

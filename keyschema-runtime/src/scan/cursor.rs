@@ -1,12 +1,16 @@
 //! Resumable scan positions.
 
 use crate::error::CursorError;
-use crate::range::{Direction, KeyRange};
+use crate::range::Direction;
 use crate::schema::Schema;
 
-/// Where a typed scan stopped, per salt bucket: resuming from it restarts
-/// every bucket just after the last row it returned, so paging through a
-/// salted table never repeats or skips a row.
+/// Where a typed scan stopped: resuming from it restarts every bucket just
+/// after the last row it returned, so paging through a salted table never
+/// repeats or skips a row. Merged into key order, one position stands for
+/// every bucket (each resumes after the last row returned); unordered, the
+/// cursor names the bucket being read and its position (the buckets before
+/// it are done). Either way its size is that of one key, whatever the
+/// number of buckets.
 ///
 /// Opaque; [`to_bytes`](Self::to_bytes) and [`from_bytes`](Self::from_bytes)
 /// carry it across requests (a page token), and [`Display`](std::fmt::Display)
@@ -20,8 +24,8 @@ use crate::schema::Schema;
 ///
 /// # What a token reveals
 ///
-/// The cursor holds, per bucket, the key bytes (after the salt) of the last
-/// row returned, unencrypted: whoever holds the token can read that key
+/// The cursor holds the key bytes (after the salt) of the last row
+/// returned, unencrypted: whoever holds the token can read that key
 /// (for `Event`, the user id, site and timestamp of the last event on the
 /// page). The fingerprint stops a token from resuming another request, but
 /// it is not a signature. If page tokens go to clients who must not see
@@ -58,24 +62,17 @@ pub struct Cursor {
     pub(crate) direction: Direction,
     /// Of the request that made the cursor; see [`fingerprint`].
     pub(crate) fingerprint: [u8; 8],
-    /// Sorted by bucket.
-    pub(crate) positions: Vec<(u32, Position)>,
+    /// Merged into key order: every bucket resumes at `position`.
+    /// Unordered: the buckets before `source` are done, `source` resumes
+    /// at `position`, and those after it start from their beginning.
+    pub(crate) ordered: bool,
+    /// The source (the request's range, in the order of its ranges) being
+    /// read; 0 when merged.
+    pub(crate) source: u32,
+    pub(crate) position: Position,
 }
 
-impl Cursor {
-    /// Moves the cursor past a row of `bucket` whose key after the header
-    /// is `body`: merged (`ordered`), every bucket not done restarts after
-    /// it; unordered, its own bucket does.
-    pub(crate) fn past(&mut self, ordered: bool, bucket: u32, body: &[u8]) {
-        for (b, position) in &mut self.positions {
-            if !matches!(position, Position::Done) && (ordered || *b == bucket) {
-                *position = Position::After(body.to_vec());
-            }
-        }
-    }
-}
-
-/// How far one bucket has been read.
+/// How far a scan (merged) or its current bucket (unordered) has been read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Position {
     /// Nothing returned yet.
@@ -86,15 +83,17 @@ pub(crate) enum Position {
     Done,
 }
 
-/// Version 2 added the request fingerprint.
-const VERSION: u8 = 2;
+/// Version 2 added the request fingerprint; version 3 keeps one position
+/// whatever the number of buckets.
+const VERSION: u8 = 3;
 
 /// The fingerprint of a typed scan request: the first 8 bytes of SHA-256
-/// over the key type's declaration, the scanned key ranges (which hold the
-/// prefix, the bound values and the range), the direction and the order mode.
+/// over the key type's declaration, what identifies the request (its bound
+/// values, range and phase: the ranges follow from them), the direction
+/// and the order mode.
 pub(crate) fn fingerprint(
     schema: &Schema,
-    ranges: &[KeyRange],
+    request: &[u8],
     direction: Direction,
     ordered: bool,
 ) -> [u8; 8] {
@@ -104,16 +103,9 @@ pub(crate) fn fingerprint(
         hasher.update((bytes.len() as u64).to_be_bytes());
         hasher.update(bytes);
     };
-    field(b"keyschema cursor 2");
+    field(b"keyschema cursor 3");
     field(schema.to_string().as_bytes());
-    for range in ranges {
-        field(&range.bucket().to_be_bytes());
-        field(range.start());
-        match range.end() {
-            Some(end) => field(&[&[1], end].concat()),
-            None => field(&[0]),
-        }
-    }
+    field(request);
     field(&[u8::from(direction == Direction::Reverse), u8::from(ordered)]);
     let digest = hasher.finalize();
     let mut out = [0u8; 8];
@@ -124,34 +116,27 @@ pub(crate) fn fingerprint(
 impl Cursor {
     /// Whether every bucket has been read to its end: resuming returns nothing.
     pub fn is_finished(&self) -> bool {
-        self.positions.iter().all(|(_, p)| *p == Position::Done)
-    }
-
-    pub(crate) fn position(&self, bucket: u32) -> &Position {
-        self.positions
-            .binary_search_by_key(&bucket, |(b, _)| *b)
-            .map_or(&Position::Start, |i| &self.positions[i].1)
+        self.position == Position::Done
     }
 
     /// The cursor as bytes: a version, the direction, the request's
-    /// fingerprint (8 bytes), then per bucket its number and position (the
-    /// key bytes after the salt of the last row returned; see "What a token
-    /// reveals" above).
+    /// fingerprint (8 bytes), the order mode, the bucket being read
+    /// (unordered), then the position: the key bytes after the salt of the
+    /// last row returned (see "What a token reveals" above). Its size does
+    /// not grow with the number of buckets: at most 19 bytes and one key.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = vec![VERSION, u8::from(self.direction == Direction::Reverse)];
         out.extend_from_slice(&self.fingerprint);
-        out.extend_from_slice(&(self.positions.len() as u32).to_be_bytes());
-        for (bucket, position) in &self.positions {
-            out.extend_from_slice(&bucket.to_be_bytes());
-            match position {
-                Position::Start => out.push(0),
-                Position::After(body) => {
-                    out.push(1);
-                    out.extend_from_slice(&(body.len() as u32).to_be_bytes());
-                    out.extend_from_slice(body);
-                }
-                Position::Done => out.push(2),
+        out.push(u8::from(self.ordered));
+        out.extend_from_slice(&self.source.to_be_bytes());
+        match &self.position {
+            Position::Start => out.push(0),
+            Position::After(body) => {
+                out.push(1);
+                out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+                out.extend_from_slice(body);
             }
+            Position::Done => out.push(2),
         }
         out
     }
@@ -169,31 +154,36 @@ impl Cursor {
         };
         let mut fingerprint = [0u8; 8];
         fingerprint.copy_from_slice(r.take(8)?);
-        let count = r.u32()?;
-        let mut positions = Vec::new();
-        for _ in 0..count {
-            let bucket = r.u32()?;
-            if positions.last().is_some_and(|(b, _)| *b >= bucket) {
-                return Err(r.error("buckets must be sorted and distinct"));
-            }
-            let position = match r.u8()? {
-                0 => Position::Start,
-                1 => {
-                    let len = r.u32()? as usize;
-                    Position::After(r.take(len)?.to_vec())
-                }
-                2 => Position::Done,
-                _ => return Err(r.error("unknown position tag")),
-            };
-            positions.push((bucket, position));
+        let ordered = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return Err(r.error("order mode must be 0 or 1")),
+        };
+        let source = r.u32()?;
+        if ordered && source != 0 {
+            return Err(r.error("a merged scan's cursor names no bucket"));
         }
+        let position = match r.u8()? {
+            0 => Position::Start,
+            1 => {
+                let len = r.u32()? as usize;
+                if len > crate::limits::MAX_KEY_LEN {
+                    return Err(r.error("a position longer than any key"));
+                }
+                Position::After(r.take(len)?.to_vec())
+            }
+            2 => Position::Done,
+            _ => return Err(r.error("unknown position tag")),
+        };
         if r.pos != bytes.len() {
             return Err(r.error("trailing bytes"));
         }
         Ok(Cursor {
             direction,
             fingerprint,
-            positions,
+            ordered,
+            source,
+            position,
         })
     }
 }

@@ -5,29 +5,38 @@
 //! they merge identically.
 
 use super::cursor::{fingerprint, Cursor, Position};
+use super::plan::Plan;
 use crate::error::CursorError;
 use crate::history::{Cut, History, LayoutError, Phase};
 use crate::key::RowKey;
 use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::schema::Schema;
-use crate::store::{typed_row, Row, RowError, TypedRow};
+use crate::store::{RowError, TypedRow};
+use std::cell::OnceCell;
+use std::cmp::Ordering;
 
 /// A typed row with the key bytes it was decoded from (a projection's
 /// error names the key without encoding it again).
 pub(crate) type Keyed<K> = (Vec<u8>, K, Vec<u8>);
 
-/// A keyed row without its key bytes.
-pub(super) fn unkeyed<K, E>(
-    row: Result<Keyed<K>, RowError<E>>,
-) -> Result<TypedRow<K>, RowError<E>> {
-    row.map(|(_, row, value)| (row, value))
+/// The order of two rows' parts after the header (`a` of source `i`, `b`
+/// of source `j`) in the merge: key order in `direction`, ties by source.
+#[inline]
+pub(super) fn before(a: &[u8], i: usize, b: &[u8], j: usize, direction: Direction) -> bool {
+    let by_key = a.cmp(b);
+    let by_key = match direction {
+        Direction::Forward => by_key,
+        Direction::Reverse => by_key.reverse(),
+    };
+    by_key.then(i.cmp(&j)) == Ordering::Less
 }
-use std::cmp::Ordering;
 
 /// How a typed scan runs: set through the methods of [`ScanRequest`](crate::ScanRequest).
 #[derive(Debug, Clone)]
 pub(crate) struct ScanOptions {
     pub limit: Option<usize>,
+    /// An async scan's requests in flight at most.
+    pub concurrency: usize,
     pub direction: Direction,
     /// Whether `reverse()` chose the direction (a cursor then does not
     /// override it: a mismatch is refused as another request's cursor).
@@ -36,10 +45,15 @@ pub(crate) struct ScanOptions {
     pub after: Option<Cursor>,
 }
 
+/// An async scan's requests in flight at most, unless set with
+/// [`ScanRequest::concurrency`](crate::ScanRequest::concurrency).
+pub const DEFAULT_CONCURRENCY: usize = 16;
+
 impl Default for ScanOptions {
     fn default() -> Self {
         ScanOptions {
             limit: None,
+            concurrency: DEFAULT_CONCURRENCY,
             direction: Direction::Forward,
             direction_chosen: false,
             ordered: true,
@@ -48,83 +62,44 @@ impl Default for ScanOptions {
     }
 }
 
-/// A row waiting in the merge: one per bucket at most.
-pub(super) struct Pending {
-    pub(super) key: Vec<u8>,
-    pub(super) value: Vec<u8>,
-    pub(super) source: usize,
-    /// Where the key's logical part starts (after prefix and salt).
-    pub(super) header: usize,
-    pub(super) reverse: bool,
-}
-
-impl Pending {
-    pub(super) fn new(core: &ScanCore, source: usize, (key, value): Row) -> Self {
-        Pending {
-            key,
-            value,
-            source,
-            header: core.header_of(core.ranges.get(source).map_or(0, KeyRange::bucket)),
-            reverse: core.options.direction == Direction::Reverse,
-        }
-    }
-
-    pub(super) fn body(&self) -> &[u8] {
-        self.key.get(self.header..).unwrap_or_default()
-    }
-}
-
-impl PartialEq for Pending {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Pending {}
-impl PartialOrd for Pending {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Pending {
-    /// `BinaryHeap` pops the greatest: the next row is the smallest body
-    /// forward, the largest in reverse.
-    fn cmp(&self, other: &Self) -> Ordering {
-        let by_key = self
-            .body()
-            .cmp(other.body())
-            .then(self.source.cmp(&other.source));
-        if self.reverse {
-            by_key
-        } else {
-            by_key.reverse()
-        }
-    }
-}
-
 /// The fetch-independent state of a typed scan.
 pub(super) struct ScanCore {
     pub(super) options: ScanOptions,
-    pub(super) header: usize,
-    /// The request's ranges, one per bucket.
-    pub(super) ranges: Vec<KeyRange>,
-    /// Per opened source: its bucket and how far it was read.
-    pub(super) positions: Vec<(u32, Position)>,
+    header: usize,
+    /// The request's ranges, one per source, made on demand.
+    pub(super) plan: Plan,
+    /// What identifies the request, for its cursor's fingerprint.
+    request: Vec<u8>,
+    /// Computed when a cursor is given or asked for, not on every scan.
+    fingerprint: OnceCell<[u8; 8]>,
     pub(super) started: bool,
     pub(super) returned: usize,
-    /// The logical part of the last row returned (ordered mode).
-    pub(super) last: Option<Vec<u8>>,
     /// A store error was returned: the scan is over.
     pub(super) failed: bool,
-    /// The key type's layout, for the request's fingerprint (computed only
-    /// when a cursor is given or asked for, not on every scan).
-    pub(super) schema: &'static Schema,
+    /// The key type's layout, for the request's fingerprint.
+    schema: &'static Schema,
     /// The cursor given to `after` belongs to another request, or the
     /// phase is not one of the key type's cut-over: returned as the first
     /// item, and nothing is read.
-    pub(super) refused: Option<Refused>,
+    refused: Option<Refused>,
+    /// The scan was refused: its cursor stays at the start.
+    was_refused: bool,
     /// A key type with a layout history: the phase read in, and the older
     /// layout's header length.
-    pub(super) history: Option<(Phase, usize)>,
+    history: Option<(Phase, usize)>,
+    /// Where the given cursor resumes: merged, every source; unordered,
+    /// source `resume_source` (those before it are done).
+    resume: Position,
+    resume_source: usize,
+    /// The part after the header of the last row returned (merged), or of
+    /// the last row returned from `current` (unordered); `has_last` says
+    /// whether it is set (the buffer is reused).
+    last: Vec<u8>,
+    has_last: bool,
+    /// Unordered: the source being read; every one before it is done.
+    pub(super) current: usize,
+    /// Merged: the sources not yet read to their end.
+    open: usize,
 }
 
 /// Why a scan reads nothing.
@@ -137,43 +112,78 @@ pub(super) enum Refused {
 impl ScanCore {
     pub(super) fn new(
         schema: &'static Schema,
-        ranges: Vec<KeyRange>,
+        plan: Plan,
+        request: Vec<u8>,
         mut options: ScanOptions,
         history: Option<(&'static History, Phase)>,
     ) -> Self {
-        let foreign = options.after.as_ref().is_some_and(|cursor| {
-            cursor.fingerprint != fingerprint(schema, &ranges, options.direction, options.ordered)
-        });
-        let refused = foreign.then(|| {
-            options.after = None;
-            Refused::Cursor(CursorError::OtherRequest {
-                schema: schema.name(),
-            })
-        });
-        let refused = refused.or_else(|| {
+        let mut core = ScanCore {
+            header: schema.header_len(),
+            plan,
+            request,
+            fingerprint: OnceCell::new(),
+            started: false,
+            returned: 0,
+            failed: false,
+            schema,
+            refused: None,
+            was_refused: false,
+            history: history.map(|(h, phase)| (phase, h.older().header_len())),
+            resume: Position::Start,
+            resume_source: 0,
+            last: Vec::new(),
+            has_last: false,
+            current: 0,
+            open: 0,
+            options: ScanOptions::default(),
+        };
+        let given = options.after.take();
+        core.options = options;
+        let refused = match given {
+            Some(cursor)
+                if cursor.fingerprint != *core.fingerprint()
+                    || cursor.ordered != core.options.ordered =>
+            {
+                Some(Refused::Cursor(CursorError::OtherRequest {
+                    schema: schema.name(),
+                }))
+            }
+            Some(cursor) => {
+                core.resume_source = cursor.source as usize;
+                core.current = core.resume_source;
+                core.resume = cursor.position;
+                if core.resume == Position::Done {
+                    core.current = core.plan.len();
+                }
+                None
+            }
+            None => None,
+        };
+        core.refused = refused.or_else(|| {
             let (h, phase) = history?;
             h.check_phase(schema.name(), phase)
                 .err()
                 .map(Refused::Layout)
         });
-        let mut core = ScanCore {
-            options,
-            header: schema.header_len(),
-            ranges,
-            positions: Vec::new(),
-            started: false,
-            returned: 0,
-            last: None,
-            failed: false,
-            schema,
-            refused,
-            history: history.map(|(h, phase)| (phase, h.older().header_len())),
-        };
         if core.refused.is_some() {
             // Nothing is read; the cursor stays at the start.
-            core.ranges.clear();
+            core.was_refused = true;
+            core.plan = Plan::Listed(Vec::new());
+            core.resume = Position::Start;
+            core.current = 0;
         }
         core
+    }
+
+    fn fingerprint(&self) -> &[u8; 8] {
+        self.fingerprint.get_or_init(|| {
+            fingerprint(
+                self.schema,
+                &self.request,
+                self.options.direction,
+                self.options.ordered,
+            )
+        })
     }
 
     /// The refusal of a foreign cursor or a phase, once; the scan then
@@ -187,52 +197,39 @@ impl ScanCore {
         })
     }
 
-    pub(super) fn initial_position(&self, bucket: u32) -> Position {
-        self.options
-            .after
-            .as_ref()
-            .map_or(Position::Start, |c| c.position(bucket).clone())
-    }
-
-    /// Where the components start in the keys of a range tagged `bucket`.
-    pub(super) fn header_of(&self, bucket: u32) -> usize {
+    /// Where the components start in the keys of source `i`.
+    pub(super) fn header_of(&self, i: usize) -> usize {
         match self.history {
-            Some((_, older)) if bucket & OLDER_LAYOUT != 0 => older,
+            Some((_, older)) if self.plan.bucket(i) & OLDER_LAYOUT != 0 => older,
             _ => self.header,
         }
     }
 
-    /// The ranges to open, one per source, each narrowed past the cursor;
-    /// `None` for a bucket with nothing left.
-    pub(super) fn plan(&mut self) -> Vec<Option<KeyRange>> {
+    /// Starts the scan: merged, every source is open until it runs out.
+    pub(super) fn start(&mut self) {
         self.started = true;
-        let ranges = std::mem::take(&mut self.ranges);
-        let plan = ranges
-            .iter()
-            .map(|range| {
-                let position = self.initial_position(range.bucket());
-                let narrowed = self.resume(range, &position);
-                let position = if narrowed.is_some() {
-                    position
-                } else {
-                    Position::Done
-                };
-                self.positions.push((range.bucket(), position));
-                narrowed
-            })
-            .collect();
-        self.ranges = ranges;
-        plan
+        if self.options.ordered && self.resume != Position::Done {
+            self.open = self.plan.len();
+        }
     }
 
-    /// `range` narrowed to the rows after `position`; `None` when nothing is left.
-    pub(super) fn resume(&self, range: &KeyRange, position: &Position) -> Option<KeyRange> {
+    /// Source `i`'s range narrowed past the cursor given; `None` when
+    /// nothing is left in it.
+    pub(super) fn range_for(&self, i: usize) -> Option<KeyRange> {
+        let range = self.plan.range(i)?;
+        let position = if self.options.ordered || i == self.resume_source {
+            &self.resume
+        } else if i < self.resume_source {
+            return None;
+        } else {
+            return Some(range);
+        };
         let body = match position {
-            Position::Start => return Some(range.clone()),
+            Position::Start => return Some(range),
             Position::Done => return None,
             Position::After(body) => body,
         };
-        let header = self.header_of(range.bucket());
+        let header = self.header_of(i);
         let head = range.start().get(..header).unwrap_or(range.start());
         let mut at = Vec::with_capacity(head.len() + body.len() + 1);
         at.extend_from_slice(head);
@@ -251,80 +248,80 @@ impl ScanCore {
         self.options.limit.filter(|_| self.history.is_none())
     }
 
-    pub(super) fn mark_done(&mut self, source: usize) {
-        self.positions[source].1 = Position::Done;
+    /// Source `i` has no more rows: merged, one fewer open; unordered, the
+    /// next source is read from its start.
+    pub(super) fn mark_done(&mut self, i: usize) {
+        if self.options.ordered {
+            self.open = self.open.saturating_sub(1);
+        } else if i == self.current {
+            self.current += 1;
+            self.has_last = false;
+        }
     }
 
-    /// Bookkeeping for a returned row, then its decoding. Reuses buffers:
-    /// no allocation per row. `None`: the row belongs to the other layout
-    /// of a history (or to the other side of the cut-over) and is skipped.
+    /// Bookkeeping for a returned row of source `source`, then its
+    /// decoding. No allocation but the row's own. `None`: the row belongs
+    /// to the other layout of a history (or to the other side of the
+    /// cut-over) and is skipped.
+    #[inline]
     pub(super) fn emit<K: RowKey, E>(
         &mut self,
         source: usize,
-        (key, value): Row,
-    ) -> Option<Result<Keyed<K>, RowError<E>>> {
-        let bucket = self.ranges.get(source).map_or(0, KeyRange::bucket);
-        let row = match self.history {
-            None => None,
-            Some((phase, _)) => match classify::<K>(&key, bucket & OLDER_LAYOUT != 0, phase) {
-                Ok(Some(row)) => Some(row),
-                Ok(None) => return None,
-                Err(source) => {
-                    self.returned += 1;
-                    return Some(Err(RowError::Decode { key, source }));
+        key: &[u8],
+        value: Vec<u8>,
+    ) -> Option<Result<TypedRow<K>, RowError<E>>> {
+        let decoded = match self.history {
+            None => K::decode_scanned(key),
+            Some((phase, _)) => {
+                let older = self.plan.bucket(source) & OLDER_LAYOUT != 0;
+                match classify::<K>(key, older, phase) {
+                    Ok(Some(row)) => Ok(row),
+                    Ok(None) => return None,
+                    Err(e) => Err(e),
                 }
-            },
+            }
         };
         self.returned += 1;
-        let body = key.get(self.header_of(bucket)..).unwrap_or_default();
-        if self.options.ordered {
-            set_after(self.last.get_or_insert_with(Vec::new), body);
-        } else {
-            let position = &mut self.positions[source].1;
-            match position {
-                Position::After(buf) => set_after(buf, body),
-                // The source may already be marked done.
-                Position::Done => {}
-                Position::Start => *position = Position::After(body.to_vec()),
-            }
-        }
-        Some(match row {
-            Some(row) => Ok((key, row, value)),
-            None => typed_row(&key, value).map(|(row, value)| (key, row, value)),
+        let body = key.get(self.header_of(source)..).unwrap_or_default();
+        self.last.clear();
+        self.last.extend_from_slice(body);
+        self.has_last = true;
+        Some(match decoded {
+            Ok(row) => Ok((row, value)),
+            Err(source) => Err(RowError::Decode {
+                key: key.to_vec(),
+                source,
+            }),
         })
     }
 
     pub(super) fn cursor(&self) -> Cursor {
-        let mut positions: Vec<(u32, Position)> = if self.started {
-            self.positions
-                .iter()
-                .map(|(bucket, position)| {
-                    let position = match (position, &self.last) {
-                        (Position::Done, _) => Position::Done,
-                        // Merged: every bucket restarts after the last row returned
-                        // overall (rows pulled but not returned are read again).
-                        (_, Some(last)) if self.options.ordered => Position::After(last.clone()),
-                        (p, _) => p.clone(),
-                    };
-                    (*bucket, position)
-                })
-                .collect()
+        let (source, position) = if self.was_refused || !self.started {
+            (self.resume_source, self.resume.clone())
+        } else if self.options.ordered {
+            let position = if self.open == 0 {
+                Position::Done
+            } else if self.has_last {
+                Position::After(self.last.clone())
+            } else {
+                self.resume.clone()
+            };
+            (0, position)
+        } else if self.current >= self.plan.len() {
+            (self.plan.len(), Position::Done)
+        } else if self.has_last {
+            (self.current, Position::After(self.last.clone()))
+        } else if self.current == self.resume_source {
+            (self.current, self.resume.clone())
         } else {
-            self.ranges
-                .iter()
-                .map(|r| (r.bucket(), self.initial_position(r.bucket())))
-                .collect()
+            (self.current, Position::Start)
         };
-        positions.sort_by_key(|(b, _)| *b);
         Cursor {
             direction: self.options.direction,
-            fingerprint: fingerprint(
-                self.schema,
-                &self.ranges,
-                self.options.direction,
-                self.options.ordered,
-            ),
-            positions,
+            fingerprint: *self.fingerprint(),
+            ordered: self.options.ordered,
+            source: source as u32,
+            position,
         }
     }
 }
@@ -369,9 +366,4 @@ fn classify<K: RowKey>(
         }
         Ok(row) => Ok(belongs(&row).then_some(row)),
     }
-}
-
-fn set_after(buf: &mut Vec<u8>, body: &[u8]) {
-    buf.clear();
-    buf.extend_from_slice(body);
 }

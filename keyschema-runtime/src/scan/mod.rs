@@ -13,13 +13,16 @@
 pub(crate) mod builder;
 mod cursor;
 mod merge;
+mod plan;
 mod projected;
 pub(crate) mod request;
 mod rows;
 mod stream;
+mod tree;
 
 pub use builder::ScanError;
 pub use cursor::Cursor;
+pub use merge::DEFAULT_CONCURRENCY;
 pub use projected::{Projected, ProjectedScan};
 pub use request::{BucketArg, PhaseKnown, Phased, ScanArg, ScanRequest, Unphased};
 pub use rows::TypedRows;

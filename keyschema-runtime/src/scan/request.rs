@@ -4,6 +4,7 @@
 use super::builder::{ScanError, ScanStage, ScanState, Split};
 use super::cursor::Cursor;
 use super::merge::ScanOptions;
+use super::plan::Plan;
 use super::rows::TypedRows;
 use super::stream::AsyncTypedRows;
 use crate::encoding::{BucketKey, KeyArg, KeyComponent, TextOrdered};
@@ -308,6 +309,18 @@ impl<K: RowKey, P> ScanRequest<K, P> {
         self
     }
 
+    /// An async scan ([`stream`](Self::stream)) keeps at most `n` requests
+    /// in flight (at least 1; [`DEFAULT_CONCURRENCY`](crate::DEFAULT_CONCURRENCY)
+    /// unless set). Merged,
+    /// every bucket's first request is needed before the first row, `n` at
+    /// a time; unordered, buckets are read in order and the next ones are
+    /// fetched ahead, up to `n` at once, as earlier ones run out. A sync
+    /// scan ignores it.
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.options.concurrency = n.max(1);
+        self
+    }
+
     /// Descending key order (for a `rev` timestamp: oldest first).
     pub fn reverse(mut self) -> Self {
         self.options.direction = Direction::Reverse;
@@ -365,11 +378,6 @@ impl<K: RowKey, P> ScanRequest<K, P> {
         (request, limit)
     }
 
-    /// Whether the buckets are merged into key order.
-    pub(crate) fn is_ordered(&self) -> bool {
-        self.options.ordered
-    }
-
     pub(crate) fn stream_any<S: AsyncStore>(&self, store: &S) -> AsyncTypedRows<K, S::Error> {
         self.stream_reading(store, K::schema())
     }
@@ -384,7 +392,8 @@ impl<K: RowKey, P> ScanRequest<K, P> {
         AsyncTypedRows::new(
             store,
             reads,
-            self.ranges_any().into_iter().collect(),
+            self.plan(),
+            self.describe(),
             self.options.clone(),
             self.read_phase(),
         )
@@ -393,9 +402,34 @@ impl<K: RowKey, P> ScanRequest<K, P> {
     fn run_any<'s, S: Store>(&self, store: &'s S) -> TypedRows<'s, K, S> {
         TypedRows::new(
             store,
-            self.ranges_any().into_iter().collect(),
+            self.plan(),
+            self.describe(),
             self.options.clone(),
             self.read_phase(),
         )
+    }
+
+    /// The ranges the drivers read, one per source: made on demand when
+    /// the request needs one per salt bucket (a layout history's are
+    /// listed, both layouts in one order).
+    fn plan(&self) -> Plan {
+        if K::history().is_some() {
+            return Plan::Listed(self.ranges_any().into_iter().collect());
+        }
+        Plan::of(&self.state, K::schema())
+    }
+
+    /// What identifies the request for its cursor's fingerprint: the
+    /// bound values and range, and the phase (the ranges follow from them).
+    fn describe(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.state.describe(&mut |bytes| {
+            out.extend_from_slice(&(bytes.len() as u64).to_be_bytes());
+            out.extend_from_slice(bytes);
+        });
+        if let Some(phase) = self.read_phase() {
+            out.extend_from_slice(format!("{phase:?}").as_bytes());
+        }
+        out
     }
 }

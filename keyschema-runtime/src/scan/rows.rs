@@ -1,83 +1,65 @@
 //! The sync driver of a typed scan, over a [`Store`]: one store scan per
-//! bucket range, merged in key order with one pending row per bucket.
+//! bucket range, each row read into the source's own buffers and decoded
+//! from them. Merged, every source is open and a loser tree picks the next
+//! row; unordered, one source is open at a time, opened when reached.
 
 use super::cursor::Cursor;
-use super::merge::{unkeyed, Keyed, Pending, ScanCore, ScanOptions};
+use super::merge::{before, Keyed, ScanCore, ScanOptions};
+use super::plan::Plan;
+use super::tree::LoserTree;
 use crate::history::Phase;
 use crate::key::RowKey;
-use crate::range::KeyRange;
-use crate::store::{Row, RowError, Store, TypedRow};
-use std::collections::binary_heap::{BinaryHeap, PeekMut};
+use crate::range::Direction;
+use crate::store::{BoxRowSource, RowError, Store, TypedRow};
 use std::marker::PhantomData;
 
-/// One bucket's scan in the sync driver.
-struct Source<I> {
-    rows: Option<I>,
+/// One bucket's scan in the sync driver, with the buffers its rows are
+/// read into.
+struct Source<'s, E> {
+    rows: Option<BoxRowSource<'s, E>>,
+    key: Vec<u8>,
+    value: Vec<u8>,
+    /// Whether `key` and `value` hold a row not yet returned.
+    full: bool,
     /// Rows pulled from the store so far (the per-bucket limit).
     pulled: usize,
+    /// Where the components start in its keys.
+    header: usize,
+    /// The first 16 bytes of the row's body, zero-padded, big-endian: most
+    /// comparisons of the merge end here without a call to `memcmp`.
+    prefix: u128,
 }
 
-/// The next row of a source, honouring the per-bucket limit; `Ok(None)` when
-/// it has no more (`exhausted` tells whether the store ran out).
-fn pull<I, E>(
-    source: &mut Source<I>,
-    limit: Option<usize>,
-    exhausted: &mut bool,
-) -> Result<Option<Row>, E>
-where
-    I: Iterator<Item = Result<Row, E>>,
-{
-    let Some(rows) = source.rows.as_mut() else {
-        return Ok(None);
-    };
-    if limit.is_some_and(|n| source.pulled >= n) {
-        source.rows = None;
-        return Ok(None);
-    }
-    match rows.next() {
-        Some(Ok(row)) => {
-            source.pulled += 1;
-            Ok(Some(row))
-        }
-        Some(Err(e)) => Err(e),
-        None => {
-            source.rows = None;
-            *exhausted = true;
-            Ok(None)
-        }
+impl<E> Source<'_, E> {
+    fn body(&self) -> &[u8] {
+        self.key.get(self.header..).unwrap_or_default()
     }
 }
 
-/// [`pull`] source `i`, marking it done in `core` when the store ran out.
-fn pull_marking<I, E>(
-    source: &mut Source<I>,
-    core: &mut ScanCore,
-    i: usize,
-) -> Result<Option<Row>, E>
-where
-    I: Iterator<Item = Result<Row, E>>,
-{
-    let mut exhausted = false;
-    let row = pull(source, core.per_source_limit(), &mut exhausted);
-    if exhausted {
-        core.mark_done(i);
-    }
-    row
+/// The first 16 bytes of `body`, zero-padded, as a big-endian number: if
+/// two bodies' prefixes differ, they order as their prefixes do (a shorter
+/// body padded with zeros is a prefix of the other up to its end).
+#[inline]
+fn prefix_of(body: &[u8]) -> u128 {
+    let mut bytes = [0u8; 16];
+    let n = body.len().min(16);
+    bytes[..n].copy_from_slice(&body[..n]);
+    u128::from_be_bytes(bytes)
 }
 
 /// The rows of a typed scan: decoded keys with their values.
 ///
 /// Ordered (the default), it merges the buckets by the key bytes after the
-/// salt, which is the declared order, holding at most one pending row per
-/// bucket. Unordered, it drains the buckets one after the other.
-/// [`cursor`](Self::cursor) says where to resume.
+/// salt, which is the declared order, holding one row per bucket.
+/// Unordered, it reads the buckets one after the other, opening each when
+/// it is reached. [`cursor`](Self::cursor) says where to resume.
 pub struct TypedRows<'s, K, S: Store + 's> {
     store: &'s S,
     core: ScanCore,
-    sources: Vec<Source<S::Rows<'s>>>,
-    heap: BinaryHeap<Pending>,
-    current: usize,
-    /// A store error met while refilling, returned after the row in hand.
+    /// Merged: one per source. Unordered: the current source.
+    sources: Vec<Source<'s, S::Error>>,
+    tree: LoserTree,
+    /// A store error met while reading ahead, returned after the row in hand.
     deferred: Option<S::Error>,
     key: PhantomData<fn() -> K>,
 }
@@ -85,17 +67,17 @@ pub struct TypedRows<'s, K, S: Store + 's> {
 impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
     pub(crate) fn new(
         store: &'s S,
-        ranges: Vec<KeyRange>,
+        plan: Plan,
+        request: Vec<u8>,
         options: ScanOptions,
         phase: Option<Phase>,
     ) -> Self {
         let history = K::history().zip(phase);
         TypedRows {
             store,
-            core: ScanCore::new(K::schema(), ranges, options, history),
+            core: ScanCore::new(K::schema(), plan, request, options, history),
             sources: Vec::new(),
-            heap: BinaryHeap::new(),
-            current: 0,
+            tree: LoserTree::default(),
             deferred: None,
             key: PhantomData,
         }
@@ -113,76 +95,196 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         self.core.options.limit.take()
     }
 
-    /// Whether the buckets are merged into key order.
-    pub(crate) fn ordered(&self) -> bool {
-        self.core.options.ordered
-    }
-
     /// The store the scan reads.
     pub(crate) fn store(&self) -> &'s S {
         self.store
     }
 
-    /// Opens one store scan per range, restarted after the cursor's positions.
-    fn start(&mut self) -> Result<(), S::Error> {
-        for range in self.core.plan() {
-            let rows = match range {
-                Some(range) => Some(self.store.scan(&range, self.core.options.direction)?),
-                None => None,
-            };
-            self.sources.push(Source { rows, pulled: 0 });
+    /// Opens source `i`'s store scan, narrowed past the cursor.
+    fn open(&self, i: usize) -> Result<Source<'s, S::Error>, S::Error> {
+        let rows = match self.core.range_for(i) {
+            Some(range) => Some(self.store.scan_into(&range, self.core.options.direction)?),
+            None => None,
+        };
+        Ok(Source {
+            rows,
+            key: Vec::new(),
+            value: Vec::new(),
+            full: false,
+            pulled: 0,
+            header: self.core.header_of(i),
+            prefix: 0,
+        })
+    }
+
+    /// Reads the next row of source `i` (in `slot`) into its buffers,
+    /// honouring the per-bucket limit; marks it done in the core when the
+    /// store ran out.
+    #[inline]
+    fn pull(&mut self, slot: usize, i: usize) -> Result<(), S::Error> {
+        let limit = self.core.per_source_limit();
+        let source = &mut self.sources[slot];
+        source.full = false;
+        let Some(rows) = source.rows.as_mut() else {
+            return Ok(());
+        };
+        if limit.is_some_and(|n| source.pulled >= n) {
+            source.rows = None;
+            return Ok(());
         }
-        if self.core.options.ordered {
-            for i in 0..self.sources.len() {
-                if let Some(row) = self.pull(i)? {
-                    self.heap.push(Pending::new(&self.core, i, row));
-                }
-            }
+        if rows.next_into(&mut source.key, &mut source.value)? {
+            source.pulled += 1;
+            source.full = true;
+            source.prefix = prefix_of(source.body());
+        } else {
+            source.rows = None;
+            self.core.mark_done(i);
         }
         Ok(())
     }
 
-    fn pull(&mut self, i: usize) -> Result<Option<Row>, S::Error> {
-        pull_marking(&mut self.sources[i], &mut self.core, i)
+    /// Merged: opens every source and reads its first row.
+    fn start_merge(&mut self) -> Result<(), S::Error> {
+        for i in 0..self.core.plan.len() {
+            let source = self.open(i)?;
+            let empty = source.rows.is_none();
+            self.sources.push(source);
+            if empty {
+                self.core.mark_done(i);
+            } else {
+                self.pull(i, i)?;
+            }
+        }
+        let (sources, direction) = (&self.sources, self.core.options.direction);
+        self.tree = LoserTree::build(sources.len(), |a, b| less(sources, direction, a, b));
+        Ok(())
     }
 
-    fn next_row(&mut self) -> Result<Option<(usize, Row)>, S::Error> {
-        if !self.core.started {
-            self.start()?;
-        }
-        if self.core.options.ordered {
-            // Replace the smallest pending row by the next row of its bucket
-            // in place: one sift instead of a pop and a push.
-            let Some(mut top) = self.heap.peek_mut() else {
-                return Ok(None);
-            };
-            let i = top.source;
-            let row = match pull_marking(&mut self.sources[i], &mut self.core, i) {
-                Ok(Some((key, value))) => {
-                    let key = std::mem::replace(&mut top.key, key);
-                    let value = std::mem::replace(&mut top.value, value);
-                    (key, value)
-                }
-                Ok(None) => {
-                    let p = PeekMut::pop(top);
-                    (p.key, p.value)
-                }
-                // Never drop the row in hand: the error waits for the next call.
-                Err(e) => {
-                    self.deferred = Some(e);
-                    let p = PeekMut::pop(top);
-                    (p.key, p.value)
-                }
-            };
-            return Ok(Some((i, row)));
-        }
-        while self.current < self.sources.len() {
-            if let Some(row) = self.pull(self.current)? {
-                return Ok(Some((self.current, row)));
+    /// The next row of the merge, decoded; its key copied when `keyed`.
+    #[inline]
+    fn next_merged(&mut self, keyed: bool) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
+        loop {
+            let w = self.tree.winner()?;
+            let source = self.sources.get_mut(w)?;
+            if !source.full {
+                return None;
             }
-            self.current += 1;
+            let value = std::mem::take(&mut source.value);
+            let key = if keyed {
+                source.key.clone()
+            } else {
+                Vec::new()
+            };
+            let item = self
+                .core
+                .emit::<K, S::Error>(w, &self.sources[w].key, value);
+            // Read the source's next row now, so that a source that ran
+            // out is done in the cursor as its last row is returned.
+            if let Err(e) = self.pull(w, w) {
+                self.deferred = Some(e);
+            }
+            let (sources, direction) = (&self.sources, self.core.options.direction);
+            self.tree.replay(w, |a, b| less(sources, direction, a, b));
+            if let Some(item) = item {
+                return Some(item.map(|(row, value)| (key, row, value)));
+            }
         }
-        Ok(None)
+    }
+
+    /// The next row read bucket after bucket, decoded.
+    #[inline]
+    fn next_unordered(&mut self, keyed: bool) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
+        loop {
+            let i = self.core.current;
+            if i >= self.core.plan.len() {
+                return None;
+            }
+            if self.sources.is_empty() {
+                match self.open(i) {
+                    Ok(source) if source.rows.is_none() => {
+                        self.core.mark_done(i);
+                        continue;
+                    }
+                    Ok(source) => self.sources.push(source),
+                    Err(e) => return Some(Err(self.fail(e))),
+                }
+            }
+            if let Err(e) = self.pull(0, i) {
+                return Some(Err(self.fail(e)));
+            }
+            let source = &mut self.sources[0];
+            if !source.full {
+                if self.core.current == i {
+                    // The per-bucket limit: the page is full.
+                    return None;
+                }
+                // The source ran out: on to the next.
+                self.sources.clear();
+                continue;
+            }
+            let value = std::mem::take(&mut source.value);
+            let key = if keyed {
+                source.key.clone()
+            } else {
+                Vec::new()
+            };
+            if let Some(item) = self
+                .core
+                .emit::<K, S::Error>(i, &self.sources[0].key, value)
+            {
+                return Some(item.map(|(row, value)| (key, row, value)));
+            }
+        }
+    }
+
+    fn fail(&mut self, e: S::Error) -> RowError<S::Error> {
+        self.core.failed = true;
+        RowError::Store(e)
+    }
+
+    /// The next row, its key bytes copied when `keyed`.
+    #[inline]
+    fn next_row(&mut self, keyed: bool) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
+        if let Some(refused) = self.core.take_refusal() {
+            return Some(Err(refused));
+        }
+        if self.core.limit_reached() {
+            return None;
+        }
+        if let Some(e) = self.deferred.take() {
+            return Some(Err(self.fail(e)));
+        }
+        if !self.core.options.ordered {
+            self.core.started = true;
+            return self.next_unordered(keyed);
+        }
+        if !self.core.started {
+            self.core.start();
+            if let Err(e) = self.start_merge() {
+                return Some(Err(self.fail(e)));
+            }
+        }
+        self.next_merged(keyed)
+    }
+
+    /// The next row with its key bytes.
+    pub(crate) fn next_keyed(&mut self) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
+        self.next_row(true)
+    }
+}
+
+/// Whether source `a`'s row comes before source `b`'s in the merge (a
+/// source without a row never does).
+#[inline]
+fn less<E>(sources: &[Source<'_, E>], direction: Direction, a: usize, b: usize) -> bool {
+    let (x, y) = (&sources[a], &sources[b]);
+    match (x.full, y.full) {
+        (true, true) if x.prefix != y.prefix => match direction {
+            Direction::Forward => x.prefix < y.prefix,
+            Direction::Reverse => x.prefix > y.prefix,
+        },
+        (true, true) => before(x.body(), a, y.body(), b, direction),
+        (full, _) => full,
     }
 }
 
@@ -199,37 +301,9 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
 
     /// A store error is yielded once and ends the scan; [`cursor`](Self::cursor)
     /// then resumes exactly after the rows returned.
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_keyed().map(unkeyed)
-    }
-}
-
-impl<K: RowKey, S: Store> TypedRows<'_, K, S> {
-    /// The next row with its key bytes.
-    pub(crate) fn next_keyed(&mut self) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
-        if let Some(refused) = self.core.take_refusal() {
-            return Some(Err(refused));
-        }
-        loop {
-            if self.core.limit_reached() {
-                return None;
-            }
-            let next = match self.deferred.take() {
-                Some(e) => Err(e),
-                None => self.next_row(),
-            };
-            match next {
-                Ok(Some((source, row))) => match self.core.emit(source, row) {
-                    Some(item) => return Some(item),
-                    // A row of the other layout: on to the next.
-                    None => continue,
-                },
-                Ok(None) => return None,
-                Err(e) => {
-                    self.core.failed = true;
-                    return Some(Err(RowError::Store(e)));
-                }
-            }
-        }
+        self.next_row(false)
+            .map(|row| row.map(|(_, row, value)| (row, value)))
     }
 }

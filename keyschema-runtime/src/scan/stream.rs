@@ -1,32 +1,75 @@
 //! The async driver of a typed scan, over an [`AsyncStore`]: one stream
-//! per bucket, all polled together, merged by the same rules as the sync one.
+//! per bucket, merged by the same rules as the sync one, with at most
+//! [`concurrency`](crate::ScanRequest::concurrency) requests in flight.
+//!
+//! A store's stream makes no request until it is polled, so the driver
+//! bounds the requests in flight by the streams it polls. Merged, every
+//! bucket's first row is needed before the first row is known: the first
+//! requests go out `concurrency` at a time, and after that one stream at a
+//! time is read (the one whose row was returned; its next rows are usually
+//! in the page it already holds). Unordered, the buckets are read in order:
+//! the current one, and as buckets run out, up to `concurrency - 1` of the
+//! next ones ahead (one, then three, then seven...), so a page that one
+//! bucket fills costs one request.
 
 use super::cursor::Cursor;
-use super::merge::{unkeyed, Keyed, Pending, ScanCore, ScanOptions};
+use super::merge::{before, Keyed, ScanCore, ScanOptions};
+use super::plan::Plan;
+use super::tree::LoserTree;
 use crate::history::Phase;
 use crate::key::RowKey;
-use crate::range::KeyRange;
-use crate::store::{AsyncStore, BoxRowStream, RowError, TypedRow};
+use crate::range::Direction;
+use crate::store::{AsyncStore, BoxRowStream, Row, RowError, TypedRow};
 use futures_core::Stream;
-use std::collections::BinaryHeap;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 struct Source<E> {
+    /// `None` once it ended (or for an empty range).
     rows: Option<BoxRowStream<E>>,
-    /// Whether the merge waits for this source's next row.
-    wanted: bool,
+    /// The row read and not yet returned.
+    head: Option<Row>,
+    /// It was polled and answered `Pending`: its request is in flight.
+    waiting: bool,
+    /// Read ahead (unordered): an error, returned when the source is reached.
+    error: Option<E>,
+    /// Where the components start in its keys.
+    header: usize,
+    /// It was polled at least once (its first request was made).
+    polled: bool,
 }
 
-/// The rows of an async typed scan: one stream per bucket, all polled
-/// together (their requests run concurrently), merged in key order by
-/// the same rules as [`TypedRows`](super::TypedRows).
+impl<E> Source<E> {
+    fn resolved(&self) -> bool {
+        self.head.is_some() || self.rows.is_none() || self.error.is_some()
+    }
+}
+
+/// What polling a source once gave.
+enum Polled<E> {
+    Waiting,
+    Row,
+    Ended,
+    Error(E),
+}
+
+/// The rows of an async typed scan: one stream per bucket, at most
+/// [`concurrency`](crate::ScanRequest::concurrency) requests in flight,
+/// merged in key order by the same rules as [`TypedRows`](super::TypedRows)
+/// (or read bucket after bucket with [`unordered`](crate::ScanRequest::unordered)).
 pub struct AsyncTypedRows<K, E> {
     core: ScanCore,
     sources: Vec<Source<E>>,
-    heap: BinaryHeap<Pending>,
-    current: usize,
+    /// Merged: built once every source has answered.
+    tree: Option<LoserTree>,
+    /// Merged: the source whose row was returned last, read again before
+    /// the next row is known.
+    refill: Option<usize>,
+    /// Sources polled and waiting for an answer.
+    in_flight: usize,
+    /// Unordered: how many sources after the current one are read ahead.
+    ahead: usize,
     /// The store's refusal of the key type, returned first.
     refused: Option<E>,
     /// Whether an error concerns one item and the scan reads on.
@@ -38,26 +81,36 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
     pub(crate) fn new<S: AsyncStore<Error = E>>(
         store: &S,
         reads: &'static crate::schema::Schema,
-        ranges: Vec<KeyRange>,
+        plan: Plan,
+        request: Vec<u8>,
         options: ScanOptions,
         phase: Option<Phase>,
     ) -> Self {
-        let mut core = ScanCore::new(K::schema(), ranges, options, K::history().zip(phase));
+        let mut core = ScanCore::new(K::schema(), plan, request, options, K::history().zip(phase));
+        core.start();
         let limit = core.per_source_limit();
         let direction = core.options.direction;
-        let sources = core
-            .plan()
-            .into_iter()
-            .map(|range| Source {
-                rows: range.map(|r| store.scan_for(reads, &r, direction, limit)),
-                wanted: true,
+        // The streams are made now (a store's stream is lazy: no request
+        // until it is polled).
+        let sources = (0..core.plan.len())
+            .map(|i| Source {
+                rows: core
+                    .range_for(i)
+                    .map(|r| store.scan_for(reads, &r, direction, limit)),
+                head: None,
+                waiting: false,
+                error: None,
+                header: core.header_of(i),
+                polled: false,
             })
             .collect();
         AsyncTypedRows {
             core,
             sources,
-            heap: BinaryHeap::new(),
-            current: 0,
+            tree: None,
+            refill: None,
+            in_flight: 0,
+            ahead: 0,
             refused: store.check_key_type(K::schema()).err(),
             item_error: S::item_error,
             key: PhantomData,
@@ -67,6 +120,12 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
     /// Where the scan stands; see [`TypedRows::cursor`](super::TypedRows::cursor).
     pub fn cursor(&self) -> Cursor {
         self.core.cursor()
+    }
+
+    /// How many buckets' streams were polled so far: each made at least
+    /// one request to the store.
+    pub fn buckets_read(&self) -> usize {
+        self.sources.iter().filter(|s| s.polled).count()
     }
 }
 
@@ -85,103 +144,204 @@ impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
     type Item = Result<TypedRow<K>, RowError<E>>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.get_mut().poll_keyed(cx).map(|row| row.map(unkeyed))
+        self.get_mut()
+            .poll_keyed(cx)
+            .map(|row| row.map(|row| row.map(|(_, row, value)| (row, value))))
     }
 }
 
 impl<K: RowKey, E> AsyncTypedRows<K, E> {
+    /// Polls source `i` once, unless it already has its answer.
+    fn poll_source(&mut self, cx: &mut Context<'_>, i: usize) -> Polled<E> {
+        let source = &mut self.sources[i];
+        if source.head.is_some() {
+            return Polled::Row;
+        }
+        if let Some(e) = source.error.take() {
+            return Polled::Error(e);
+        }
+        let Some(rows) = source.rows.as_mut() else {
+            return Polled::Ended;
+        };
+        source.polled = true;
+        let polled = rows.as_mut().poll_next(cx);
+        let was_waiting = std::mem::replace(&mut source.waiting, polled.is_pending());
+        match (was_waiting, polled.is_pending()) {
+            (false, true) => self.in_flight += 1,
+            (true, false) => self.in_flight -= 1,
+            _ => {}
+        }
+        match polled {
+            Poll::Pending => Polled::Waiting,
+            Poll::Ready(Some(Ok(row))) => {
+                source.head = Some(row);
+                Polled::Row
+            }
+            Poll::Ready(Some(Err(e))) => Polled::Error(e),
+            Poll::Ready(None) => {
+                source.rows = None;
+                Polled::Ended
+            }
+        }
+    }
+
+    /// A store error: one item's (the scan reads on) or the end of the scan.
+    fn error(&mut self, e: E) -> Poll<Option<Result<Keyed<K>, RowError<E>>>> {
+        if !(self.item_error)(&e) {
+            self.core.failed = true;
+        }
+        Poll::Ready(Some(Err(RowError::Store(e))))
+    }
+
     /// The next row with its key bytes.
     pub(crate) fn poll_keyed(
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Keyed<K>, RowError<E>>>> {
-        let this = self;
-        if let Some(refused) = this.refused.take() {
-            this.core.failed = true;
+        if let Some(refused) = self.refused.take() {
+            self.core.failed = true;
             return Poll::Ready(Some(Err(RowError::Store(refused))));
         }
-        if let Some(refused) = this.core.take_refusal() {
+        if let Some(refused) = self.core.take_refusal() {
             return Poll::Ready(Some(Err(refused)));
         }
-        if this.core.limit_reached() {
-            return Poll::Ready(None);
-        }
-        if !this.core.options.ordered {
-            while this.current < this.sources.len() {
-                let i = this.current;
-                let Some(rows) = this.sources[i].rows.as_mut() else {
-                    this.current += 1;
-                    continue;
-                };
-                match rows.as_mut().poll_next(cx) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Some(Ok(row))) => match this.core.emit(i, row) {
-                        Some(item) => return Poll::Ready(Some(item)),
-                        // A row of the other layout: read on.
-                        None => continue,
-                    },
-                    Poll::Ready(Some(Err(e))) => {
-                        this.core.failed = !(this.item_error)(&e);
-                        return Poll::Ready(Some(Err(RowError::Store(e))));
-                    }
-                    Poll::Ready(None) => {
-                        this.sources[i].rows = None;
-                        this.core.mark_done(i);
-                        this.current += 1;
-                    }
-                }
+        loop {
+            if self.core.limit_reached() {
+                return Poll::Ready(None);
             }
-            return Poll::Ready(None);
-        }
-        // Every open source whose row the merge waits for must have
-        // answered before the smallest pending row is known.
-        let mut waiting = false;
-        for i in 0..this.sources.len() {
-            if !this.sources[i].wanted {
-                continue;
-            }
-            let Some(rows) = this.sources[i].rows.as_mut() else {
-                this.sources[i].wanted = false;
-                continue;
+            let next = if self.core.options.ordered {
+                self.poll_merged(cx)
+            } else {
+                self.poll_unordered(cx)
             };
-            match rows.as_mut().poll_next(cx) {
-                Poll::Pending => waiting = true,
-                Poll::Ready(Some(Ok(row))) => {
-                    this.sources[i].wanted = false;
-                    this.heap.push(Pending::new(&this.core, i, row));
-                }
-                Poll::Ready(Some(Err(e))) if (this.item_error)(&e) => {
-                    // One unreadable item: reported, and its source read on
-                    // (it stays wanted; the rows pending stay pending).
-                    return Poll::Ready(Some(Err(RowError::Store(e))));
-                }
-                Poll::Ready(Some(Err(e))) => {
-                    // Rows already pending are not returned: the cursor
-                    // resumes before them, so nothing is lost.
-                    this.core.failed = true;
-                    return Poll::Ready(Some(Err(RowError::Store(e))));
-                }
-                Poll::Ready(None) => {
-                    this.sources[i].wanted = false;
-                    this.sources[i].rows = None;
-                    this.core.mark_done(i);
-                }
+            let (i, (key, value)) = match next {
+                Poll::Ready(Ok(Some(row))) => row,
+                Poll::Ready(Ok(None)) => return Poll::Ready(None),
+                Poll::Ready(Err(e)) => return self.error(e),
+                Poll::Pending => return Poll::Pending,
+            };
+            if let Some(item) = self.core.emit::<K, E>(i, &key, value) {
+                return Poll::Ready(Some(item.map(|(row, value)| (key, row, value))));
+            }
+            // A row of the other layout: on to the next.
+        }
+    }
+
+    /// Merged: the next row in key order and its source.
+    fn poll_merged(&mut self, cx: &mut Context<'_>) -> Poll<Result<Option<(usize, Row)>, E>> {
+        let direction = self.core.options.direction;
+        if self.tree.is_none() {
+            match self.fill_every_source(cx) {
+                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+            let sources = &self.sources;
+            self.tree = Some(LoserTree::build(sources.len(), |a, b| {
+                less(sources, direction, a, b)
+            }));
+        }
+        if let Some(i) = self.refill {
+            match self.poll_source(cx, i) {
+                Polled::Waiting => return Poll::Pending,
+                Polled::Error(e) => return Poll::Ready(Err(e)),
+                Polled::Row => {}
+                Polled::Ended => self.core.mark_done(i),
+            }
+            self.refill = None;
+            let sources = &self.sources;
+            if let Some(tree) = self.tree.as_mut() {
+                tree.replay(i, |a, b| less(sources, direction, a, b));
             }
         }
-        if waiting {
-            return Poll::Pending;
-        }
-        let Some(p) = this.heap.pop() else {
-            return Poll::Ready(None);
+        let Some(w) = self.tree.as_ref().and_then(LoserTree::winner) else {
+            return Poll::Ready(Ok(None));
         };
-        this.sources[p.source].wanted = true;
-        match this.core.emit(p.source, (p.key, p.value)) {
-            Some(item) => Poll::Ready(Some(item)),
-            None => {
-                // A row of the other layout: poll again for the next one.
-                cx.waker().wake_by_ref();
-                Poll::Pending
+        let Some(row) = self.sources[w].head.take() else {
+            return Poll::Ready(Ok(None));
+        };
+        self.refill = Some(w);
+        Poll::Ready(Ok(Some((w, row))))
+    }
+
+    /// Merged, before the first row: every source's first row (or end),
+    /// at most `concurrency` requests in flight.
+    fn fill_every_source(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), E>> {
+        let limit = self.core.options.concurrency;
+        loop {
+            let mut unstarted = false;
+            for i in 0..self.sources.len() {
+                if self.sources[i].resolved() {
+                    continue;
+                }
+                if !self.sources[i].waiting && self.in_flight >= limit {
+                    unstarted = true;
+                    continue;
+                }
+                match self.poll_source(cx, i) {
+                    Polled::Waiting | Polled::Row => {}
+                    Polled::Ended => self.core.mark_done(i),
+                    Polled::Error(e) => return Poll::Ready(Err(e)),
+                }
+            }
+            // A slot freed while this pass skipped a source: start it now
+            // (no waker would call again for it).
+            if !(unstarted && self.in_flight < limit) {
+                break;
             }
         }
+        if self.sources.iter().all(Source::resolved) {
+            Poll::Ready(Ok(()))
+        } else {
+            Poll::Pending
+        }
+    }
+
+    /// Unordered: the next row of the current source, reading ahead.
+    fn poll_unordered(&mut self, cx: &mut Context<'_>) -> Poll<Result<Option<(usize, Row)>, E>> {
+        loop {
+            let i = self.core.current;
+            if i >= self.sources.len() {
+                return Poll::Ready(Ok(None));
+            }
+            let last = self.sources.len().min(i + 1 + self.ahead);
+            for j in i + 1..last {
+                if !self.sources[j].resolved() {
+                    if let Polled::Error(e) = self.poll_source(cx, j) {
+                        // Kept until the source is reached.
+                        self.sources[j].error = Some(e);
+                    }
+                }
+            }
+            match self.poll_source(cx, i) {
+                Polled::Waiting => return Poll::Pending,
+                Polled::Row => {
+                    let Some(row) = self.sources[i].head.take() else {
+                        continue;
+                    };
+                    return Poll::Ready(Ok(Some((i, row))));
+                }
+                Polled::Error(e) => return Poll::Ready(Err(e)),
+                Polled::Ended => {
+                    self.core.mark_done(i);
+                    // Buckets run out: read further ahead.
+                    let most = self.core.options.concurrency.saturating_sub(1);
+                    self.ahead = (self.ahead * 2 + 1).min(most);
+                }
+            }
+        }
+    }
+}
+
+/// Whether source `a`'s row comes before source `b`'s in the merge (a
+/// source without a row never does).
+fn less<E>(sources: &[Source<E>], direction: Direction, a: usize, b: usize) -> bool {
+    match (&sources[a].head, &sources[b].head) {
+        (Some((x, _)), Some((y, _))) => {
+            let x = x.get(sources[a].header..).unwrap_or_default();
+            let y = y.get(sources[b].header..).unwrap_or_default();
+            before(x, a, y, b, direction)
+        }
+        (x, _) => x.is_some(),
     }
 }

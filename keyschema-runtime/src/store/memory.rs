@@ -1,5 +1,6 @@
 //! An in-memory store on a `BTreeMap`, for tests and examples.
 
+use super::source::{fill, BoxRowSource, RowSource};
 use super::{Cas, Direction, Mutation, Plan, Row, Store};
 use crate::limits::{check_key_len, KeyTooLong};
 use crate::range::KeyRange;
@@ -8,7 +9,8 @@ use std::ops::Bound;
 use std::sync::{Arc, PoisonError, RwLock};
 
 /// A thread-safe, in-memory [`Store`]. Batches are atomic; scans page through
-/// the map (256 rows per lock), so they see writes made while they run and
+/// the map (16 rows under the first lock, then twice as many each time up
+/// to 1,024), so they see writes made while they run and
 /// never copy a whole range. A write of a key longer than
 /// [`MAX_KEY_LEN`](crate::MAX_KEY_LEN) is refused ([`KeyTooLong`]), and
 /// nothing of its batch is written: no key type would decode it back.
@@ -147,6 +149,16 @@ impl Store for MemoryStore {
             .collect())
     }
 
+    /// Copies each page of rows into one buffer, and each row from it
+    /// into the caller's: no allocation per row.
+    fn scan_into(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+    ) -> Result<BoxRowSource<'_, KeyTooLong>, KeyTooLong> {
+        Ok(Box::new(self.scan(range, direction)?))
+    }
+
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<MemoryRows, KeyTooLong> {
         // BTreeMap::range panics on inverted bounds; such a range is empty.
         let empty = range.end().is_some_and(|end| end <= range.start());
@@ -157,7 +169,8 @@ impl Store for MemoryStore {
                 .end()
                 .map_or(Bound::Unbounded, |e| Bound::Excluded(e.to_vec())),
             direction,
-            page: Vec::new(),
+            page: Page::default(),
+            next_page: FIRST_PAGE,
             done: empty,
         })
     }
@@ -170,12 +183,40 @@ pub struct MemoryRows {
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
     direction: Direction,
-    /// The current page, reversed so that `pop` yields the next row.
-    page: Vec<Row>,
+    page: Page,
+    /// The number of rows the next page reads.
+    next_page: usize,
     done: bool,
 }
 
-const PAGE: usize = 256;
+/// Rows copied out of the map under one read lock: their bytes in one
+/// buffer, and where each key and value ends.
+#[derive(Debug, Default)]
+struct Page {
+    bytes: Vec<u8>,
+    /// Per row: the end of its key and of its value in `bytes`.
+    ends: Vec<(usize, usize)>,
+    /// The next row to return.
+    next: usize,
+}
+
+impl Page {
+    /// The next row's key and value.
+    fn pop(&mut self) -> Option<(&[u8], &[u8])> {
+        let start = match self.next.checked_sub(1) {
+            Some(i) => self.ends.get(i)?.1,
+            None => 0,
+        };
+        let (key_end, value_end) = *self.ends.get(self.next)?;
+        self.next += 1;
+        Some((&self.bytes[start..key_end], &self.bytes[key_end..value_end]))
+    }
+}
+
+/// The first page is small (a scan with a limit of 10 copies little), and
+/// each next one twice as large, up to [`PAGE`].
+const FIRST_PAGE: usize = 16;
+const PAGE: usize = 1024;
 
 impl MemoryRows {
     fn fill(&mut self) {
@@ -185,27 +226,43 @@ impl MemoryRows {
             self.upper.as_ref().map(Vec::as_slice),
         );
         let range = map.range::<[u8], _>(bounds);
-        let page: Vec<Row> = match self.direction {
-            Direction::Forward => range
-                .take(PAGE)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            Direction::Reverse => range
-                .rev()
-                .take(PAGE)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+        let page = &mut self.page;
+        page.bytes.clear();
+        page.ends.clear();
+        page.next = 0;
+        let mut copy = |(k, v): (&Vec<u8>, &Vec<u8>)| {
+            page.bytes.extend_from_slice(k);
+            let key_end = page.bytes.len();
+            page.bytes.extend_from_slice(v);
+            page.ends.push((key_end, page.bytes.len()));
         };
+        let want = self.next_page;
+        match self.direction {
+            Direction::Forward => range.take(want).for_each(&mut copy),
+            Direction::Reverse => range.rev().take(want).for_each(&mut copy),
+        }
         drop(map);
-        self.done = page.len() < PAGE;
-        if let Some((last, _)) = page.last() {
+        self.next_page = (want * 2).min(PAGE);
+        self.done = page.ends.len() < want;
+        if let Some(i) = page.ends.len().checked_sub(1) {
+            let start = i.checked_sub(1).map_or(0, |j| page.ends[j].1);
+            let last = page.bytes[start..page.ends[i].0].to_vec();
             match self.direction {
-                Direction::Forward => self.lower = Bound::Excluded(last.clone()),
-                Direction::Reverse => self.upper = Bound::Excluded(last.clone()),
+                Direction::Forward => self.lower = Bound::Excluded(last),
+                Direction::Reverse => self.upper = Bound::Excluded(last),
             }
         }
-        self.page = page;
-        self.page.reverse();
+    }
+
+    /// The next row, borrowed from the page.
+    fn next_row(&mut self) -> Option<(&[u8], &[u8])> {
+        if self.page.next >= self.page.ends.len() {
+            if self.done {
+                return None;
+            }
+            self.fill();
+        }
+        self.page.pop()
     }
 }
 
@@ -213,9 +270,21 @@ impl Iterator for MemoryRows {
     type Item = Result<Row, KeyTooLong>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.page.is_empty() && !self.done {
-            self.fill();
-        }
-        self.page.pop().map(Ok)
+        self.next_row().map(|(k, v)| Ok((k.to_vec(), v.to_vec())))
+    }
+}
+
+impl RowSource for MemoryRows {
+    type Error = KeyTooLong;
+
+    fn next_into(&mut self, key: &mut Vec<u8>, value: &mut Vec<u8>) -> Result<bool, KeyTooLong> {
+        Ok(match self.next_row() {
+            Some((k, v)) => {
+                fill(key, k);
+                fill(value, v);
+                true
+            }
+            None => false,
+        })
     }
 }

@@ -40,6 +40,7 @@ pub(crate) mod planned;
 mod records;
 #[cfg(feature = "redb")]
 mod redb;
+mod source;
 mod table_pass;
 
 #[cfg(feature = "redb")]
@@ -48,6 +49,7 @@ pub use asynchronous::AsyncStore;
 pub use cas::Cas;
 pub use memory::MemoryStore;
 pub use records::{AsyncRecordStore, RecordStore, Records};
+pub use source::{BoxRowSource, RowSource};
 pub use table_pass::{BoxTableStream, EntryChange, TablePass, TableRow};
 
 pub use crate::range::Direction;
@@ -125,6 +127,19 @@ pub trait Store {
 
     /// The rows whose keys lie in `range`, ascending or descending.
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<Self::Rows<'_>, Self::Error>;
+
+    /// The rows of [`scan`](Self::scan), each read into the caller's
+    /// buffers: what typed scans read, so that a row costs no allocation
+    /// between the store and the decoder. The default moves each row of
+    /// `scan` into the buffers; a store that can copy from its own pages
+    /// (as `MemoryStore` and `RedbStore` do) should.
+    fn scan_into(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+    ) -> Result<BoxRowSource<'_, Self::Error>, Self::Error> {
+        Ok(Box::new(source::OwnedRows(self.scan(range, direction)?)))
+    }
 
     /// Applies each compare-and-set of `batch` whose key holds what it
     /// expects, the check and the write as one atomic step per entry;
@@ -207,6 +222,13 @@ impl<S: Store + ?Sized> Store for &S {
     }
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<S::Rows<'_>, S::Error> {
         (**self).scan(range, direction)
+    }
+    fn scan_into(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+    ) -> Result<BoxRowSource<'_, S::Error>, S::Error> {
+        (**self).scan_into(range, direction)
     }
     fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, S::Error> {
         (**self).compare_and_write(batch)

@@ -342,8 +342,8 @@ impl<K: Record, S: Store> Iterator for Records<crate::TypedRows<'_, K, S>> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        Some(match self.rows.next_keyed()? {
-            Ok((_, mut row, value)) => match decode_values(&mut row, &value) {
+        Some(match self.rows.next()? {
+            Ok((mut row, value)) => match decode_values(&mut row, &value) {
                 Ok(()) => Ok(row),
                 Err(source) => Err(value_error(&row, source)),
             },

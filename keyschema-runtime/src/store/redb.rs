@@ -1,5 +1,6 @@
 //! The persistent embedded store, on redb.
 
+use super::source::{fill, BoxRowSource, RowSource};
 use super::{Cas, Direction, Mutation, Plan, Row, Store};
 use crate::range::KeyRange;
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
@@ -87,6 +88,11 @@ fn check_key(key: &[u8]) -> Result<(), redb::Error> {
 }
 
 fn unseal(key: &[u8], stored: &[u8]) -> Result<Vec<u8>, redb::Error> {
+    unsealed(key, stored).map(<[u8]>::to_vec)
+}
+
+/// The value part of a stored row, borrowed, after checking its checksum.
+fn unsealed<'a>(key: &[u8], stored: &'a [u8]) -> Result<&'a [u8], redb::Error> {
     let corrupted =
         |why: String| redb::Error::Corrupted(format!("row {}: {why}", key.escape_ascii()));
     let Some(split) = stored.len().checked_sub(4) else {
@@ -105,7 +111,7 @@ fn unseal(key: &[u8], stored: &[u8]) -> Result<Vec<u8>, redb::Error> {
             "checksum {actual:08x} does not match the stored {expected:08x}"
         )));
     }
-    Ok(value.to_vec())
+    Ok(value)
 }
 
 impl RedbStore {
@@ -286,6 +292,16 @@ impl Store for RedbStore {
         Ok(applied)
     }
 
+    /// Copies each row from redb's pages into the buffers: no allocation
+    /// per row.
+    fn scan_into(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+    ) -> Result<BoxRowSource<'_, redb::Error>, redb::Error> {
+        Ok(Box::new(self.scan(range, direction)?))
+    }
+
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<RedbRows, redb::Error> {
         let empty = range.end().is_some_and(|end| end <= range.start());
         let txn = self.db.begin_read()?;
@@ -331,18 +347,47 @@ impl std::fmt::Debug for RedbRows {
     }
 }
 
+type Guards = (
+    redb::AccessGuard<'static, &'static [u8]>,
+    redb::AccessGuard<'static, &'static [u8]>,
+);
+
+impl RedbRows {
+    fn next_guards(&mut self) -> Option<Result<Guards, redb::StorageError>> {
+        let range = self.range.as_mut()?;
+        match self.direction {
+            Direction::Forward => range.next(),
+            Direction::Reverse => range.next_back(),
+        }
+    }
+}
+
 impl Iterator for RedbRows {
     type Item = Result<Row, redb::Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let range = self.range.as_mut()?;
-        let item = match self.direction {
-            Direction::Forward => range.next(),
-            Direction::Reverse => range.next_back(),
-        }?;
-        Some(item.map_err(redb::Error::from).and_then(|(k, v)| {
-            let key = k.value();
-            unseal(key, v.value()).map(|value| (key.to_vec(), value))
-        }))
+        Some(
+            self.next_guards()?
+                .map_err(redb::Error::from)
+                .and_then(|(k, v)| {
+                    let key = k.value();
+                    unseal(key, v.value()).map(|value| (key.to_vec(), value))
+                }),
+        )
+    }
+}
+
+impl RowSource for RedbRows {
+    type Error = redb::Error;
+
+    fn next_into(&mut self, key: &mut Vec<u8>, value: &mut Vec<u8>) -> Result<bool, redb::Error> {
+        let Some(guards) = self.next_guards() else {
+            return Ok(false);
+        };
+        let (k, v) = guards?;
+        let k = k.value();
+        fill(value, unsealed(k, v.value())?);
+        fill(key, k);
+        Ok(true)
     }
 }

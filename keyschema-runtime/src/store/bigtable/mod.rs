@@ -225,6 +225,8 @@ pub struct BigtableStore {
     retry: RetryPolicy,
     limits: BatchLimits,
     token: Option<Arc<dyn TokenSource>>,
+    /// ReadRows calls made, retries included (shared by clones).
+    read_rows: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl std::fmt::Debug for dyn TokenSource {
@@ -347,6 +349,7 @@ impl BigtableStore {
             retry: RetryPolicy::default(),
             limits: BatchLimits::default(),
             token: None,
+            read_rows: Arc::default(),
         }
     }
 
@@ -393,6 +396,21 @@ impl BigtableStore {
     async fn pause(&self, attempt: u32) {
         let factor = 1u32 << attempt.saturating_sub(1).min(10);
         tokio::time::sleep(self.retry.backoff.saturating_mul(factor)).await;
+    }
+}
+
+impl BigtableStore {
+    /// The ReadRows calls this store (and its clones) made so far, retries
+    /// included: one per bucket of a scan and one per get or chunk of
+    /// gets, so a scan's cost can be counted.
+    pub fn read_rows_calls(&self) -> u64 {
+        self.read_rows.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts one ReadRows call.
+    pub(crate) fn count_read_rows(&self) {
+        self.read_rows
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

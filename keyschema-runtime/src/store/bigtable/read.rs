@@ -34,6 +34,7 @@ impl BigtableStore {
             Direction::Forward,
             Some(1),
         );
+        self.count_read_rows();
         let mut stream = self
             .data
             .clone()
@@ -220,6 +221,7 @@ impl ReadState {
                             tonic::metadata::MetadataValue::from_static("CAE="),
                         );
                     }
+                    self.store.count_read_rows();
                     match self.store.data.clone().read_rows(request).await {
                         Ok(response) => self.stream.insert(response.into_inner()),
                         Err(status) => {
