@@ -11,9 +11,11 @@
 //! Every variant reads every field of every row (a sum over the strings'
 //! lengths, the timestamp and the value's length), so no decoding is
 //! deferred. Then the heaviest user's latest 10 events, and an unbound first
-//! page over 65,536 buckets with its cursor's size (`scan/many_buckets.rs`).
+//! page over 65,536 buckets with its cursor's size (`scan/many_buckets.rs`);
+//! and with `--all-features`, remote fan-out concurrent against one request
+//! after another on the Bigtable emulator and dynalite (`scan/remote.rs`).
 //!
-//! Run: `cargo bench --bench scan` (about three minutes; set up ~15 s).
+//! Run: `cargo bench --bench scan --all-features` (about five minutes).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use keyschema::store::{Direction, MemoryStore, Mutation, RedbStore, Store};
@@ -30,6 +32,20 @@ use schemas::Event;
 mod hand;
 #[path = "scan/many_buckets.rs"]
 mod many_buckets;
+#[cfg(all(feature = "bigtable", feature = "dynamodb"))]
+#[path = "scan/remote.rs"]
+mod remote;
+
+/// Remote fan-out on the emulator and dynalite (with `--all-features`).
+fn remote(c: &mut Criterion) {
+    #[cfg(all(feature = "bigtable", feature = "dynamodb"))]
+    remote::bench(c);
+    #[cfg(not(all(feature = "bigtable", feature = "dynamodb")))]
+    {
+        let _ = c;
+        println!("remote fan-out skipped: run with --all-features");
+    }
+}
 
 /// The same rows, unsalted: one range covers them, in key order.
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -214,5 +230,5 @@ fn full_scans(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, full_scans, many_buckets::bench);
+criterion_group!(benches, full_scans, many_buckets::bench, remote);
 criterion_main!(benches);
