@@ -64,13 +64,20 @@ fn side_by_side<S: AsyncStore>(
     store: &S,
 ) {
     let mut group = c.benchmark_group(format!("fan_out_8_buckets/{name}"));
-    group.sample_size(10).measurement_time(Duration::from_secs(4));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(4));
     for concurrency in [8, 1] {
         group.bench_function(format!("first_page_of_10/concurrency_{concurrency}"), |b| {
             b.iter(|| assert_eq!(runtime.block_on(read(store, concurrency, Some(10))), 10))
         });
         group.bench_function(format!("all_8000_rows/concurrency_{concurrency}"), |b| {
-            b.iter(|| assert_eq!(runtime.block_on(read(store, concurrency, None)) as u64, ROWS))
+            b.iter(|| {
+                assert_eq!(
+                    runtime.block_on(read(store, concurrency, None)) as u64,
+                    ROWS
+                )
+            })
         });
     }
     group.finish();
@@ -90,7 +97,9 @@ pub fn bench(c: &mut Criterion) {
             .await
             .expect("connect");
         near.create_table_for::<Visit>().await.expect("create");
-        near.put_rows(rows.iter().map(|r| (r, b"v"))).await.expect("load");
+        near.put_rows(rows.iter().map(|r| (r, b"v")))
+            .await
+            .expect("load");
         let far_host = latency::start(emulator, delay).await;
         let far = BigtableStore::connect_emulator(&far_host, "bench", "bench", &table)
             .await
@@ -100,7 +109,10 @@ pub fn bench(c: &mut Criterion) {
         let table = dynalite::fresh_table("fanout");
         let dnear = DynamoStore::connect_local::<Visit>(&endpoint, &table).expect("store");
         dnear.create_table().await.expect("create");
-        dnear.put_rows(rows.iter().map(|r| (r, b"v"))).await.expect("load");
+        dnear
+            .put_rows(rows.iter().map(|r| (r, b"v")))
+            .await
+            .expect("load");
         let upstream = endpoint.trim_start_matches("http://").to_string();
         let far_endpoint = format!("http://{}", latency::start(upstream, delay).await);
         let dfar = DynamoStore::connect_local::<Visit>(&far_endpoint, &table).expect("store");

@@ -123,7 +123,8 @@ impl Cursor {
     /// fingerprint (8 bytes), the order mode, the bucket being read
     /// (unordered), then the position: the key bytes after the salt of the
     /// last row returned (see "What a token reveals" above). Its size does
-    /// not grow with the number of buckets: at most 19 bytes and one key.
+    /// not grow with the number of buckets: 20 bytes and the part of one key
+    /// after its salt.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = vec![VERSION, u8::from(self.direction == Direction::Reverse)];
         out.extend_from_slice(&self.fingerprint);

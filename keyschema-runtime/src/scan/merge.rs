@@ -11,7 +11,7 @@ use crate::history::{Cut, History, LayoutError, Phase};
 use crate::key::RowKey;
 use crate::range::{Direction, KeyRange, OLDER_LAYOUT};
 use crate::schema::Schema;
-use crate::store::{RowError, TypedRow};
+use crate::store::RowError;
 use std::cell::OnceCell;
 use std::cmp::Ordering;
 
@@ -268,8 +268,7 @@ impl ScanCore {
         &mut self,
         source: usize,
         key: &[u8],
-        value: Vec<u8>,
-    ) -> Option<Result<TypedRow<K>, RowError<E>>> {
+    ) -> Option<Result<K, RowError<E>>> {
         let decoded = match self.history {
             None => K::decode_scanned(key),
             Some((phase, _)) => {
@@ -287,7 +286,7 @@ impl ScanCore {
         self.last.extend_from_slice(body);
         self.has_last = true;
         Some(match decoded {
-            Ok(row) => Ok((row, value)),
+            Ok(row) => Ok(row),
             Err(source) => Err(RowError::Decode {
                 key: key.to_vec(),
                 source,

@@ -1,6 +1,6 @@
 //! The sync driver of a typed scan, over a [`Store`]: one store scan per
-//! bucket range, each row read into the source's own buffers and decoded
-//! from them. Merged, every source is open and a loser tree picks the next
+//! bucket range, each row decoded where the store lends it
+//! ([`Store::scan_into`]). Merged, every source is open and a loser tree picks the next
 //! row; unordered, one source is open at a time, opened when reached.
 
 use super::cursor::Cursor;
@@ -13,13 +13,14 @@ use crate::range::Direction;
 use crate::store::{BoxRowSource, RowError, Store, TypedRow};
 use std::marker::PhantomData;
 
-/// One bucket's scan in the sync driver, with the buffers its rows are
-/// read into.
+/// One bucket's scan in the sync driver.
 struct Source<'s, E> {
     rows: Option<BoxRowSource<'s, E>>,
+    /// Merged: the current row's key, copied from the store's page (the
+    /// tree compares these, in one small buffer per source, faster than
+    /// the rows where the store keeps them).
     key: Vec<u8>,
-    value: Vec<u8>,
-    /// Whether `key` and `value` hold a row not yet returned.
+    /// Whether `rows` lends a row not yet returned.
     full: bool,
     /// Rows pulled from the store so far (the per-bucket limit).
     pulled: usize,
@@ -31,6 +32,7 @@ struct Source<'s, E> {
 }
 
 impl<E> Source<'_, E> {
+    /// Merged: the current row's part after the header, copied.
     fn body(&self) -> &[u8] {
         self.key.get(self.header..).unwrap_or_default()
     }
@@ -109,7 +111,6 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         Ok(Source {
             rows,
             key: Vec::new(),
-            value: Vec::new(),
             full: false,
             pulled: 0,
             header: self.core.header_of(i),
@@ -117,9 +118,8 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         })
     }
 
-    /// Reads the next row of source `i` (in `slot`) into its buffers,
-    /// honouring the per-bucket limit; marks it done in the core when the
-    /// store ran out.
+    /// Moves source `i` (in `slot`) to its next row, honouring the
+    /// per-bucket limit; marks it done in the core when the store ran out.
     #[inline]
     fn pull(&mut self, slot: usize, i: usize) -> Result<(), S::Error> {
         let limit = self.core.per_source_limit();
@@ -132,10 +132,14 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             source.rows = None;
             return Ok(());
         }
-        if rows.next_into(&mut source.key, &mut source.value)? {
+        if rows.advance()? {
             source.pulled += 1;
             source.full = true;
-            source.prefix = prefix_of(source.body());
+            if self.core.options.ordered {
+                source.key.clear();
+                source.key.extend_from_slice(rows.key());
+                source.prefix = prefix_of(source.body());
+            }
         } else {
             source.rows = None;
             self.core.mark_done(i);
@@ -160,24 +164,21 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         Ok(())
     }
 
-    /// The next row of the merge, decoded; its key copied when `keyed`.
+    /// The next row of the merge, decoded and finished by `finish` (from
+    /// the row and its lent key and value).
     #[inline]
-    fn next_merged(&mut self, keyed: bool) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
+    fn next_merged<T>(
+        &mut self,
+        finish: &mut impl Finish<K, T, S::Error>,
+    ) -> Option<Result<T, RowError<S::Error>>> {
         loop {
             let w = self.tree.winner()?;
-            let source = self.sources.get_mut(w)?;
-            if !source.full {
-                return None;
-            }
-            let value = std::mem::take(&mut source.value);
-            let key = if keyed {
-                source.key.clone()
-            } else {
-                Vec::new()
-            };
+            let source = self.sources.get(w)?;
+            let rows = source.rows.as_ref().filter(|_| source.full)?;
             let item = self
                 .core
-                .emit::<K, S::Error>(w, &self.sources[w].key, value);
+                .emit::<K, S::Error>(w, &source.key)
+                .map(|row| row.and_then(|row| finish(row, &source.key, rows.value())));
             // Read the source's next row now, so that a source that ran
             // out is done in the cursor as its last row is returned.
             if let Err(e) = self.pull(w, w) {
@@ -185,15 +186,18 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             }
             let (sources, direction) = (&self.sources, self.core.options.direction);
             self.tree.replay(w, |a, b| less(sources, direction, a, b));
-            if let Some(item) = item {
-                return Some(item.map(|(row, value)| (key, row, value)));
+            if item.is_some() {
+                return item;
             }
         }
     }
 
-    /// The next row read bucket after bucket, decoded.
+    /// The next row read bucket after bucket, decoded and finished.
     #[inline]
-    fn next_unordered(&mut self, keyed: bool) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
+    fn next_unordered<T>(
+        &mut self,
+        finish: &mut impl Finish<K, T, S::Error>,
+    ) -> Option<Result<T, RowError<S::Error>>> {
         loop {
             let i = self.core.current;
             if i >= self.core.plan.len() {
@@ -212,7 +216,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             if let Err(e) = self.pull(0, i) {
                 return Some(Err(self.fail(e)));
             }
-            let source = &mut self.sources[0];
+            let source = &self.sources[0];
             if !source.full {
                 if self.core.current == i {
                     // The per-bucket limit: the page is full.
@@ -222,17 +226,11 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
                 self.sources.clear();
                 continue;
             }
-            let value = std::mem::take(&mut source.value);
-            let key = if keyed {
-                source.key.clone()
-            } else {
-                Vec::new()
+            let Some(rows) = source.rows.as_ref() else {
+                continue;
             };
-            if let Some(item) = self
-                .core
-                .emit::<K, S::Error>(i, &self.sources[0].key, value)
-            {
-                return Some(item.map(|(row, value)| (key, row, value)));
+            if let Some(item) = self.core.emit::<K, S::Error>(i, rows.key()) {
+                return Some(item.and_then(|row| finish(row, rows.key(), rows.value())));
             }
         }
     }
@@ -242,9 +240,13 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         RowError::Store(e)
     }
 
-    /// The next row, its key bytes copied when `keyed`.
+    /// The next row, finished by `finish` from the decoded row and the
+    /// key and value the store lends.
     #[inline]
-    fn next_row(&mut self, keyed: bool) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
+    pub(crate) fn next_row<T>(
+        &mut self,
+        mut finish: impl Finish<K, T, S::Error>,
+    ) -> Option<Result<T, RowError<S::Error>>> {
         if let Some(refused) = self.core.take_refusal() {
             return Some(Err(refused));
         }
@@ -256,7 +258,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         }
         if !self.core.options.ordered {
             self.core.started = true;
-            return self.next_unordered(keyed);
+            return self.next_unordered(&mut finish);
         }
         if !self.core.started {
             self.core.start();
@@ -264,14 +266,19 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
                 return Some(Err(self.fail(e)));
             }
         }
-        self.next_merged(keyed)
+        self.next_merged(&mut finish)
     }
 
     /// The next row with its key bytes.
     pub(crate) fn next_keyed(&mut self) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
-        self.next_row(true)
+        self.next_row(|row, key: &[u8], value: &[u8]| Ok((key.to_vec(), row, value.to_vec())))
     }
 }
+
+/// What a scan makes of a decoded row and the key and value the store
+/// lends: a typed row, a keyed one, a whole record.
+pub(crate) trait Finish<K, T, E>: FnMut(K, &[u8], &[u8]) -> Result<T, RowError<E>> {}
+impl<K, T, E, F: FnMut(K, &[u8], &[u8]) -> Result<T, RowError<E>>> Finish<K, T, E> for F {}
 
 /// Whether source `a`'s row comes before source `b`'s in the merge (a
 /// source without a row never does).
@@ -303,7 +310,6 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     /// then resumes exactly after the rows returned.
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_row(false)
-            .map(|row| row.map(|(_, row, value)| (row, value)))
+        self.next_row(|row, _: &[u8], value: &[u8]| Ok((row, value.to_vec())))
     }
 }

@@ -220,8 +220,8 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
                 Poll::Ready(Err(e)) => return self.error(e),
                 Poll::Pending => return Poll::Pending,
             };
-            if let Some(item) = self.core.emit::<K, E>(i, &key, value) {
-                return Poll::Ready(Some(item.map(|(row, value)| (key, row, value))));
+            if let Some(item) = self.core.emit::<K, E>(i, &key) {
+                return Poll::Ready(Some(item.map(|row| (key, row, value))));
             }
             // A row of the other layout: on to the next.
         }

@@ -1,6 +1,6 @@
 //! An in-memory store on a `BTreeMap`, for tests and examples.
 
-use super::source::{fill, BoxRowSource, RowSource};
+use super::source::{BoxRowSource, RowSource};
 use super::{Cas, Direction, Mutation, Plan, Row, Store};
 use crate::limits::{check_key_len, KeyTooLong};
 use crate::range::KeyRange;
@@ -149,8 +149,8 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    /// Copies each page of rows into one buffer, and each row from it
-    /// into the caller's: no allocation per row.
+    /// Copies each page of rows into one buffer and lends each row from
+    /// it: no allocation per row.
     fn scan_into(
         &self,
         range: &KeyRange,
@@ -198,18 +198,31 @@ struct Page {
     ends: Vec<(usize, usize)>,
     /// The next row to return.
     next: usize,
+    /// The row lent by [`RowSource`]: its index.
+    current: Option<usize>,
 }
 
 impl Page {
-    /// The next row's key and value.
-    fn pop(&mut self) -> Option<(&[u8], &[u8])> {
-        let start = match self.next.checked_sub(1) {
-            Some(i) => self.ends.get(i)?.1,
+    /// Row `i`'s key and value.
+    fn get(&self, i: usize) -> Option<(&[u8], &[u8])> {
+        let start = match i.checked_sub(1) {
+            Some(j) => self.ends.get(j)?.1,
             None => 0,
         };
-        let (key_end, value_end) = *self.ends.get(self.next)?;
-        self.next += 1;
+        let (key_end, value_end) = *self.ends.get(i)?;
         Some((&self.bytes[start..key_end], &self.bytes[key_end..value_end]))
+    }
+
+    /// Moves to the next row; `false` when the page has none.
+    fn step(&mut self) -> bool {
+        self.current = (self.next < self.ends.len()).then_some(self.next);
+        self.next += usize::from(self.current.is_some());
+        self.current.is_some()
+    }
+
+    /// The current row.
+    fn row(&self) -> (&[u8], &[u8]) {
+        self.current.and_then(|i| self.get(i)).unwrap_or((&[], &[]))
     }
 }
 
@@ -230,6 +243,7 @@ impl MemoryRows {
         page.bytes.clear();
         page.ends.clear();
         page.next = 0;
+        page.current = None;
         let mut copy = |(k, v): (&Vec<u8>, &Vec<u8>)| {
             page.bytes.extend_from_slice(k);
             let key_end = page.bytes.len();
@@ -253,38 +267,39 @@ impl MemoryRows {
             }
         }
     }
-
-    /// The next row, borrowed from the page.
-    fn next_row(&mut self) -> Option<(&[u8], &[u8])> {
-        if self.page.next >= self.page.ends.len() {
-            if self.done {
-                return None;
-            }
-            self.fill();
-        }
-        self.page.pop()
-    }
 }
 
 impl Iterator for MemoryRows {
     type Item = Result<Row, KeyTooLong>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_row().map(|(k, v)| Ok((k.to_vec(), v.to_vec())))
+        match self.advance() {
+            Ok(true) => Some(Ok((self.key().to_vec(), self.value().to_vec()))),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
     }
 }
 
 impl RowSource for MemoryRows {
     type Error = KeyTooLong;
 
-    fn next_into(&mut self, key: &mut Vec<u8>, value: &mut Vec<u8>) -> Result<bool, KeyTooLong> {
-        Ok(match self.next_row() {
-            Some((k, v)) => {
-                fill(key, k);
-                fill(value, v);
-                true
+    fn advance(&mut self) -> Result<bool, KeyTooLong> {
+        if self.page.next >= self.page.ends.len() {
+            if self.done {
+                self.page.current = None;
+                return Ok(false);
             }
-            None => false,
-        })
+            self.fill();
+        }
+        Ok(self.page.step())
+    }
+
+    fn key(&self) -> &[u8] {
+        self.page.row().0
+    }
+
+    fn value(&self) -> &[u8] {
+        self.page.row().1
     }
 }

@@ -128,17 +128,19 @@ pub trait Store {
     /// The rows whose keys lie in `range`, ascending or descending.
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<Self::Rows<'_>, Self::Error>;
 
-    /// The rows of [`scan`](Self::scan), each read into the caller's
-    /// buffers: what typed scans read, so that a row costs no allocation
-    /// between the store and the decoder. The default moves each row of
-    /// `scan` into the buffers; a store that can copy from its own pages
-    /// (as `MemoryStore` and `RedbStore` do) should.
+    /// The rows of [`scan`](Self::scan), lent one at a time: what typed
+    /// scans read, so that a row is decoded where the store keeps it, with
+    /// no allocation between the store and the decoder. The default lends
+    /// each row of `scan`; a store that can lend from its own pages (as
+    /// `MemoryStore` and `RedbStore` do) should.
     fn scan_into(
         &self,
         range: &KeyRange,
         direction: Direction,
     ) -> Result<BoxRowSource<'_, Self::Error>, Self::Error> {
-        Ok(Box::new(source::OwnedRows(self.scan(range, direction)?)))
+        Ok(Box::new(source::OwnedRows::new(
+            self.scan(range, direction)?,
+        )))
     }
 
     /// Applies each compare-and-set of `batch` whose key holds what it

@@ -342,12 +342,12 @@ impl<K: Record, S: Store> Iterator for Records<crate::TypedRows<'_, K, S>> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        Some(match self.rows.next()? {
-            Ok((mut row, value)) => match decode_values(&mut row, &value) {
+        // Read from the value the store lends: no copy of it.
+        self.rows.next_row(|mut row: K, _: &[u8], value: &[u8]| {
+            match decode_values(&mut row, value) {
                 Ok(()) => Ok(row),
                 Err(source) => Err(value_error(&row, source)),
-            },
-            Err(e) => Err(e),
+            }
         })
     }
 }

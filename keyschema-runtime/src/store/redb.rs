@@ -1,6 +1,6 @@
 //! The persistent embedded store, on redb.
 
-use super::source::{fill, BoxRowSource, RowSource};
+use super::source::{BoxRowSource, RowSource};
 use super::{Cas, Direction, Mutation, Plan, Row, Store};
 use crate::range::KeyRange;
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
@@ -292,8 +292,8 @@ impl Store for RedbStore {
         Ok(applied)
     }
 
-    /// Copies each row from redb's pages into the buffers: no allocation
-    /// per row.
+    /// Lends each row from two buffers it is copied into (its checksum
+    /// checked): no allocation per row.
     fn scan_into(
         &self,
         range: &KeyRange,
@@ -311,6 +311,8 @@ impl Store for RedbStore {
                 return Ok(RedbRows {
                     range: None,
                     direction,
+                    key: Vec::new(),
+                    value: Vec::new(),
                 })
             }
             Err(e) => return Err(e.into()),
@@ -319,6 +321,8 @@ impl Store for RedbStore {
             return Ok(RedbRows {
                 range: None,
                 direction,
+                key: Vec::new(),
+                value: Vec::new(),
             });
         }
         let start = range.start();
@@ -329,6 +333,8 @@ impl Store for RedbStore {
         Ok(RedbRows {
             range: Some(rows),
             direction,
+            key: Vec::new(),
+            value: Vec::new(),
         })
     }
 }
@@ -337,6 +343,9 @@ impl Store for RedbStore {
 pub struct RedbRows {
     range: Option<redb::Range<'static, &'static [u8], &'static [u8]>>,
     direction: Direction,
+    /// The row lent by [`RowSource`].
+    key: Vec<u8>,
+    value: Vec<u8>,
 }
 
 impl std::fmt::Debug for RedbRows {
@@ -380,14 +389,26 @@ impl Iterator for RedbRows {
 impl RowSource for RedbRows {
     type Error = redb::Error;
 
-    fn next_into(&mut self, key: &mut Vec<u8>, value: &mut Vec<u8>) -> Result<bool, redb::Error> {
+    /// Copies the row out of redb's page into two buffers the scan reuses
+    /// (faster than holding redb's guards between rows).
+    fn advance(&mut self) -> Result<bool, redb::Error> {
+        self.key.clear();
+        self.value.clear();
         let Some(guards) = self.next_guards() else {
             return Ok(false);
         };
         let (k, v) = guards?;
-        let k = k.value();
-        fill(value, unsealed(k, v.value())?);
-        fill(key, k);
+        let key = k.value();
+        self.value.extend_from_slice(unsealed(key, v.value())?);
+        self.key.extend_from_slice(key);
         Ok(true)
+    }
+
+    fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    fn value(&self) -> &[u8] {
+        &self.value
     }
 }

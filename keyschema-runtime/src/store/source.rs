@@ -5,8 +5,10 @@
 
 use super::Row;
 
-/// The rows of one scan, each read into buffers the caller keeps and
-/// reuses.
+/// The rows of one scan, lent one at a time: [`advance`](Self::advance)
+/// moves to the next row, and [`key`](Self::key) and
+/// [`value`](Self::value) borrow it from the store's own page until the
+/// next move, so a typed scan decodes each row where it lies.
 ///
 /// ```
 /// use keyschema::store::{Direction, MemoryStore, Store};
@@ -16,10 +18,9 @@ use super::Row;
 /// store.put(b"a", b"1")?;
 /// store.put(b"b", b"2")?;
 /// let mut rows = store.scan_into(&KeyRange::new(Vec::new(), None, 0), Direction::Forward)?;
-/// let (mut key, mut value) = (Vec::new(), Vec::new());
 /// let mut seen = Vec::new();
-/// while rows.next_into(&mut key, &mut value)? {
-///     seen.push((key.clone(), value.clone()));
+/// while rows.advance()? {
+///     seen.push((rows.key().to_vec(), rows.value().to_vec()));
 /// }
 /// assert_eq!(seen, [(b"a".to_vec(), b"1".to_vec()), (b"b".to_vec(), b"2".to_vec())]);
 /// # Ok::<(), keyschema::KeyTooLong>(())
@@ -28,19 +29,38 @@ pub trait RowSource {
     /// What goes wrong.
     type Error;
 
-    /// Reads the next row into `key` and `value`, replacing what they
-    /// held; `Ok(false)` when the scan has no more rows (the buffers are
-    /// then left as they were). After an error the scan is over.
-    fn next_into(&mut self, key: &mut Vec<u8>, value: &mut Vec<u8>) -> Result<bool, Self::Error>;
+    /// Moves to the next row; `Ok(false)` when the scan has no more. After
+    /// an error the scan is over.
+    fn advance(&mut self) -> Result<bool, Self::Error>;
+
+    /// The current row's key (empty before the first row and after the
+    /// last).
+    fn key(&self) -> &[u8];
+
+    /// The current row's value (empty before the first row and after the
+    /// last).
+    fn value(&self) -> &[u8];
 }
 
 /// A scan's rows boxed, as [`Store::scan_into`](super::Store::scan_into)
 /// returns them.
 pub type BoxRowSource<'a, E> = Box<dyn RowSource<Error = E> + 'a>;
 
-/// A [`RowSource`] over a store's row iterator: each row moved into the
-/// buffers (the store already allocated it).
-pub(crate) struct OwnedRows<I>(pub(crate) I);
+/// A [`RowSource`] over a store's row iterator: each row the store
+/// allocated, held until the next.
+pub(crate) struct OwnedRows<I> {
+    rows: I,
+    current: Row,
+}
+
+impl<I> OwnedRows<I> {
+    pub(crate) fn new(rows: I) -> Self {
+        OwnedRows {
+            rows,
+            current: (Vec::new(), Vec::new()),
+        }
+    }
+}
 
 impl<I, E> RowSource for OwnedRows<I>
 where
@@ -48,22 +68,25 @@ where
 {
     type Error = E;
 
-    fn next_into(&mut self, key: &mut Vec<u8>, value: &mut Vec<u8>) -> Result<bool, E> {
-        match self.0.next() {
-            Some(Ok((k, v))) => {
-                *key = k;
-                *value = v;
+    fn advance(&mut self) -> Result<bool, E> {
+        match self.rows.next() {
+            Some(Ok(row)) => {
+                self.current = row;
                 Ok(true)
             }
             Some(Err(e)) => Err(e),
-            None => Ok(false),
+            None => {
+                self.current = (Vec::new(), Vec::new());
+                Ok(false)
+            }
         }
     }
-}
 
-/// Replaces `buf`'s contents with `bytes`, reusing its allocation.
-#[inline]
-pub(crate) fn fill(buf: &mut Vec<u8>, bytes: &[u8]) {
-    buf.clear();
-    buf.extend_from_slice(bytes);
+    fn key(&self) -> &[u8] {
+        &self.current.0
+    }
+
+    fn value(&self) -> &[u8] {
+        &self.current.1
+    }
 }
