@@ -14,12 +14,13 @@ pub const MAX_BUCKETS: u64 = 65_536;
 pub const MAX_BUCKET_EXPANSION: usize = 4_096;
 
 /// The methods every scan builder stage has; a key field cannot share a name.
-pub const SCAN_METHODS: [&str; 9] = [
+pub const SCAN_METHODS: [&str; 10] = [
     "ranges",
     "request",
     "limit",
     "reverse",
     "unordered",
+    "concurrency",
     "after",
     "run",
     "stream",
