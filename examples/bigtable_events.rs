@@ -19,8 +19,12 @@
 //!
 //! Run: `cargo run --release --features bigtable --example bigtable_events [-- --events N] [--table T]`
 
+#[path = "common/bigtable_event.rs"]
+mod bigtable_event;
 #[path = "common/emulator.rs"]
 mod emulator;
+
+use bigtable_event::Event;
 
 use emulator::start_emulator;
 use futures_util::StreamExt;
@@ -32,31 +36,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::process::Command;
 use std::time::Instant;
-
-/// One user action, a whole row. The key is
-/// `hash(user_id, site) % 8 | user_id | site | rev(timestamp)`; each value
-/// field is a column of the family `f` (the default; `#[rowkey(family =
-/// "...")]` names another), its qualifier the field's name.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-pub struct Event {
-    pub user_id: String,
-    pub site: String,
-    pub timestamp: u64,
-    /// `f:action`, text.
-    #[rowkey(value)]
-    pub action: String,
-    /// `f:page`, text.
-    #[rowkey(value)]
-    pub page: String,
-    /// `f:duration_ms`, a 64-bit big-endian integer (what
-    /// `ReadModifyWriteRow` increments).
-    #[rowkey(value)]
-    pub duration_ms: u32,
-    /// `f:referrer`, text; no cell when `None`.
-    #[rowkey(value)]
-    pub referrer: Option<String>,
-}
 
 const SITES: [&str; 5] = ["shop", "news", "blog", "docs", "mail"];
 const ACTIONS: [&str; 4] = ["view", "click", "purchase", "scroll"];

@@ -17,6 +17,9 @@ pub enum Form {
     Escaped,
     /// The bytes of the text as they are (text-format keys).
     Text,
+    /// The output of `cbt read` or `cbt lookup` on standard input, read by
+    /// its row structure as bytes (one answer per row).
+    Cbt,
 }
 
 /// Reads one key in `form`. `text_keys`: the schema's keys are text, so an
@@ -27,6 +30,10 @@ pub fn read(line: &str, form: Form, text_keys: bool) -> Result<Vec<u8>, String> 
         Form::Base64 => base64(line),
         Form::Escaped => escaped(line),
         Form::Text => Ok(line.as_bytes().to_vec()),
+        Form::Cbt => Err(
+            "--input cbt reads the whole output of `cbt read` on standard input, not one key"
+                .into(),
+        ),
         Form::Auto => {
             if line.contains("\\x") {
                 escaped(line)

@@ -7,6 +7,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod cbt;
 mod forms;
 mod values;
 
@@ -210,6 +211,9 @@ fn each_key(
     out: &mut impl Write,
     f: impl Fn(&[u8]) -> Result<String, String>,
 ) -> Outcome {
+    if form == Form::Cbt {
+        return each_cbt_row(keys, out, f);
+    }
     let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
     let lines: Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>> = if keys.is_empty() {
         Box::new(std::io::stdin().lock().split(b'\n'))
@@ -383,6 +387,39 @@ fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Wr
     Ok(true)
 }
 
+/// [`each_key`] over the rows of `cbt read` output on standard input: one
+/// answer per row, and on standard error each row that cannot be read
+/// exactly (a key holding a line break) with the line it starts on.
+fn each_cbt_row(
+    keys: Vec<String>,
+    out: &mut impl Write,
+    f: impl Fn(&[u8]) -> Result<String, String>,
+) -> Outcome {
+    if !keys.is_empty() {
+        return Err("--input cbt reads `cbt read` output on standard input; give no keys".into());
+    }
+    let bytes = stdin_bytes()?;
+    let mut ok = true;
+    for row in cbt::rows(&bytes) {
+        match row.key.and_then(|key| f(&key)) {
+            Ok(answer) => writeln!(out, "{answer}").map_err(|e| e.to_string())?,
+            Err(e) => {
+                ok = false;
+                eprintln!("row at line {}: {e}", row.line);
+            }
+        }
+    }
+    Ok(ok)
+}
+
+/// Standard input, whole, as bytes.
+fn stdin_bytes() -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+        .map_err(|e| format!("reading standard input: {e}"))?;
+    Ok(bytes)
+}
+
 fn splits(
     schema: &DynSchema,
     sample: Option<PathBuf>,
@@ -393,17 +430,24 @@ fn splits(
 ) -> Outcome {
     let bytes = match &sample {
         Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-                .map_err(|e| e.to_string())?;
-            bytes
-        }
+        None => stdin_bytes()?,
     };
     let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
     let mut keys = Vec::new();
     let mut ok = true;
-    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+    if form == Form::Cbt {
+        for row in cbt::rows(&bytes) {
+            match row.key {
+                Ok(key) => keys.push(key),
+                Err(e) => {
+                    ok = false;
+                    eprintln!("row at line {}: {e}", row.line);
+                }
+            }
+        }
+    }
+    let lines = bytes.split(|&b| b == b'\n').filter(|_| form != Form::Cbt);
+    for (n, line) in lines.enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let key = match std::str::from_utf8(line) {
             Ok(text) => match forms::sample_line(text) {
