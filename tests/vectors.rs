@@ -7,6 +7,7 @@
 mod common;
 mod vectors_constructs;
 mod vectors_history;
+mod vectors_render;
 mod vectors_salt;
 mod vectors_types;
 
@@ -516,6 +517,7 @@ fn encoding_md_vectors_match_the_code() {
         ("text_components", "| type | width | value | text form (`sep = \"#\"`) |\n|---|---|---|---|", text_component_rows()),
         ("render", "| type | bytes | rendered |\n|---|---|---|", vectors_types::render_rows()),
         ("reject_types", "| input | bytes | error |\n|---|---|---|", vectors_types::reject_rows()),
+        ("render_base", "| type | bytes | rendered |\n|---|---|---|", vectors_render::render_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {

@@ -82,7 +82,7 @@ class Vectors(unittest.TestCase):
                     self.check_key(v)
 
     def test_renderings(self):
-        for v in self.vectors["render"]:
+        for v in self.vectors["render"] + self.vectors["render_base"]:
             enc = Encoding.parse(v["type"])
             self.assertEqual(keyschema._render_plain(enc, keyschema._Reader(bytes.fromhex(v["asc"]), 0, False, "x")), v["rendered"], v)
 

@@ -28,9 +28,15 @@ macro_rules! float {
                 let bits = if ordered & SIGN != 0 { ordered & !SIGN } else { !ordered };
                 Ok(<$t>::from_bits(bits))
             }
+            /// Rust's `{:?}`, and `-NaN` for a NaN with its sign bit set
+            /// (which `{:?}` shows as `NaN`, like the positive one).
             fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
                 let value = Self::decode_key(input)?;
-                let _ = write!(out, "{value:?}");
+                if value.is_nan() && value.is_sign_negative() {
+                    out.push_str("-NaN");
+                } else {
+                    let _ = write!(out, "{value:?}");
+                }
                 Ok(())
             }
         }

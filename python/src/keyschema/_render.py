@@ -70,9 +70,10 @@ def _f32(v):
 
 
 def _rust_float(v, width):
-    """Rust's ``{:?}`` of an f32 or f64."""
+    """Rust's ``{:?}`` of an f32 or f64, and ``-NaN`` for a NaN whose sign
+    bit is set."""
     if math.isnan(v):
-        return "NaN"
+        return "-NaN" if math.copysign(1.0, v) < 0 else "NaN"
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     sign = "-" if math.copysign(1.0, v) < 0 else ""
