@@ -86,6 +86,23 @@ class Vectors(unittest.TestCase):
             enc = Encoding.parse(v["type"])
             self.assertEqual(keyschema._render_plain(enc, keyschema._Reader(bytes.fromhex(v["asc"]), 0, False, "x")), v["rendered"], v)
 
+    def test_ranges(self):
+        from keyschema._scan import OPEN
+        for v in self.vectors["ranges"]:
+            schema = Schema.from_json(json.dumps(v["schema"]))
+            fields = schema.fields
+            equal = [value_from_json(f.encoding, j) for f, j in zip(fields, v["equal"])]
+            r = v["range"]
+            if r is None:
+                got = schema.ranges(equal)
+            else:
+                enc = fields[len(equal)].encoding
+                lo = OPEN if r["lo"] is None else value_from_json(enc, r["lo"])
+                hi = OPEN if r["hi"] is None else value_from_json(enc, r["hi"])
+                got = schema.ranges(equal, lo, hi, r["lo_inclusive"], r["hi_inclusive"], ranged=True)
+            shown = [{"bucket": x.bucket, "start": x.start.hex(), "end": None if x.end is None else x.end.hex()} for x in got]
+            self.assertEqual(shown, v["ranges"], v["declaration"])
+
     def test_rejected_inputs(self):
         for v in self.vectors["reject"] + self.vectors["reject_types"]:
             schema = Schema.from_json(json.dumps(v["schema"]))

@@ -1,0 +1,190 @@
+//! Scan range vectors (`docs/ENCODING.md`, "Scan ranges"): for a key
+//! layout and a binding (equality on leading fields, maybe a range on the
+//! next), the key ranges a scan reads, per bucket. They cover every hashed
+//! bucket, `rev` and two-sided ranges, text keys, `bucket(...)` fields with
+//! and without a hashed bucket, and `reverse(...)`. Python's reader
+//! reproduces each (`test_ranges`).
+
+use super::{plain_hex, record};
+use keyschema::dynamic::{DynSchema, Value};
+use keyschema::RowKey;
+use std::ops::Bound;
+
+#[derive(RowKey)]
+#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+struct Event {
+    user_id: String,
+    site: String,
+    timestamp: u64,
+}
+
+#[derive(RowKey)]
+#[rowkey(format = text(sep = "_"), salt = hash(user_id) % 16, then = user_id, rev(timestamp))]
+struct KarteEvent {
+    user_id: String,
+    timestamp: u64,
+}
+
+#[derive(RowKey)]
+#[rowkey(then = hotel_id, bucket(day, 30), day)]
+struct Bucketed {
+    hotel_id: u32,
+    day: u32,
+}
+
+#[derive(RowKey)]
+#[rowkey(then = hotel_id, bucket(day, 30), rev(day))]
+struct BucketedDesc {
+    hotel_id: u32,
+    day: u32,
+}
+
+#[derive(RowKey)]
+#[rowkey(salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day)]
+struct HashedBucket {
+    hotel_id: u32,
+    day: u32,
+}
+
+#[derive(RowKey)]
+#[rowkey(then = reverse(order_id), line)]
+struct Reversed {
+    order_id: u64,
+    line: u16,
+}
+
+type Range = Option<(Bound<Value>, Bound<Value>)>;
+
+fn bound_json(b: &Bound<Value>) -> (String, bool) {
+    match b {
+        Bound::Included(v) => (v.to_json(), true),
+        Bound::Excluded(v) => (v.to_json(), false),
+        Bound::Unbounded => ("null".into(), true),
+    }
+}
+
+fn bound_text(b: &Bound<Value>, lo: bool) -> String {
+    match (b, lo) {
+        (Bound::Included(v), true) => format!("{} <=", v.to_json()),
+        (Bound::Excluded(v), true) => format!("{} <", v.to_json()),
+        (Bound::Included(v), false) => format!("<= {}", v.to_json()),
+        (Bound::Excluded(v), false) => format!("< {}", v.to_json()),
+        (Bound::Unbounded, _) => String::new(),
+    }
+}
+
+fn case<K: RowKey>(rows: &mut Vec<String>, declaration: &str, equal: &[Value], range: Range) {
+    let doc = K::schema().to_json();
+    let schema = DynSchema::from_json(&doc).expect("schema reads back");
+    let set = schema.ranges(equal, range.clone()).expect("ranges");
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name()).collect();
+    let mut binding: Vec<String> = equal
+        .iter()
+        .zip(&names)
+        .map(|(v, n)| format!("{n} = {}", v.to_json()))
+        .collect();
+    let range_json = match &range {
+        None => "null".to_string(),
+        Some((lo, hi)) => {
+            let name = names[equal.len()];
+            binding.push(
+                format!("{} {name} {}", bound_text(lo, true), bound_text(hi, false))
+                    .trim()
+                    .to_string(),
+            );
+            let ((lo, lo_inc), (hi, hi_inc)) = (bound_json(lo), bound_json(hi));
+            format!(r#"{{"lo":{lo},"lo_inclusive":{lo_inc},"hi":{hi},"hi_inclusive":{hi_inc}}}"#)
+        }
+    };
+    let ranges: Vec<String> = set
+        .iter()
+        .map(|r| {
+            format!(
+                r#"{{"bucket":{},"start":"{}","end":{}}}"#,
+                r.bucket(),
+                plain_hex(r.start()),
+                r.end()
+                    .map_or("null".into(), |e| format!("\"{}\"", plain_hex(e)))
+            )
+        })
+        .collect();
+    let equal_json: Vec<String> = equal.iter().map(Value::to_json).collect();
+    record(
+        "ranges",
+        format!(
+            r#"{{"declaration":{},"schema":{doc},"equal":[{}],"range":{range_json},"ranges":[{}]}}"#,
+            Value::from(declaration).to_json(),
+            equal_json.join(","),
+            ranges.join(",")
+        ),
+    );
+    let shown: Vec<String> = set
+        .iter()
+        .map(|r| {
+            format!(
+                "{}: {} .. {}",
+                r.bucket(),
+                plain_hex(r.start()),
+                r.end().map_or("(end)".into(), plain_hex)
+            )
+        })
+        .collect();
+    rows.push(format!(
+        "| `{declaration}` | `{}` | {} |",
+        binding.join(", "),
+        if shown.is_empty() {
+            "(none: empty)".to_string()
+        } else {
+            shown
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join("<br>")
+        }
+    ));
+}
+
+fn s(v: &str) -> Value {
+    Value::String(v.into())
+}
+
+/// Every range vector, as the document's rows.
+pub fn range_rows() -> Vec<String> {
+    use Bound::{Excluded, Included, Unbounded};
+    let mut rows = Vec::new();
+    let event = "salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp)";
+    case::<Event>(&mut rows, event, &[s("u1")], None);
+    case::<Event>(&mut rows, event, &[s("u1"), s("s")], None);
+    let both = Some((Included(Value::U64(100)), Included(Value::U64(200))));
+    case::<Event>(&mut rows, event, &[s("u1"), s("s")], both);
+    let open = Some((Excluded(Value::U64(100)), Excluded(Value::U64(200))));
+    case::<Event>(&mut rows, event, &[s("u1"), s("s")], open);
+    let empty = Some((Included(Value::U64(200)), Excluded(Value::U64(100))));
+    case::<Event>(&mut rows, event, &[s("u1"), s("s")], empty);
+    let site = Some((Included(s("a")), Excluded(s("m"))));
+    case::<Event>(&mut rows, event, &[s("u1")], site);
+
+    let karte =
+        "format = text(sep = '_'), salt = hash(user_id) % 16, then = user_id, rev(timestamp)";
+    case::<KarteEvent>(&mut rows, karte, &[s("u1")], None);
+    let later = Some((Excluded(Value::U64(5)), Included(Value::U64(500))));
+    case::<KarteEvent>(&mut rows, karte, &[s("u1")], later);
+    let from = Some((Included(Value::U64(5)), Unbounded));
+    case::<KarteEvent>(&mut rows, karte, &[s("u1")], from);
+
+    let days = Some((Included(Value::U32(25)), Excluded(Value::U32(65))));
+    let bucketed = "then = hotel_id, bucket(day, 30), day";
+    case::<Bucketed>(&mut rows, bucketed, &[Value::U32(7)], days.clone());
+    case::<Bucketed>(&mut rows, bucketed, &[Value::U32(7), Value::U32(40)], None);
+    let desc = "then = hotel_id, bucket(day, 30), rev(day)";
+    case::<BucketedDesc>(&mut rows, desc, &[Value::U32(7)], days.clone());
+    let hashed =
+        "salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day";
+    case::<HashedBucket>(&mut rows, hashed, &[Value::U32(7)], days);
+
+    let reversed = "then = reverse(order_id), line";
+    case::<Reversed>(&mut rows, reversed, &[Value::U64(258)], None);
+    let lines = Some((Included(Value::U16(2)), Excluded(Value::U16(5))));
+    case::<Reversed>(&mut rows, reversed, &[Value::U64(258)], lines);
+    rows
+}
