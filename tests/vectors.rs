@@ -8,6 +8,7 @@ mod common;
 mod vectors_constructs;
 mod vectors_history;
 mod vectors_ranges;
+mod vectors_reject;
 mod vectors_render;
 mod vectors_salt;
 mod vectors_types;
@@ -520,6 +521,7 @@ fn encoding_md_vectors_match_the_code() {
         ("reject_types", "| input | bytes | error |\n|---|---|---|", vectors_types::reject_rows()),
         ("render_base", "| type | bytes | rendered |\n|---|---|---|", vectors_render::render_rows()),
         ("ranges", "| declaration | binding | ranges (bucket: start .. end) |\n|---|---|---|", vectors_ranges::range_rows()),
+        ("reject_classes", "| input | bytes | error |\n|---|---|---|", vectors_reject::reject_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {

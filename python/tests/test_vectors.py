@@ -104,7 +104,7 @@ class Vectors(unittest.TestCase):
             self.assertEqual(shown, v["ranges"], v["declaration"])
 
     def test_rejected_inputs(self):
-        for v in self.vectors["reject"] + self.vectors["reject_types"]:
+        for v in self.vectors["reject"] + self.vectors["reject_types"] + self.vectors["reject_classes"]:
             schema = Schema.from_json(json.dumps(v["schema"]))
             with self.assertRaises(keyschema.DecodeError) as caught:
                 schema.decode(bytes.fromhex(v["key"]))
