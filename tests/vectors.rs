@@ -6,6 +6,7 @@
 
 mod common;
 mod vectors_constructs;
+mod vectors_documents;
 mod vectors_history;
 mod vectors_ranges;
 mod vectors_reject;
@@ -481,16 +482,18 @@ fn doc_rows(doc: &str, name: &str) -> Vec<String> {
     let end = body
         .find("<!-- end -->")
         .expect("vectors table has an end marker");
-    body[..end]
-        .lines()
-        .filter(|l| {
+    // The rows after each table's header and its `|---|` line.
+    let lines: Vec<&str> = body[..end].lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(i, l)| {
             l.starts_with("| ")
-                && !l.starts_with("| type")
-                && !l.starts_with("| declaration")
-                && !l.starts_with("| hashed")
-                && !l.starts_with("| input")
+                && !lines
+                    .get(i + 1)
+                    .is_some_and(|next| next.starts_with("|---"))
         })
-        .map(str::to_string)
+        .map(|(_, l)| l.to_string())
         .collect()
 }
 
@@ -522,6 +525,7 @@ fn encoding_md_vectors_match_the_code() {
         ("render_base", "| type | bytes | rendered |\n|---|---|---|", vectors_render::render_rows()),
         ("ranges", "| declaration | binding | ranges (bucket: start .. end) |\n|---|---|---|", vectors_ranges::range_rows()),
         ("reject_classes", "| input | bytes | error |\n|---|---|---|", vectors_reject::reject_rows()),
+        ("documents", "| document | a reader |\n|---|---|", vectors_documents::document_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {

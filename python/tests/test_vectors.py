@@ -103,6 +103,14 @@ class Vectors(unittest.TestCase):
             shown = [{"bucket": x.bucket, "start": x.start.hex(), "end": None if x.end is None else x.end.hex()} for x in got]
             self.assertEqual(shown, v["ranges"], v["declaration"])
 
+    def test_documents(self):
+        for v in self.vectors["documents"]:
+            if v["accepted"]:
+                Schema.from_json(v["document"])
+            else:
+                with self.assertRaises(keyschema.SchemaError, msg=v["what"]):
+                    Schema.from_json(v["document"])
+
     def test_rejected_inputs(self):
         for v in self.vectors["reject"] + self.vectors["reject_types"] + self.vectors["reject_classes"]:
             schema = Schema.from_json(json.dumps(v["schema"]))

@@ -4,6 +4,7 @@ row's value fields is delegated to ``_values`` and ``_dynamodb``."""
 
 import hashlib
 import json
+import re
 import random
 
 from . import _dynamodb, _scan, _values
@@ -102,8 +103,16 @@ class Schema:
             raise SchemaError("the schema is not valid JSON: %s" % e)
         if not isinstance(doc, dict):
             raise SchemaError("schema: expected a JSON object")
+        try:
+            return cls._from_doc(doc)
+        except (KeyError, TypeError, AttributeError) as e:
+            # A member missing or of another JSON type than the document's.
+            raise SchemaError("schema: a member is missing or of the wrong JSON type (%s: %s)" % (type(e).__name__, e))
+
+    @classmethod
+    def _from_doc(cls, doc):
         version = doc.get("keyschema")
-        if version not in (VERSION, HISTORY_VERSION):
+        if type(version) is not int or version not in (VERSION, HISTORY_VERSION):
             raise SchemaError("schema `keyschema`: version %r is not supported; this package reads versions %d and %d (a layout history)" % (version, VERSION, HISTORY_VERSION))
         if (version == HISTORY_VERSION) != ("history" in doc):
             raise SchemaError("schema `history`: version %d documents, and only they, have a `history`" % HISTORY_VERSION)
@@ -119,6 +128,8 @@ class Schema:
             self.sep = ord(sep)
         else:
             raise SchemaError("schema `format.kind`: %r" % fmt["kind"])
+        if not isinstance(doc["prefix"], str) or not re.fullmatch(r"(?:[0-9a-f]{2})*", doc["prefix"]):
+            raise SchemaError("schema `prefix`: expected lowercase hex digits, two per byte")
         self.prefix = bytes.fromhex(doc["prefix"])
         self._written_prefix = _written_prefix(self.prefix, self.sep, "prefix")
         self.components = []
@@ -128,8 +139,11 @@ class Schema:
             enc = Encoding.parse(c["encoding"])
             t = c["transform"]
             if isinstance(t, dict):
-                transform, width = "bucket", int(t["bucket"])
-                if width < 1 or not enc.is_integer():
+                width = t["bucket"]
+                if type(width) is not int or not 1 <= width <= 2**64 - 1:
+                    raise SchemaError("schema `components[%d].transform`: expected {\"bucket\": W} with W >= 1 (at most 2^64 - 1)" % i)
+                transform = "bucket"
+                if not enc.is_integer():
                     raise SchemaError("schema `components[%d].transform`: a bucket needs an integer and W >= 1" % i)
             elif t in ("plain", "reverse"):
                 transform, width = t, None
@@ -139,6 +153,8 @@ class Schema:
                 raise SchemaError("schema `components[%d].transform`: %r" % (i, t))
             if c["order"] not in ("asc", "desc"):
                 raise SchemaError("schema `components[%d].order`: %r" % (i, c["order"]))
+            if c.get("fixed_width") is not None and c["fixed_width"] != enc.fixed_width():
+                raise SchemaError("schema `components[%d].fixed_width`: %r disagrees with the encoding" % (i, c["fixed_width"]))
             self.components.append(Component(c["name"], c["type"], enc, c["order"] == "desc", transform, width))
         if not 1 <= len(self.components) <= MAX_COMPONENTS:
             raise SchemaError("schema `components`: a key has 1..=%d components" % MAX_COMPONENTS)
@@ -155,7 +171,9 @@ class Schema:
             if self.sep is not None and c.descending and not c.encoding.is_integer():
                 raise SchemaError("schema `components[%d].order`: `rev` in a text key needs a number" % i)
 
-        self.partition = doc.get("partition")
+        if "partition" not in doc:
+            raise SchemaError("schema `partition`: missing")
+        self.partition = doc["partition"]
         if self.partition is not None and not 1 <= self.partition <= len(self.components):
             raise SchemaError("schema `partition`: expected null or 1..=%d components" % len(self.components))
         names = [c.name for c in self.components if c.transform != "bucket"]
