@@ -526,6 +526,7 @@ fn encoding_md_vectors_match_the_code() {
         ("ranges", "| declaration | binding | ranges (bucket: start .. end) |\n|---|---|---|", vectors_ranges::range_rows()),
         ("reject_classes", "| input | bytes | error |\n|---|---|---|", vectors_reject::reject_rows()),
         ("documents", "| document | a reader |\n|---|---|", vectors_documents::document_rows()),
+        ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {

@@ -103,6 +103,11 @@ class Vectors(unittest.TestCase):
             shown = [{"bucket": x.bucket, "start": x.start.hex(), "end": None if x.end is None else x.end.hex()} for x in got]
             self.assertEqual(shown, v["ranges"], v["declaration"])
 
+    def test_damaged_renderings(self):
+        for v in self.vectors["render_damaged"]:
+            schema = Schema.from_json(json.dumps(v["schema"]))
+            self.assertEqual(schema.render(bytes.fromhex(v["key"])), v["rendered"], v["what"])
+
     def test_documents(self):
         for v in self.vectors["documents"]:
             if v["accepted"]:

@@ -100,3 +100,98 @@ pub fn render_rows() -> Vec<String> {
     );
     rows
 }
+
+/// Keys that do not decode, rendered (the two damaged forms of "Rendering a
+/// key"), under `K`.
+fn damaged<K: keyschema::RowKey>(
+    rows: &mut Vec<String>,
+    declaration: &str,
+    what: &str,
+    key: &[u8],
+) {
+    let rendered = K::render(key);
+    record(
+        "render_damaged",
+        format!(
+            r#"{{"declaration":{},"schema":{},"what":{},"key":"{}","rendered":{}}}"#,
+            Value::from(declaration).to_json(),
+            K::schema().to_json(),
+            Value::from(what).to_json(),
+            plain_hex(key),
+            Value::from(rendered.as_str()).to_json()
+        ),
+    );
+    rows.push(format!(
+        "| `{declaration}` | {what} | `{}` | {} |",
+        hex(key),
+        rendered.replace('|', "\\|")
+    ));
+}
+
+#[derive(keyschema::RowKey)]
+#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+struct Event {
+    user_id: String,
+    site: String,
+    timestamp: u64,
+}
+
+#[derive(keyschema::RowKey)]
+#[rowkey(prefix = "ev", then = user_id, timestamp)]
+struct Prefixed {
+    user_id: String,
+    timestamp: u64,
+}
+
+#[derive(keyschema::RowKey)]
+#[rowkey(then = hotel_id, bucket(day, 30), day)]
+struct Bucketed {
+    hotel_id: u32,
+    day: u32,
+}
+
+#[derive(keyschema::RowKey)]
+#[rowkey(format = text(sep = "_"), salt = hash(user_id) % 16, then = user_id, rev(timestamp))]
+struct Karte {
+    user_id: String,
+    timestamp: u64,
+}
+
+/// Damaged keys of four layouts, each form of rendering.
+pub fn damaged_rows() -> Vec<String> {
+    let mut rows = Vec::new();
+    let event = "salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp)";
+    let good = Event::get_key("u1", "s", 1_700_000_000);
+    let mut other_salt = good.clone();
+    other_salt[0] = (good[0] + 1) % 8;
+    damaged::<Event>(&mut rows, event, "another salt", &other_salt);
+    damaged::<Event>(&mut rows, event, "cut inside site", &good[..5]);
+    let mut trailing = good.clone();
+    trailing.push(0xab);
+    damaged::<Event>(&mut rows, event, "a trailing byte", &trailing);
+    let mut out_of_range = good.clone();
+    out_of_range[0] = 9;
+    damaged::<Event>(&mut rows, event, "salt 9 of 8", &out_of_range);
+    let prefixed = "prefix = \"ev\", then = user_id, timestamp";
+    damaged::<Prefixed>(&mut rows, prefixed, "another prefix", b"ew\x00u1\x00");
+    let bucketed = "then = hotel_id, bucket(day, 30), day";
+    let mut key = Bucketed::get_key(7, 40);
+    key[7] = 2;
+    damaged::<Bucketed>(&mut rows, bucketed, "bucket 2 for day 40", &key);
+    let karte =
+        "format = text(sep = '_'), salt = hash(user_id) % 16, then = user_id, rev(timestamp)";
+    damaged::<Karte>(
+        &mut rows,
+        karte,
+        "another salt",
+        b"03_user42_99999999998299999999",
+    );
+    damaged::<Karte>(
+        &mut rows,
+        karte,
+        "not UTF-8",
+        b"02_us\xffer42_99999999998299999999",
+    );
+    damaged::<Karte>(&mut rows, karte, "cut inside timestamp", b"02_user42_9999");
+    rows
+}
