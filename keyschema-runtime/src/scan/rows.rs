@@ -16,10 +16,6 @@ use std::marker::PhantomData;
 /// One bucket's scan in the sync driver.
 struct Source<'s, E> {
     rows: Option<BoxRowSource<'s, E>>,
-    /// Merged: the current row's key, copied from the store's page (the
-    /// tree compares these, in one small buffer per source, faster than
-    /// the rows where the store keeps them).
-    key: Vec<u8>,
     /// Whether `rows` lends a row not yet returned.
     full: bool,
     /// Rows pulled from the store so far (the per-bucket limit).
@@ -32,9 +28,10 @@ struct Source<'s, E> {
 }
 
 impl<E> Source<'_, E> {
-    /// Merged: the current row's part after the header, copied.
+    /// The current row's part after the header, where the store lends it.
     fn body(&self) -> &[u8] {
-        self.key.get(self.header..).unwrap_or_default()
+        let key = self.rows.as_ref().map_or(&[][..], |rows| rows.key());
+        key.get(self.header..).unwrap_or_default()
     }
 }
 
@@ -110,7 +107,6 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         };
         Ok(Source {
             rows,
-            key: Vec::new(),
             full: false,
             pulled: 0,
             header: self.core.header_of(i),
@@ -136,9 +132,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             source.pulled += 1;
             source.full = true;
             if self.core.options.ordered {
-                source.key.clear();
-                source.key.extend_from_slice(rows.key());
-                source.prefix = prefix_of(source.body());
+                source.prefix = prefix_of(rows.key().get(source.header..).unwrap_or_default());
             }
         } else {
             source.rows = None;
@@ -177,8 +171,8 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             let rows = source.rows.as_ref().filter(|_| source.full)?;
             let item = self
                 .core
-                .emit::<K, S::Error>(w, &source.key)
-                .map(|row| row.and_then(|row| finish(row, &source.key, rows.value())));
+                .emit::<K, S::Error>(w, rows.key())
+                .map(|row| row.and_then(|row| finish(row, rows.key(), rows.value())));
             // Read the source's next row now, so that a source that ran
             // out is done in the cursor as its last row is returned.
             if let Err(e) = self.pull(w, w) {
