@@ -18,6 +18,10 @@ use std::hint::black_box;
 #[allow(dead_code)]
 #[path = "../tests/common/schemas.rs"]
 mod schemas;
+
+#[allow(dead_code)]
+#[path = "common/hand.rs"]
+mod hand;
 use schemas::Event;
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -66,37 +70,11 @@ fn hand_escape(bytes: &[u8], out: &mut Vec<u8>) {
     out.push(0);
 }
 
-fn hand_unescape(bytes: &[u8], at: &mut usize) -> Option<String> {
-    let rest = bytes.get(*at..)?;
-    let end = rest.iter().position(|&b| b <= 1)?;
-    if rest[end] == 0 {
-        *at += end + 1;
-        return String::from_utf8(rest[..end].to_vec()).ok();
-    }
-    let mut out = rest[..end].to_vec();
-    let mut i = end;
-    loop {
-        match *rest.get(i)? {
-            0 => break,
-            1 => {
-                out.push(*rest.get(i + 1)?);
-                i += 2;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    *at += i + 1;
-    String::from_utf8(out).ok()
-}
-
 fn hand_decode(key: &[u8]) -> Option<Event> {
     let salt = *key.first()?;
     let mut at = 1;
-    let user_id = hand_unescape(key, &mut at)?;
-    let site = hand_unescape(key, &mut at)?;
+    let user_id = hand::unescape(key, &mut at)?;
+    let site = hand::unescape(key, &mut at)?;
     let ts_bytes: [u8; 8] = key.get(at..at + 8)?.try_into().ok()?;
     if at + 8 != key.len() {
         return None;

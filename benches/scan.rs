@@ -28,7 +28,7 @@ use std::time::Duration;
 mod schemas;
 use schemas::Event;
 
-#[path = "scan/hand.rs"]
+#[path = "common/hand.rs"]
 mod hand;
 #[path = "scan/many_buckets.rs"]
 mod many_buckets;

@@ -451,23 +451,60 @@ fn reject_rows() -> Vec<String> {
         .into_iter()
         .map(|(what, bytes)| {
             let err = Event::decode(&bytes).expect_err(what);
-            record(
-                "reject",
-                format!(
-                    r#"{{"schema":{},"what":{},"key":"{}","error":{}}}"#,
-                    Event::schema().to_json(),
-                    Value::from(what).to_json(),
-                    plain_hex(&bytes),
-                    Value::from(err.to_string()).to_json()
-                ),
-            );
-            format!(
-                "| {what} | `{}` | {} |",
-                hex(&bytes),
-                err.to_string().replace('|', "\\|")
-            )
+            rejected::<Event>("reject", what, &bytes, &err)
         })
         .collect()
+}
+
+/// Records a rejection vector of `K` under `table` (its schema, what was
+/// damaged, the key and the error) and returns its row in the document.
+fn rejected<K: RowKey>(
+    table: &'static str,
+    what: &str,
+    bytes: &[u8],
+    err: &keyschema::DecodeError,
+) -> String {
+    record(
+        table,
+        format!(
+            r#"{{"schema":{},"what":{},"key":"{}","error":{}}}"#,
+            K::schema().to_json(),
+            Value::from(what).to_json(),
+            plain_hex(bytes),
+            Value::from(err.to_string()).to_json()
+        ),
+    );
+    format!(
+        "| {what} | `{}` | {} |",
+        hex(bytes),
+        err.to_string().replace('|', "\\|")
+    )
+}
+
+/// Records how one component of type `T` renders under `table` (the type's
+/// name, its bytes and the rendering) and returns its row in the document.
+fn rendered_component<T: KeyComponent>(table: &'static str, type_name: &str, value: &T) -> String {
+    let bytes = encode_value::<T>(value.as_key_ref());
+    let mut out = String::new();
+    T::render_key(&mut keyschema::Reader::new(&bytes), &mut out).expect("renders");
+    record(
+        table,
+        format!(
+            r#"{{"type":{},"asc":"{}","rendered":{}}}"#,
+            Value::from(type_name).to_json(),
+            plain_hex(&bytes),
+            Value::from(out.as_str()).to_json()
+        ),
+    );
+    format!(
+        "| `{type_name}` | `{}` | `{}` |",
+        if bytes.is_empty() {
+            "(none)".to_string()
+        } else {
+            hex(&bytes)
+        },
+        out.replace('|', "\\|").replace('`', "\\`")
+    )
 }
 
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ENCODING.md");

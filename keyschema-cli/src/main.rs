@@ -420,23 +420,14 @@ fn stdin_bytes() -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-fn splits(
-    schema: &DynSchema,
-    sample: Option<PathBuf>,
-    per_bucket: usize,
-    form: Form,
-    output: Output,
-    out: &mut impl Write,
-) -> Outcome {
-    let bytes = match &sample {
-        Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => stdin_bytes()?,
-    };
-    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
+/// The keys of a sample, each bad row or line reported on standard error
+/// (`false` when there was one): `cbt read` output by its rows, or one key
+/// per line (raw `cbt` key lines read, their indented cell lines skipped).
+fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, bool) {
     let mut keys = Vec::new();
     let mut ok = true;
     if form == Form::Cbt {
-        for row in cbt::rows(&bytes) {
+        for row in cbt::rows(bytes) {
             match row.key {
                 Ok(key) => keys.push(key),
                 Err(e) => {
@@ -445,9 +436,9 @@ fn splits(
                 }
             }
         }
+        return (keys, ok);
     }
-    let lines = bytes.split(|&b| b == b'\n').filter(|_| form != Form::Cbt);
-    for (n, line) in lines.enumerate() {
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let key = match std::str::from_utf8(line) {
             Ok(text) => match forms::sample_line(text) {
@@ -467,6 +458,23 @@ fn splits(
             }
         }
     }
+    (keys, ok)
+}
+
+fn splits(
+    schema: &DynSchema,
+    sample: Option<PathBuf>,
+    per_bucket: usize,
+    form: Form,
+    output: Output,
+    out: &mut impl Write,
+) -> Outcome {
+    let bytes = match &sample {
+        Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => stdin_bytes()?,
+    };
+    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
+    let (keys, ok) = sample_keys(&bytes, form, text_keys);
     let foreign = keys.iter().filter(|k| schema.bucket_of(k).is_err()).count();
     let points = schema.split_points(keys.iter().map(Vec::as_slice), per_bucket);
     writeln!(

@@ -14,7 +14,7 @@ struct RandomLine {
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(then = reverse(order_id), line)]
-struct Reversed {
+pub(super) struct Reversed {
     order_id: u64,
     line: u16,
 }
@@ -28,21 +28,21 @@ struct SaltedReversed {
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(then = hotel_id, bucket(day, 30), day)]
-struct Bucketed {
+pub(super) struct Bucketed {
     hotel_id: u32,
     day: u32,
 }
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(then = hotel_id, bucket(day, 30), rev(day))]
-struct BucketedDesc {
+pub(super) struct BucketedDesc {
     hotel_id: u32,
     day: u32,
 }
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day)]
-struct HashedBucket {
+pub(super) struct HashedBucket {
     hotel_id: u32,
     day: u32,
 }

@@ -5,53 +5,11 @@
 //! and without a hashed bucket, and `reverse(...)`. Python's reader
 //! reproduces each (`test_ranges`).
 
-use super::{plain_hex, record};
+use super::vectors_constructs::{Bucketed, BucketedDesc, HashedBucket, Reversed};
+use super::{plain_hex, record, Event, KarteEvent};
 use keyschema::dynamic::{DynSchema, Value};
 use keyschema::RowKey;
 use std::ops::Bound;
-
-#[derive(RowKey)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
-}
-
-#[derive(RowKey)]
-#[rowkey(format = text(sep = "_"), salt = hash(user_id) % 16, then = user_id, rev(timestamp))]
-struct KarteEvent {
-    user_id: String,
-    timestamp: u64,
-}
-
-#[derive(RowKey)]
-#[rowkey(then = hotel_id, bucket(day, 30), day)]
-struct Bucketed {
-    hotel_id: u32,
-    day: u32,
-}
-
-#[derive(RowKey)]
-#[rowkey(then = hotel_id, bucket(day, 30), rev(day))]
-struct BucketedDesc {
-    hotel_id: u32,
-    day: u32,
-}
-
-#[derive(RowKey)]
-#[rowkey(salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day)]
-struct HashedBucket {
-    hotel_id: u32,
-    day: u32,
-}
-
-#[derive(RowKey)]
-#[rowkey(then = reverse(order_id), line)]
-struct Reversed {
-    order_id: u64,
-    line: u16,
-}
 
 type Range = Option<(Bound<Value>, Bound<Value>)>;
 

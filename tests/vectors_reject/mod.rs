@@ -5,8 +5,7 @@
 //! which error is reported. Python's reader gives the same message for each
 //! (`test_rejected_inputs`).
 
-use super::{hex, plain_hex, record};
-use keyschema::dynamic::Value;
+use super::rejected;
 use keyschema::RowKey;
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -71,21 +70,7 @@ pub fn reject_rows() -> Vec<String> {
         .into_iter()
         .map(|(what, bytes)| {
             let err = Mixed::decode(&bytes).expect_err(what);
-            record(
-                "reject_classes",
-                format!(
-                    r#"{{"schema":{},"what":{},"key":"{}","error":{}}}"#,
-                    Mixed::schema().to_json(),
-                    Value::from(what).to_json(),
-                    plain_hex(&bytes),
-                    Value::from(err.to_string()).to_json()
-                ),
-            );
-            format!(
-                "| {what} | `{}` | {} |",
-                hex(&bytes),
-                err.to_string().replace('|', "\\|")
-            )
+            rejected::<Mixed>("reject_classes", what, &bytes, &err)
         })
         .collect()
 }

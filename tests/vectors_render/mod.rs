@@ -3,34 +3,17 @@
 //! escapes, extremes and the float values that have no decimal form
 //! included. Python's reader reproduces each (`test_renderings`).
 
-use super::{hex, plain_hex, record};
+use super::vectors_constructs::Bucketed;
+use super::{hex, plain_hex, record, rendered_component, Event, KarteEvent, Prefixed};
 use keyschema::dynamic::Value;
-use keyschema::{KeyComponent, Reader};
+use keyschema::KeyComponent;
 
 fn one<T: KeyComponent>(rows: &mut Vec<String>, type_name: &str, values: &[T]) {
-    for v in values {
-        let bytes = keyschema::encode_value::<T>(v.as_key_ref());
-        let mut out = String::new();
-        T::render_key(&mut Reader::new(&bytes), &mut out).expect("renders");
-        record(
-            "render_base",
-            format!(
-                r#"{{"type":{},"asc":"{}","rendered":{}}}"#,
-                Value::from(type_name).to_json(),
-                plain_hex(&bytes),
-                Value::from(out.as_str()).to_json()
-            ),
-        );
-        rows.push(format!(
-            "| `{type_name}` | `{}` | `{}` |",
-            if bytes.is_empty() {
-                "(none)".to_string()
-            } else {
-                hex(&bytes)
-            },
-            out.replace('|', "\\|").replace('`', "\\`")
-        ));
-    }
+    rows.extend(
+        values
+            .iter()
+            .map(|v| rendered_component("render_base", type_name, v)),
+    );
 }
 
 /// Every base type's renderings.
@@ -128,35 +111,6 @@ fn damaged<K: keyschema::RowKey>(
     ));
 }
 
-#[derive(keyschema::RowKey)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
-struct Event {
-    user_id: String,
-    site: String,
-    timestamp: u64,
-}
-
-#[derive(keyschema::RowKey)]
-#[rowkey(prefix = "ev", then = user_id, timestamp)]
-struct Prefixed {
-    user_id: String,
-    timestamp: u64,
-}
-
-#[derive(keyschema::RowKey)]
-#[rowkey(then = hotel_id, bucket(day, 30), day)]
-struct Bucketed {
-    hotel_id: u32,
-    day: u32,
-}
-
-#[derive(keyschema::RowKey)]
-#[rowkey(format = text(sep = "_"), salt = hash(user_id) % 16, then = user_id, rev(timestamp))]
-struct Karte {
-    user_id: String,
-    timestamp: u64,
-}
-
 /// Damaged keys of four layouts, each form of rendering.
 pub fn damaged_rows() -> Vec<String> {
     let mut rows = Vec::new();
@@ -180,18 +134,18 @@ pub fn damaged_rows() -> Vec<String> {
     damaged::<Bucketed>(&mut rows, bucketed, "bucket 2 for day 40", &key);
     let karte =
         "format = text(sep = '_'), salt = hash(user_id) % 16, then = user_id, rev(timestamp)";
-    damaged::<Karte>(
+    damaged::<KarteEvent>(
         &mut rows,
         karte,
         "another salt",
         b"03_user42_99999999998299999999",
     );
-    damaged::<Karte>(
+    damaged::<KarteEvent>(
         &mut rows,
         karte,
         "not UTF-8",
         b"02_us\xffer42_99999999998299999999",
     );
-    damaged::<Karte>(&mut rows, karte, "cut inside timestamp", b"02_user42_9999");
+    damaged::<KarteEvent>(&mut rows, karte, "cut inside timestamp", b"02_user42_9999");
     rows
 }

@@ -5,10 +5,10 @@
 //! `chrono` crates and a derived enum; the `time` crate's write the same
 //! bytes (`tests/time_types.rs`).
 
-use super::{component, hex, plain_hex, record, rendered, text_component};
+use super::{component, hex, rejected, rendered, rendered_component, text_component};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use keyschema::dynamic::{DynSchema, Value};
-use keyschema::{KeyComponent, Reader, RowKey};
+use keyschema::{KeyComponent, RowKey};
 use uuid::Uuid;
 
 /// A derived enum with explicit discriminants, one negative.
@@ -133,33 +133,15 @@ pub fn text_component_rows(rows: &mut Vec<String>) {
     text_component::<Priority>(rows, &enum_name(), &PRIORITIES[..1]);
 }
 
-fn render_one<T: KeyComponent + Into<Value> + Clone>(
-    rows: &mut Vec<String>,
-    type_name: &str,
-    values: &[T],
-) {
-    for v in values {
-        let bytes = keyschema::encode_value::<T>(v.as_key_ref());
-        let mut out = String::new();
-        T::render_key(&mut Reader::new(&bytes), &mut out).expect("renders");
-        record(
-            "render",
-            format!(
-                r#"{{"type":{},"asc":"{}","rendered":{}}}"#,
-                Value::from(type_name).to_json(),
-                plain_hex(&bytes),
-                Value::from(out.as_str()).to_json()
-            ),
-        );
-        rows.push(format!(
-            "| `{type_name}` | `{}` | `{}` |",
-            hex(&bytes),
-            out.replace('|', "\\|")
-        ));
-    }
+fn render_one<T: KeyComponent>(rows: &mut Vec<String>, type_name: &str, values: &[T]) {
+    rows.extend(
+        values
+            .iter()
+            .map(|v| rendered_component("render", type_name, v)),
+    );
 }
 
-/// How each type renders in a key, for logs and tools.
+/// Every rendering of the new types.
 pub fn render_rows() -> Vec<String> {
     let mut rows = Vec::new();
     render_one::<Uuid>(&mut rows, "uuid", &uuids()[1..2]);
@@ -253,21 +235,7 @@ pub fn reject_rows() -> Vec<String> {
             let err = Stamped::decode(&bytes).expect_err(what);
             let dyn_err = dynamic.decode(&bytes).expect_err(what);
             assert_eq!(dyn_err.to_string(), err.to_string(), "{what}");
-            record(
-                "reject_types",
-                format!(
-                    r#"{{"schema":{},"what":{},"key":"{}","error":{}}}"#,
-                    Stamped::schema().to_json(),
-                    Value::from(what).to_json(),
-                    plain_hex(&bytes),
-                    Value::from(err.to_string()).to_json()
-                ),
-            );
-            format!(
-                "| {what} | `{}` | {} |",
-                hex(&bytes),
-                err.to_string().replace('|', "\\|")
-            )
+            rejected::<Stamped>("reject_types", what, &bytes, &err)
         })
         .collect()
 }

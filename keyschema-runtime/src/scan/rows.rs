@@ -15,9 +15,9 @@ use std::marker::PhantomData;
 
 /// One bucket's scan in the sync driver.
 struct Source<'s, E> {
+    /// Once read from: lends a row not yet returned; `None` when the
+    /// source ran out, reached its limit or failed.
     rows: Option<BoxRowSource<'s, E>>,
-    /// Whether `rows` lends a row not yet returned.
-    full: bool,
     /// Rows pulled from the store so far (the per-bucket limit).
     pulled: usize,
     /// Where the components start in its keys.
@@ -107,7 +107,6 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         };
         Ok(Source {
             rows,
-            full: false,
             pulled: 0,
             header: self.core.header_of(i),
             prefix: 0,
@@ -120,7 +119,6 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
     fn pull(&mut self, slot: usize, i: usize) -> Result<(), S::Error> {
         let limit = self.core.per_source_limit();
         let source = &mut self.sources[slot];
-        source.full = false;
         let Some(rows) = source.rows.as_mut() else {
             return Ok(());
         };
@@ -128,9 +126,15 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             source.rows = None;
             return Ok(());
         }
-        if rows.advance()? {
+        let advanced = match rows.advance() {
+            Ok(advanced) => advanced,
+            Err(e) => {
+                source.rows = None;
+                return Err(e);
+            }
+        };
+        if advanced {
             source.pulled += 1;
-            source.full = true;
             if self.core.options.ordered {
                 source.prefix = prefix_of(rows.key().get(source.header..).unwrap_or_default());
             }
@@ -168,7 +172,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         loop {
             let w = self.tree.winner()?;
             let source = self.sources.get(w)?;
-            let rows = source.rows.as_ref().filter(|_| source.full)?;
+            let rows = source.rows.as_ref()?;
             let item = self
                 .core
                 .emit::<K, S::Error>(w, rows.key())
@@ -210,17 +214,13 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             if let Err(e) = self.pull(0, i) {
                 return Some(Err(self.fail(e)));
             }
-            let source = &self.sources[0];
-            if !source.full {
+            let Some(rows) = self.sources[0].rows.as_ref() else {
                 if self.core.current == i {
                     // The per-bucket limit: the page is full.
                     return None;
                 }
                 // The source ran out: on to the next.
                 self.sources.clear();
-                continue;
-            }
-            let Some(rows) = source.rows.as_ref() else {
                 continue;
             };
             if let Some(item) = self.core.emit::<K, S::Error>(i, rows.key()) {
@@ -250,17 +250,19 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         if let Some(e) = self.deferred.take() {
             return Some(Err(self.fail(e)));
         }
-        if !self.core.options.ordered {
-            self.core.started = true;
-            return self.next_unordered(&mut finish);
-        }
         if !self.core.started {
             self.core.start();
-            if let Err(e) = self.start_merge() {
-                return Some(Err(self.fail(e)));
+            if self.core.options.ordered {
+                if let Err(e) = self.start_merge() {
+                    return Some(Err(self.fail(e)));
+                }
             }
         }
-        self.next_merged(&mut finish)
+        if self.core.options.ordered {
+            self.next_merged(&mut finish)
+        } else {
+            self.next_unordered(&mut finish)
+        }
     }
 
     /// The next row with its key bytes.
@@ -279,7 +281,7 @@ impl<K, T, E, F: FnMut(K, &[u8], &[u8]) -> Result<T, RowError<E>>> Finish<K, T, 
 #[inline]
 fn less<E>(sources: &[Source<'_, E>], direction: Direction, a: usize, b: usize) -> bool {
     let (x, y) = (&sources[a], &sources[b]);
-    match (x.full, y.full) {
+    match (x.rows.is_some(), y.rows.is_some()) {
         (true, true) if x.prefix != y.prefix => match direction {
             Direction::Forward => x.prefix < y.prefix,
             Direction::Reverse => x.prefix > y.prefix,
