@@ -7,16 +7,18 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod binding;
 mod cbt;
 mod forms;
+mod live;
+mod sample;
+mod size;
 mod values;
 
 use clap::{Parser, Subcommand};
 use forms::{Form, Output};
-use keyschema::dynamic::{DynSchema, Layout, Value, ValueRange};
-use keyschema::sizing::Partition;
+use keyschema::dynamic::{DynSchema, Layout, Value};
 use std::io::{BufRead, Write};
-use std::ops::Bound;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,6 +31,8 @@ struct Cli {
     /// The schema document (`K::schema().to_json()`).
     #[arg(long, short, env = "KEYSCHEMA_SCHEMA")]
     schema: PathBuf,
+    #[command(flatten)]
+    table: live::TableArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -79,12 +83,56 @@ enum Command {
         #[arg(long, value_enum, default_value = "escaped")]
         output: Output,
     },
-    /// Split points from a sample of keys (one per line, or `cbt read` or
-    /// HBase shell `scan` output): every bucket boundary and quantiles inside.
-    Splits {
-        /// The sample file; standard input when absent.
+    /// Rows of the live table (`--bigtable` or `--dynamodb`) by field
+    /// values, in key order: `field=value` for leading key fields, then
+    /// optionally `field=LO..HI` on the next; each row's key fields, `|`,
+    /// and its value fields.
+    Scan {
+        /// The binding, in key order (none: the whole table).
+        fields: Vec<String>,
+        /// The most rows to print.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+    },
+    /// The row of the live table under a key: `field=value` for every key
+    /// field. Exit status 1 when there is none.
+    Get {
+        /// `field=value`, as `decode` prints them.
+        fields: Vec<String>,
+    },
+    /// Where a sample of keys falls: by salt bucket, by each key field's
+    /// values (which user, which site) and, on Bigtable, by the table's
+    /// regions. The sample is the live table's, or a sample file's.
+    Hotspot {
+        /// A sample file (keys one per line, or `cbt read` output); without
+        /// it, a sample of the live table, or standard input.
         #[arg(long)]
         sample: Option<PathBuf>,
+        /// How many keys to sample from the live table.
+        #[arg(long, default_value_t = 10_000)]
+        rows: usize,
+        /// How many of the hottest buckets and values to list.
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        /// The form the sampled keys are written in.
+        #[arg(long, value_enum, default_value = "auto")]
+        input: Form,
+    },
+    /// Split points from a sample of keys (one per line, or `cbt read` or
+    /// HBase shell `scan` output, or the live table's): every bucket
+    /// boundary and quantiles inside.
+    Splits {
+        /// The sample file; without it, a sample of the live table, or
+        /// standard input.
+        #[arg(long)]
+        sample: Option<PathBuf>,
+        /// How many keys to sample from the live table.
+        #[arg(long, default_value_t = 10_000)]
+        rows: usize,
+        /// Print the live table's own split points (Bigtable's tablet
+        /// boundaries) instead of planning new ones.
+        #[arg(long)]
+        current: bool,
         /// Regions per bucket.
         #[arg(long, default_value_t = 4)]
         per_bucket: usize,
@@ -115,9 +163,11 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let schema = match std::fs::read_to_string(&cli.schema)
-        .map_err(|e| e.to_string())
-        .and_then(|text| DynSchema::from_json(&text).map_err(|e| e.to_string()))
+    let document = std::fs::read_to_string(&cli.schema).map_err(|e| e.to_string());
+    let schema = match document
+        .as_deref()
+        .map_err(Clone::clone)
+        .and_then(|text| DynSchema::from_json(text).map_err(|e| e.to_string()))
     {
         Ok(schema) => schema,
         Err(e) => {
@@ -148,18 +198,69 @@ fn main() -> ExitCode {
         } => encode(&schema, &fields, bucket, output, &mut out),
         Command::Bucket { fields } => bucket(&schema, &fields, &mut out),
         Command::Ranges { fields, output } => ranges(&schema, &fields, output, &mut out),
+        Command::Scan { fields, limit } => live(&cli.table, &document).and_then(|table| {
+            let (equal, last) = binding::binding(&schema, &fields)?;
+            let ranges = schema.ranges(&equal, last).map_err(|e| e.to_string())?;
+            rows(&schema, &table, &table.scan(&ranges, limit)?, &mut out)
+        }),
+        Command::Get { fields } => live(&cli.table, &document).and_then(|table| {
+            let values = values::fields(&schema, &fields)?;
+            let key = match schema.salt().is_some_and(|s| s.is_random()) {
+                true => schema.encode_in(&values, 0),
+                false => schema.encode(&values),
+            }
+            .map_err(|e| e.to_string())?;
+            let found = table.get(schema.candidates(&key))?;
+            if found.is_empty() {
+                eprintln!("no row under {} in {}", schema.render(&key), table.name);
+                return Ok(false);
+            }
+            rows(&schema, &table, &found, &mut out)
+        }),
+        Command::Hotspot {
+            sample,
+            rows,
+            top,
+            input,
+        } => sampled(&cli.table, &document, &schema, sample, rows, input).and_then(
+            |(keys, source, splits, ok)| {
+                let clean = live::hotspot(&schema, &keys, &source, splits.as_deref(), top, &mut out)?;
+                Ok(ok && clean)
+            },
+        ),
+        Command::Splits {
+            current: true, ..
+        } => live(&cli.table, &document).and_then(|table| {
+            let Some(points) = table.split_points()? else {
+                return Err(format!(
+                    "{} has no split points to read: DynamoDB does not publish its partitions' boundaries (plan them from a sample: drop --current)",
+                    table.name
+                ));
+            };
+            writeln!(out, "{} split points of {}", points.len(), table.name)
+                .map_err(|e| e.to_string())?;
+            sample::points_list(&schema, &points, output_of(&cli.command), &mut out)?;
+            Ok(true)
+        }),
         Command::Splits {
             sample,
+            rows,
             per_bucket,
             input,
             output,
-        } => splits(&schema, sample, per_bucket, input, output, &mut out),
+            ..
+        } => sampled(&cli.table, &document, &schema, sample, rows, input).and_then(
+            |(keys, _, _, ok)| {
+                sample::splits(&schema, &keys, per_bucket, output, &mut out)?;
+                Ok(ok)
+            },
+        ),
         Command::Size {
             rows,
             bytes,
             values,
             cell_metadata,
-        } => size(&schema, rows, &bytes, &values, cell_metadata, &mut out),
+        } => size::size(&schema, rows, &bytes, &values, cell_metadata, &mut out),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -253,7 +354,7 @@ fn render(schema: &DynSchema, key: &[u8]) -> String {
     }
 }
 
-fn text_fields(schema: &DynSchema, values: &[Value], layout: Option<Layout>) -> String {
+pub(crate) fn text_fields(schema: &DynSchema, values: &[Value], layout: Option<Layout>) -> String {
     let mut pairs: Vec<String> = schema
         .fields()
         .iter()
@@ -318,56 +419,8 @@ fn bucket(schema: &DynSchema, args: &[String], out: &mut impl Write) -> Outcome 
     Ok(true)
 }
 
-/// `LO..HI`, `LO..=HI`, `LO..`, `..HI`, `..=HI`.
-fn range(field: &keyschema::dynamic::DynField, text: &str) -> Result<ValueRange, String> {
-    let (lo, hi, inclusive) = match text.split_once("..=") {
-        Some((lo, hi)) => (lo, hi, true),
-        None => match text.split_once("..") {
-            Some((lo, hi)) => (lo, hi, false),
-            None => return Err(format!("`{text}` is not a range")),
-        },
-    };
-    let parse = |t: &str| values::read_field(field, t);
-    let lo = if lo.is_empty() {
-        Bound::Unbounded
-    } else {
-        Bound::Included(parse(lo)?)
-    };
-    let hi = match (hi.is_empty(), inclusive) {
-        (true, false) => Bound::Unbounded,
-        (true, true) => return Err(format!("`{text}`: `..=` needs an upper end")),
-        (false, true) => Bound::Included(parse(hi)?),
-        (false, false) => Bound::Excluded(parse(hi)?),
-    };
-    Ok((lo, hi))
-}
-
 fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Write) -> Outcome {
-    let mut equal = Vec::new();
-    let mut last = None;
-    for (i, (name, text)) in values::pairs(args)?.into_iter().enumerate() {
-        let (index, field) = schema.field(name).map_err(|e| e.to_string())?;
-        if index != i {
-            let expected = schema.fields().get(i).map_or("nothing more", |f| f.name());
-            return Err(format!(
-                "`{name}` is field {} of the key; bind the fields in key order (expected `{expected}`)",
-                index + 1
-            ));
-        }
-        if last.is_some() {
-            return Err(format!(
-                "`{name}` comes after the range; a range ends the binding"
-            ));
-        }
-        // A value with `..` is a range; a string holding `..` is bound
-        // quoted (`"a..b"`).
-        let quoted = text.len() >= 2 && text.starts_with('"') && text.ends_with('"');
-        if text.contains("..") && !quoted {
-            last = Some(range(field, text)?);
-        } else {
-            equal.push(values::read_field(field, text)?);
-        }
-    }
+    let (equal, last) = binding::binding(schema, args)?;
     let set = schema.ranges(&equal, last).map_err(|e| e.to_string())?;
     writeln!(out, "{} range(s)", set.len()).map_err(|e| e.to_string())?;
     for r in set.iter() {
@@ -413,178 +466,71 @@ fn each_cbt_row(
 }
 
 /// Standard input, whole, as bytes.
-fn stdin_bytes() -> Result<Vec<u8>, String> {
+pub(crate) fn stdin_bytes() -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
         .map_err(|e| format!("reading standard input: {e}"))?;
     Ok(bytes)
 }
 
-/// The keys of a sample, each bad row or line reported on standard error
-/// (`false` when there was one): `cbt read` output by its rows, or one key
-/// per line (raw `cbt` key lines read, their indented cell lines skipped).
-fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, bool) {
-    let mut keys = Vec::new();
-    let mut ok = true;
-    if form == Form::Cbt {
-        for row in cbt::rows(bytes) {
-            match row.key {
-                Ok(key) => keys.push(key),
-                Err(e) => {
-                    ok = false;
-                    eprintln!("row at line {}: {e}", row.line);
-                }
-            }
-        }
-        return (keys, ok);
+/// The live table the options name.
+fn live(args: &live::TableArgs, document: &Result<String, String>) -> Result<live::Live, String> {
+    if !args.named() {
+        return Err(live::NO_TABLE.into());
     }
-    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let key = match std::str::from_utf8(line) {
-            Ok(text) => match forms::sample_line(text) {
-                Some(key) => forms::read(key, form, text_keys),
-                None => continue,
-            },
-            // Raw key bytes (as `cbt` prints a row key); an indented line
-            // is one of its cells.
-            Err(_) if line.starts_with(b" ") || line.starts_with(b"\t") => continue,
-            Err(_) => forms::read_line(line, form, text_keys),
-        };
-        match key {
-            Ok(key) => keys.push(key),
-            Err(e) => {
-                ok = false;
-                eprintln!("line {} ({}): {e}", n + 1, forms::shown(line));
-            }
-        }
-    }
-    (keys, ok)
+    live::Live::open(args, document.as_deref().map_err(Clone::clone)?)
 }
 
-fn splits(
+/// A sample of keys: the file's, else the live table's (with its split
+/// points), else standard input's; and whether every line read.
+type Sampled = (Vec<Vec<u8>>, String, Option<Vec<Vec<u8>>>, bool);
+
+fn sampled(
+    args: &live::TableArgs,
+    document: &Result<String, String>,
     schema: &DynSchema,
-    sample: Option<PathBuf>,
-    per_bucket: usize,
+    file: Option<PathBuf>,
+    rows: usize,
     form: Form,
-    output: Output,
+) -> Result<Sampled, String> {
+    if file.is_none() && args.named() {
+        let table = live(args, document)?;
+        let (keys, how) = table.sample(rows)?;
+        let splits = table.split_points()?;
+        return Ok((keys, format!("{how}, of {}", table.name), splits, true));
+    }
+    let source = file
+        .as_ref()
+        .map_or("standard input".to_string(), |p| p.display().to_string());
+    let (keys, ok) = sample::read_sample(schema, file.as_deref(), form)?;
+    Ok((keys, source, None, ok))
+}
+
+/// Prints rows, one per line; a row that does not read is reported on
+/// standard error and the rest printed.
+fn rows(
+    schema: &DynSchema,
+    table: &live::Live,
+    rows: &[keyschema::store::Row],
     out: &mut impl Write,
 ) -> Outcome {
-    let bytes = match &sample {
-        Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => stdin_bytes()?,
-    };
-    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
-    let (keys, ok) = sample_keys(&bytes, form, text_keys);
-    let foreign = keys.iter().filter(|k| schema.bucket_of(k).is_err()).count();
-    let points = schema.split_points(keys.iter().map(Vec::as_slice), per_bucket);
-    writeln!(
-        out,
-        "{} split points from {} sampled keys ({} not of this schema, ignored)",
-        points.len(),
-        keys.len(),
-        foreign
-    )
-    .map_err(|e| e.to_string())?;
-    for p in points {
-        writeln!(
-            out,
-            "{}  {}",
-            forms::write(&p, output),
-            schema.render_prefix(&p)
-        )
-        .map_err(|e| e.to_string())?;
+    let mut ok = true;
+    for row in rows {
+        match live::row_line(schema, table.schema, row) {
+            Ok(line) => writeln!(out, "{line}").map_err(|e| e.to_string())?,
+            Err(e) => {
+                ok = false;
+                eprintln!("{e}");
+            }
+        }
     }
     Ok(ok)
 }
 
-fn size(
-    schema: &DynSchema,
-    rows: u64,
-    bytes: &[String],
-    values: &[String],
-    cell_metadata: u64,
-    out: &mut impl Write,
-) -> Outcome {
-    let Some(partition) = schema.partition_components() else {
-        return Err(format!(
-            "`{}` declares no partition key: write the partition columns first in `then`, in parentheses (`then = (hotel_id), day, room`)",
-            schema.name()
-        ));
-    };
-    let given = values::pairs(bytes)?;
-    for (name, _) in &given {
-        let Some(c) = schema.components().iter().find(|c| c.name() == *name) else {
-            return Err(format!(
-                "--bytes {name}: `{}` has no key field `{name}`",
-                schema.name()
-            ));
-        };
-        if let Some(width) = c.encoding().fixed_width() {
-            return Err(format!(
-                "--bytes {name}: `{name}` ({}) is always {width} bytes in the key; give --bytes only for variable-width fields",
-                c.encoding()
-            ));
-        }
+/// The `--output` of `splits`.
+fn output_of(command: &Command) -> Output {
+    match command {
+        Command::Splits { output, .. } => *output,
+        _ => Output::Escaped,
     }
-    let size_of = |i: usize| -> Result<u64, String> {
-        let c = &schema.components()[i];
-        if let Some((_, n)) = given.iter().find(|(name, _)| *name == c.name()) {
-            return n
-                .parse()
-                .map_err(|_| format!("--bytes {}={n}: not a number", c.name()));
-        }
-        c.encoding().fixed_width().map(|w| w as u64).ok_or_else(|| {
-            format!(
-                "`{}` ({}) has no fixed size: give its average with --bytes {}=N",
-                c.name(),
-                c.encoding(),
-                c.name()
-            )
-        })
-    };
-    let salt = schema
-        .salt()
-        .map_or(0, |s| if s.buckets() > 256 { 2 } else { 1 });
-    let mut partition_key_bytes = salt;
-    let mut clustering_bytes = 0;
-    for i in 0..schema.components().len() {
-        if i < partition {
-            partition_key_bytes += size_of(i)?;
-        } else {
-            clustering_bytes += size_of(i)?;
-        }
-    }
-    let mut regular_bytes = 0;
-    for (name, n) in values::pairs(values)? {
-        regular_bytes += n
-            .parse::<u64>()
-            .map_err(|_| format!("--value {name}={n}: not a number"))?;
-    }
-    let key_columns = schema.components().len() as u64 + u64::from(schema.salt().is_some());
-    let p = Partition {
-        rows,
-        columns: key_columns + values.len() as u64,
-        primary_key_columns: key_columns,
-        static_columns: 0,
-        partition_key_bytes,
-        static_bytes: 0,
-        clustering_bytes,
-        regular_bytes,
-        cell_metadata_bytes: cell_metadata,
-    };
-    let w = |r: std::io::Result<()>| r.map_err(|e| e.to_string());
-    w(writeln!(
-        out,
-        "rows {rows}, values {}, bytes {}",
-        p.values(),
-        p.total_bytes()
-    ))?;
-    match p.over_guidance() {
-        Some(why) => w(writeln!(out, "over the guidance: {why}"))?,
-        None => w(writeln!(
-            out,
-            "within the guidance (100,000 values, 100 MB)"
-        ))?,
-    }
-    Ok(true)
 }

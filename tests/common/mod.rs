@@ -4,6 +4,7 @@
 #![allow(dead_code, unused_macros, unused_imports)]
 
 pub mod cbt;
+pub mod cli;
 pub mod cut;
 pub mod dynalite;
 pub mod emulator;

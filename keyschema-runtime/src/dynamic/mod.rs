@@ -26,6 +26,7 @@
 //! ```
 
 mod component;
+mod document;
 mod history;
 mod json;
 mod scan;

@@ -20,6 +20,7 @@ mod item_de;
 pub mod msgpack;
 mod probe;
 pub(crate) mod projection;
+mod render;
 mod walk;
 
 pub use cell_de::{CellDeserializer, CellError};
@@ -31,6 +32,7 @@ pub use projection::{decode_projection, Projection};
 pub use projection::{
     key_field, projected_schema, value_field, value_required, HasKeyField, HasValueField,
 };
+pub use render::render_values;
 
 use crate::key::RowKey;
 

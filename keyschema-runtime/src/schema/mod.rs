@@ -357,7 +357,7 @@ impl Schema {
                 None => {
                     let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
                     scratch.clear();
-                    (c.render)(&mut reader, &mut scratch)?;
+                    c.render_one(&mut reader, &mut scratch)?;
                     pos = reader.offset();
                 }
             }

@@ -21,10 +21,13 @@ pub struct Component {
     pub(super) bucket: Option<u64>,
     pub(super) fixed_width: Option<usize>,
     pub(super) encoding: Option<Encoding>,
-    pub(super) render: RenderFn,
+    /// `None` for a component read from a schema document, which renders
+    /// by its [`Encoding`].
+    pub(super) render: Option<RenderFn>,
     /// For text keys: the text width (None: variable, ends at the separator)
-    /// and the conversion from binary.
-    pub(super) text: Option<(Option<usize>, TextFn)>,
+    /// and the conversion from binary (`None` for a document's component:
+    /// only typed scans convert, and they need the derived type).
+    pub(super) text: Option<(Option<usize>, Option<TextFn>)>,
 }
 
 impl Salt {
@@ -81,7 +84,7 @@ impl Component {
             bucket: None,
             fixed_width: T::FIXED_WIDTH,
             encoding: T::ENCODING,
-            render: T::render_key,
+            render: Some(T::render_key),
             text: None,
         }
     }
@@ -100,7 +103,7 @@ impl Component {
             bucket: Some(width),
             fixed_width: T::FIXED_WIDTH,
             encoding: T::ENCODING,
-            render: T::render_key,
+            render: Some(T::render_key),
             text: None,
         }
     }
@@ -117,19 +120,60 @@ impl Component {
             bucket: None,
             fixed_width: T::FIXED_WIDTH,
             encoding: T::ENCODING,
-            render: T::render_key,
+            render: Some(T::render_key),
             text: None,
         }
     }
 
     pub(crate) const fn with_text<T: TextComponent>(mut self) -> Self {
-        self.text = Some((T::TEXT_WIDTH, crate::encoding::text::binary_to_text::<T>));
+        self.text = Some((
+            T::TEXT_WIDTH,
+            Some(crate::encoding::text::binary_to_text::<T>),
+        ));
         self
     }
 
     /// For `rev`, `reverse` and `bucket` in text keys: a number's digits.
     pub(crate) const fn with_text_digits<T: TextDigits>(self) -> Self {
         self.with_text::<T>()
+    }
+
+    /// A component of a layout read at run time ([`Schema::from_document`]):
+    /// it renders by its encoding.
+    pub(crate) fn of_document(
+        name: &'static str,
+        type_name: &'static str,
+        order: Order,
+        reversed: bool,
+        bucket: Option<u64>,
+        encoding: Encoding,
+        text: bool,
+    ) -> Self {
+        Component {
+            name,
+            type_name,
+            order,
+            reversed,
+            bucket,
+            fixed_width: encoding.fixed_width(),
+            encoding: Some(encoding),
+            render: None,
+            text: text.then(|| (encoding.text_width(), None)),
+        }
+    }
+
+    /// Renders one ascending encoding of the component from `input`.
+    pub(crate) fn render_one(
+        &self,
+        input: &mut Reader<'_>,
+        out: &mut String,
+    ) -> Result<(), DecodeError> {
+        match (self.render, self.encoding) {
+            (Some(render), _) => render(input, out),
+            (None, Some(encoding)) => encoding.render(input, out),
+            // Every component is built with one or the other.
+            (None, None) => Ok(()),
+        }
     }
 
     pub(crate) fn text_width(&self) -> Option<usize> {
@@ -167,7 +211,7 @@ impl Component {
     ) -> Result<(), DecodeError> {
         let start = out.len();
         match (sep, self.text) {
-            (Some(sep), Some((width, to_text))) => {
+            (Some(sep), Some((width, Some(to_text)))) => {
                 to_text(binary, out, sep)?;
                 self.transform_text(&mut out[start..]);
                 if width.is_none() {

@@ -92,7 +92,7 @@ impl RenderPart for Component {
         self.reversed.then(|| self.fixed_width.unwrap_or(0))
     }
     fn render_part(&self, input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
-        (self.render)(input, out)
+        self.render_one(input, out)
     }
 }
 

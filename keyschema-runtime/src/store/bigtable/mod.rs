@@ -13,6 +13,7 @@ mod cas;
 mod read;
 pub mod readrows;
 mod rows;
+mod sample;
 mod write;
 
 pub use write::{BatchLimits, MAX_MUTATIONS_PER_REQUEST, MAX_ROW_KEY, MAX_VALUE};

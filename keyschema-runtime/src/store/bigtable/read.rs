@@ -383,7 +383,7 @@ fn read_request(
     }
 }
 
-fn chunk(c: data::read_rows_response::CellChunk) -> Chunk {
+pub(super) fn chunk(c: data::read_rows_response::CellChunk) -> Chunk {
     use data::read_rows_response::cell_chunk::RowStatus;
     Chunk {
         row_key: c.row_key,

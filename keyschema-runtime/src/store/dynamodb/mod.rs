@@ -3,11 +3,13 @@
 //! the partition-key attribute and the rest of the key in the sort-key
 //! attribute.
 //!
-//! The files: this one (the store, its connection, the key split and the
+//! The files: this one (the store, the key split and the
 //! service's key and item limits), `table` (creation and the check of an
 //! existing table's key attributes), `write` (BatchWriteItem in batches of
 //! 25 with unprocessed items retried), `read` (gets, and one paged Query per
-//! salt bucket for typed scans) and `cas` (conditional writes).
+//! salt bucket for typed scans), `cas` (conditional writes), `connect` (the
+//! client, the table and the key type or schema), `sample` (a sample of the
+//! table's keys, for the tools), `gsi` and `live` (indexes as GSIs).
 //!
 //! An item holds its key in two attributes, [`PARTITION_KEY`] and
 //! [`SORT_KEY`] by default (binary, or strings for `format = text` keys, the
@@ -21,15 +23,18 @@
 //! key.
 
 mod cas;
+mod connect;
 mod gsi;
 mod item;
 mod live;
 mod read;
+mod sample;
 mod shape;
 mod table;
 mod write;
 
 pub use item::MAX_DEPTH;
+pub use sample::KeySample;
 pub use shape::{ItemShape, MAX_KEY_ATTRIBUTE_NAME};
 pub use write::MAX_BATCH_ITEMS;
 
@@ -40,7 +45,6 @@ pub use aws_sdk_dynamodb as sdk;
 
 use crate::dynamic::DynSchema;
 use crate::error::DecodeError;
-use crate::key::RowKey;
 use crate::record::ValueField;
 use crate::schema::Schema;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -344,74 +348,7 @@ pub struct DynamoStore {
     gsis: std::sync::Arc<[gsi::Gsi]>,
 }
 
-fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
-    use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
-    aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
-        .build_https()
-}
-
 impl DynamoStore {
-    /// Connects to DynamoDB with the credentials and region of the
-    /// environment (`AWS_*` variables, profiles, SSO, instance roles), for
-    /// the table of key type `K`; an existing table must have `K`'s key
-    /// attributes ([`check_table`](Self::check_table)).
-    pub async fn connect<K: RowKey>(table: &str) -> Result<Self, DynamoError> {
-        Self::connect_with::<K>(table, ItemShape::default()).await
-    }
-
-    /// [`connect`](Self::connect), for items of another [`ItemShape`] (the
-    /// `PK`/`SK` of an existing single-table design).
-    pub async fn connect_with<K: RowKey>(
-        table: &str,
-        shape: ItemShape,
-    ) -> Result<Self, DynamoError> {
-        let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
-            .http_client(http_client())
-            .load()
-            .await;
-        let store = Self::from_client::<K>(Client::new(&config), table)?.with_shape(shape)?;
-        store.check_table().await?;
-        Ok(store)
-    }
-
-    /// Connects to a local DynamoDB-API server (DynamoDB Local, dynalite)
-    /// at `endpoint` (`http://127.0.0.1:8000`), with placeholder credentials.
-    pub fn connect_local<K: RowKey>(endpoint: &str, table: &str) -> Result<Self, DynamoError> {
-        let credentials =
-            aws_sdk_dynamodb::config::Credentials::new("local", "local", None, None, "keyschema");
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-            .endpoint_url(endpoint)
-            .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-            .credentials_provider(credentials)
-            .http_client(http_client())
-            .build();
-        Self::from_client::<K>(Client::from_conf(config), table)
-    }
-
-    /// A store on a client configured by the caller.
-    pub fn from_client<K: RowKey>(client: Client, table: &str) -> Result<Self, DynamoError> {
-        let schema = K::schema();
-        if schema.partition_components().is_none() {
-            return Err(DynamoError::NoPartition {
-                schema: schema.name(),
-            });
-        }
-        let store = DynamoStore {
-            client,
-            table: table.to_string(),
-            schema,
-            retry: RetryPolicy::default(),
-            counters: std::sync::Arc::default(),
-            shape: ItemShape::default(),
-            key_fields: None,
-            gsis: gsi::Gsi::all_of(schema),
-        };
-        store.check_indexes()?;
-        store.with_shape(ItemShape::default())
-    }
-
     /// The same store, for items of `shape` (key attribute names, key-field
     /// attributes); a shape whose names clash is a [`DynamoError::Shape`].
     pub fn with_shape(mut self, shape: ItemShape) -> Result<Self, DynamoError> {

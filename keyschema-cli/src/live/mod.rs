@@ -1,0 +1,292 @@
+//! Live tables: the command reading a Bigtable table (a real instance or
+//! the emulator) or a DynamoDB table (the service, DynamoDB Local or
+//! dynalite) through the library's own stores, with the layout read from
+//! the schema document ([`Schema::from_document`]).
+
+mod hotspot;
+mod token;
+
+pub use hotspot::hotspot;
+
+use futures_util::StreamExt;
+use keyschema::dynamic::DynSchema;
+use keyschema::store::bigtable::BigtableStore;
+use keyschema::store::dynamodb::DynamoStore;
+use keyschema::store::{AsyncStore, Direction, Row};
+use keyschema::Schema;
+use keyschema::{KeyRange, ScanRangeSet};
+
+/// Where the live table is: one of `--bigtable` and `--dynamodb`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TableArgs {
+    /// A Bigtable table, `PROJECT/INSTANCE/TABLE`: `scan`, `get`, `splits`
+    /// and `hotspot` read it.
+    #[arg(
+        long,
+        env = "KEYSCHEMA_BIGTABLE",
+        global = true,
+        value_name = "PROJECT/INSTANCE/TABLE"
+    )]
+    bigtable: Option<String>,
+    /// The Bigtable emulator, `HOST:PORT` (the variable `cbt` and Google's
+    /// clients read); without it, Cloud Bigtable with the token of
+    /// `gcloud auth print-access-token`.
+    #[arg(
+        long,
+        env = "BIGTABLE_EMULATOR_HOST",
+        global = true,
+        value_name = "HOST:PORT"
+    )]
+    emulator: Option<String>,
+    /// A DynamoDB table: `scan`, `get`, `splits` and `hotspot` read it.
+    #[arg(
+        long,
+        env = "KEYSCHEMA_DYNAMODB",
+        global = true,
+        value_name = "TABLE",
+        conflicts_with = "bigtable"
+    )]
+    dynamodb: Option<String>,
+    /// A local DynamoDB-API server (DynamoDB Local, dynalite), with
+    /// placeholder credentials; without it, the service, with the
+    /// credentials and region of the environment.
+    #[arg(
+        long,
+        env = "AWS_ENDPOINT_URL_DYNAMODB",
+        global = true,
+        value_name = "URL"
+    )]
+    endpoint: Option<String>,
+}
+
+impl TableArgs {
+    /// Whether a table is named.
+    pub fn named(&self) -> bool {
+        self.bigtable.is_some() || self.dynamodb.is_some()
+    }
+}
+
+enum Store {
+    Bigtable(Box<BigtableStore>),
+    Dynamo(DynamoStore),
+}
+
+/// An open live table and the layout of its rows.
+pub struct Live {
+    store: Store,
+    /// The layout as the stores take it (value fields, family).
+    pub schema: &'static Schema,
+    runtime: tokio::runtime::Runtime,
+    /// What the table is, for reports.
+    pub name: String,
+}
+
+/// The message for a command that needs a table and has none.
+pub const NO_TABLE: &str = "name the table to read: --bigtable PROJECT/INSTANCE/TABLE (with --emulator HOST:PORT for the emulator) or --dynamodb TABLE (with --endpoint URL for a local server)";
+
+impl Live {
+    /// Connects to the table `args` names, for the rows of `document`.
+    pub fn open(args: &TableArgs, document: &str) -> Result<Live, String> {
+        let schema = Schema::from_document(document).map_err(|e| e.to_string())?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("starting the async runtime: {e}"))?;
+        let (store, name) = match (&args.bigtable, &args.dynamodb) {
+            (Some(path), _) => {
+                let parts: Vec<&str> = path.split('/').collect();
+                let [project, instance, table] = parts[..] else {
+                    return Err(format!(
+                        "--bigtable {path}: expected PROJECT/INSTANCE/TABLE"
+                    ));
+                };
+                let store = runtime
+                    .block_on(async {
+                        match &args.emulator {
+                            Some(host) => {
+                                BigtableStore::connect_emulator(host, project, instance, table)
+                                    .await
+                            }
+                            None => {
+                                BigtableStore::connect(
+                                    project,
+                                    instance,
+                                    table,
+                                    token::Gcloud::default(),
+                                )
+                                .await
+                            }
+                        }
+                    })
+                    .map_err(|e| e.to_string())?;
+                let name = format!("Bigtable table {}", store.table_name());
+                (Store::Bigtable(Box::new(store)), name)
+            }
+            (None, Some(table)) => {
+                let store = runtime.block_on(async {
+                    let client = match &args.endpoint {
+                        Some(url) => DynamoStore::local_client(url),
+                        None => DynamoStore::environment_client().await,
+                    };
+                    let store = DynamoStore::for_schema(client, table, schema)
+                        .map_err(|e| e.to_string())?;
+                    match store.check_table().await {
+                        Ok(true) => Ok(store),
+                        Ok(false) => Err(format!(
+                            "DynamoDB table {table} does not exist{}",
+                            args.endpoint
+                                .as_ref()
+                                .map_or(String::new(), |url| format!(" at {url}"))
+                        )),
+                        Err(e) => Err(e.to_string()),
+                    }
+                })?;
+                (Store::Dynamo(store), format!("DynamoDB table {table}"))
+            }
+            (None, None) => return Err(NO_TABLE.into()),
+        };
+        Ok(Live {
+            store,
+            schema,
+            runtime,
+            name,
+        })
+    }
+
+    /// The rows of `ranges` in key order (by the key after the salt, as a
+    /// typed ordered scan merges buckets), at most `limit`.
+    pub fn scan(&self, ranges: &ScanRangeSet, limit: usize) -> Result<Vec<Row>, String> {
+        let mut rows = Vec::new();
+        for range in ranges.iter() {
+            let read = match &self.store {
+                Store::Bigtable(s) => {
+                    self.runtime
+                        .block_on(collect(s.as_ref(), self.schema, range, limit))
+                }
+                Store::Dynamo(s) => self.runtime.block_on(collect(s, self.schema, range, limit)),
+            };
+            rows.extend(read?);
+        }
+        let header = self.schema.header_len();
+        rows.sort_by(|a, b| a.0.get(header..).cmp(&b.0.get(header..)));
+        rows.truncate(limit);
+        Ok(rows)
+    }
+
+    /// The rows stored under any of `keys`.
+    pub fn get(&self, keys: Vec<Vec<u8>>) -> Result<Vec<Row>, String> {
+        match &self.store {
+            Store::Bigtable(s) => self
+                .runtime
+                .block_on(s.get_many_for(self.schema, keys))
+                .map_err(|e| e.to_string()),
+            Store::Dynamo(s) => self
+                .runtime
+                .block_on(s.get_many_for(self.schema, keys))
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Up to `rows` keys of the table, spread over it: Bigtable's row-sample
+    /// filter at a rate raised tenfold until the sample is big enough, then
+    /// thinned evenly; on DynamoDB, whole segments of a parallel Scan of the
+    /// key attributes (`DynamoStore::sample_keys`). Returns the keys and how
+    /// they were taken.
+    pub fn sample(&self, rows: usize) -> Result<(Vec<Vec<u8>>, String), String> {
+        match &self.store {
+            Store::Bigtable(s) => {
+                let mut probability = 0.001;
+                loop {
+                    let keys = self
+                        .runtime
+                        .block_on(s.sample_keys(probability, rows.saturating_mul(20)))
+                        .map_err(|e| e.to_string())?;
+                    if keys.len() >= rows || probability >= 1.0 {
+                        let how = format!("Bigtable row sample, probability {probability}");
+                        return Ok((thin(keys, rows), how));
+                    }
+                    probability = (probability * 10.0).min(1.0);
+                }
+            }
+            Store::Dynamo(s) => {
+                let sample = self
+                    .runtime
+                    .block_on(s.sample_keys(rows))
+                    .map_err(|e| e.to_string())?;
+                let how = match sample.whole_table() {
+                    true => "every item, by a Scan of the key attributes".to_string(),
+                    false => format!(
+                        "{} of {} segments of a parallel Scan of the key attributes, each whole",
+                        sample.segments_read, sample.segments
+                    ),
+                };
+                Ok((sample.keys, how))
+            }
+        }
+    }
+
+    /// The table's own split points (Bigtable's tablet boundaries).
+    pub fn split_points(&self) -> Result<Option<Vec<Vec<u8>>>, String> {
+        match &self.store {
+            Store::Bigtable(s) => self
+                .runtime
+                .block_on(s.sample_row_keys())
+                .map(Some)
+                .map_err(|e| e.to_string()),
+            // DynamoDB does not publish its partitions' boundaries.
+            Store::Dynamo(_) => Ok(None),
+        }
+    }
+}
+
+/// Every `n`-th of `keys`, so that `rows` remain, spread over them all.
+fn thin(keys: Vec<Vec<u8>>, rows: usize) -> Vec<Vec<u8>> {
+    if keys.len() <= rows || rows == 0 {
+        return keys;
+    }
+    let len = keys.len();
+    keys.into_iter()
+        .enumerate()
+        .filter(|(i, _)| i * rows / len != (i + 1) * rows / len)
+        .map(|(_, k)| k)
+        .collect()
+}
+
+async fn collect<S: AsyncStore>(
+    store: &S,
+    schema: &'static Schema,
+    range: &KeyRange,
+    limit: usize,
+) -> Result<Vec<Row>, String> {
+    let mut stream = store.scan_for(schema, range, Direction::Forward, Some(limit));
+    let mut rows = Vec::new();
+    while let Some(row) = stream.next().await {
+        rows.push(row.map_err(|e| e.to_string())?);
+    }
+    Ok(rows)
+}
+
+/// One row as a line: its key fields as `decode` prints them, then `|`
+/// and its value fields (`name=value`, strings quoted), or its raw value
+/// in hex for a key type without value fields.
+pub fn row_line(layout: &DynSchema, schema: &Schema, row: &Row) -> Result<String, String> {
+    let (key, value) = row;
+    let values = layout
+        .decode(key)
+        .map_err(|e| format!("{}: {e}", layout.render(key)))?;
+    let mut line = crate::text_fields(layout, &values, None);
+    line.push_str(" |");
+    if schema.values().is_empty() {
+        line.push_str(&format!(
+            " value={}",
+            crate::forms::write(value, crate::forms::Output::Hex)
+        ));
+        return Ok(line);
+    }
+    let fields = keyschema::record::render_values(value, schema.values())
+        .map_err(|e| format!("{}: its value fields do not read: {e}", layout.render(key)))?;
+    for (name, text) in fields {
+        line.push_str(&format!(" {name}={text}"));
+    }
+    Ok(line)
+}

@@ -1,0 +1,104 @@
+//! Samples of keys (a file, `cbt read` output, a live table's) and the
+//! split points planned from them.
+
+use crate::cbt;
+use crate::forms::{self, Form, Output};
+use keyschema::dynamic::DynSchema;
+use std::io::Write;
+use std::path::Path;
+
+/// The keys of a sample, each bad row or line reported on standard error
+/// (`false` when there was one): `cbt read` output by its rows, or one key
+/// per line (raw `cbt` key lines read, their indented cell lines skipped).
+pub fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, bool) {
+    let mut keys = Vec::new();
+    let mut ok = true;
+    if form == Form::Cbt {
+        for row in cbt::rows(bytes) {
+            match row.key {
+                Ok(key) => keys.push(key),
+                Err(e) => {
+                    ok = false;
+                    eprintln!("row at line {}: {e}", row.line);
+                }
+            }
+        }
+        return (keys, ok);
+    }
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let key = match std::str::from_utf8(line) {
+            Ok(text) => match forms::sample_line(text) {
+                Some(key) => forms::read(key, form, text_keys),
+                None => continue,
+            },
+            // Raw key bytes (as `cbt` prints a row key); an indented line
+            // is one of its cells.
+            Err(_) if line.starts_with(b" ") || line.starts_with(b"\t") => continue,
+            Err(_) => forms::read_line(line, form, text_keys),
+        };
+        match key {
+            Ok(key) => keys.push(key),
+            Err(e) => {
+                ok = false;
+                eprintln!("line {} ({}): {e}", n + 1, forms::shown(line));
+            }
+        }
+    }
+    (keys, ok)
+}
+
+/// The keys of the sample file `path`, or of standard input.
+pub fn read_sample(
+    schema: &DynSchema,
+    path: Option<&Path>,
+    form: Form,
+) -> Result<(Vec<Vec<u8>>, bool), String> {
+    let bytes = match path {
+        Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => crate::stdin_bytes()?,
+    };
+    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
+    Ok(sample_keys(&bytes, form, text_keys))
+}
+
+/// The split points planned from `keys`: every bucket boundary and
+/// `per_bucket - 1` quantiles inside each bucket.
+pub fn splits(
+    schema: &DynSchema,
+    keys: &[Vec<u8>],
+    per_bucket: usize,
+    output: Output,
+    out: &mut impl Write,
+) -> Result<(), String> {
+    let foreign = keys.iter().filter(|k| schema.bucket_of(k).is_err()).count();
+    let points = schema.split_points(keys.iter().map(Vec::as_slice), per_bucket);
+    writeln!(
+        out,
+        "{} split points from {} sampled keys ({} not of this schema, ignored)",
+        points.len(),
+        keys.len(),
+        foreign
+    )
+    .map_err(|e| e.to_string())?;
+    points_list(schema, &points, output, out)
+}
+
+/// Split points, one per line: the key in `output`'s form, then rendered.
+pub fn points_list(
+    schema: &DynSchema,
+    points: &[Vec<u8>],
+    output: Output,
+    out: &mut impl Write,
+) -> Result<(), String> {
+    for p in points {
+        writeln!(
+            out,
+            "{}  {}",
+            forms::write(p, output),
+            schema.render_prefix(p)
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}

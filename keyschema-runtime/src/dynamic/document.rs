@@ -1,0 +1,166 @@
+//! A schema document read as a [`Schema`]: what the stores take, for tools
+//! that read a table they have no Rust type for (the `keyschema` command
+//! reading a live Bigtable or DynamoDB table).
+
+use super::json::SchemaError;
+use super::{DynSchema, Transform};
+use crate::record::ValueField;
+use crate::schema::{Component, Format, Salt, Schema, DEFAULT_FAMILY};
+use serde_json::Value as Json;
+
+impl Schema {
+    /// The layout a schema document ([`Schema::to_json`]) describes, as the
+    /// stores take it: `DynamoStore::for_schema`, and the whole-row reads
+    /// of `AsyncStore::scan_for` (value fields as Bigtable cells or DynamoDB
+    /// attributes). For tools that read a table without its Rust type.
+    ///
+    /// The schema lives as long as the program (the stores keep
+    /// `&'static Schema`): read a document once, not per request. It
+    /// renders and splits keys as the derived schema does; the checks that
+    /// need the Rust type (the salt against the hashed fields) are the
+    /// [`DynSchema`]'s, which reads the same document. A document with a
+    /// layout history (version 3) is refused: its cut-over is a value of
+    /// the Rust type.
+    ///
+    /// ```
+    /// use keyschema::{RowKey, Schema};
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(salt = hash(user_id) % 8, then = (user_id), rev(ts), family = "visit")]
+    /// struct Visit {
+    ///     user_id: String,
+    ///     ts: u64,
+    ///     #[rowkey(value)]
+    ///     url: String,
+    /// }
+    ///
+    /// let schema = Schema::from_document(&Visit::schema().to_json())?;
+    /// let key = Visit::get_key("u1", 7);
+    /// assert_eq!(schema.render(&key), Visit::schema().render(&key));
+    /// assert_eq!(schema.split_key(&key)?, Visit::schema().split_key(&key)?);
+    /// assert_eq!(schema.values()[0].name, "url");
+    /// assert_eq!(schema.family(), "visit");
+    /// assert_eq!(schema.to_json(), Visit::schema().to_json());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_document(json: &str) -> Result<&'static Schema, SchemaError> {
+        let layout = DynSchema::from_json(json)?;
+        if layout.history.is_some() {
+            return Err(SchemaError::Invalid {
+                at: "history".into(),
+                reason: "a layout with a history cannot be read as a store's schema (its cut-over is a value of the Rust type): read the table with the declared layout's document (version 2)".into(),
+            });
+        }
+        let doc: Json = serde_json::from_str(json).map_err(|e| SchemaError::Json(e.to_string()))?;
+        let values = read_values(doc.get("values"))?;
+        let family = match doc.get("family") {
+            None | Some(Json::Null) => DEFAULT_FAMILY,
+            Some(Json::String(f)) if !f.is_empty() => super::json::intern(f),
+            Some(_) => return Err(invalid("family", "expected a non-empty string")),
+        };
+        Ok(Box::leak(Box::new(layout.as_schema(values, family))))
+    }
+}
+
+impl DynSchema {
+    /// This layout as a [`Schema`] (leaked: it lives as long as the program).
+    fn as_schema(&self, values: &'static [ValueField], family: &'static str) -> Schema {
+        let text = matches!(self.format, Format::Text { .. });
+        let components: Vec<Component> = self
+            .components
+            .iter()
+            .map(|c| {
+                let (reversed, bucket) = match c.transform {
+                    Transform::Plain => (false, None),
+                    Transform::Reverse => (true, None),
+                    Transform::Bucket(w) => (false, Some(w)),
+                };
+                Component::of_document(
+                    c.name,
+                    super::json::intern(&c.type_name),
+                    c.order,
+                    reversed,
+                    bucket,
+                    c.encoding,
+                    text,
+                )
+            })
+            .collect();
+        let salt = self.salt.as_ref().map(|s| {
+            if s.random {
+                Salt::random(s.buckets)
+            } else {
+                Salt::by_hash(s.buckets, Box::leak(s.hashed.clone().into_boxed_slice()))
+            }
+        });
+        Schema::new(
+            self.name,
+            Box::leak(self.prefix.clone().into_boxed_slice()),
+            salt,
+            Box::leak(components.into_boxed_slice()),
+            self.format,
+        )
+        .with_partition(self.partition)
+        .with_values(values)
+        .with_family(family)
+    }
+}
+
+fn invalid(at: impl Into<String>, reason: impl Into<String>) -> SchemaError {
+    SchemaError::Invalid {
+        at: at.into(),
+        reason: reason.into(),
+    }
+}
+
+/// A `serde_json::Value` (or any type named `Value`) reads whatever a
+/// cell holds; every other type reads by its own shape.
+fn self_describing() -> bool {
+    true
+}
+
+fn typed() -> bool {
+    false
+}
+
+/// The document's `values`: each field's name, Rust type and whether a
+/// row must hold it (absent: no value fields).
+fn read_values(values: Option<&Json>) -> Result<&'static [ValueField], SchemaError> {
+    let list = match values {
+        None | Some(Json::Null) => return Ok(&[]),
+        Some(Json::Array(list)) => list,
+        Some(_) => return Err(invalid("values", "expected an array")),
+    };
+    let mut out: Vec<ValueField> = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        let at = |member: &str| format!("values[{i}].{member}");
+        let name = v
+            .get("name")
+            .and_then(Json::as_str)
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| invalid(at("name"), "expected a non-empty string"))?;
+        if out.iter().any(|f| f.name == name) {
+            return Err(invalid(at("name"), format!("`{name}` is named twice")));
+        }
+        let type_name = v
+            .get("type")
+            .and_then(Json::as_str)
+            .ok_or_else(|| invalid(at("type"), "expected a string"))?;
+        let required = v
+            .get("required")
+            .and_then(Json::as_bool)
+            .ok_or_else(|| invalid(at("required"), "expected true or false"))?;
+        let last = type_name.rsplit("::").next().unwrap_or(type_name);
+        out.push(ValueField {
+            name: super::json::intern(name),
+            type_name: super::json::intern(type_name),
+            required,
+            self_describing: if last == "Value" {
+                self_describing
+            } else {
+                typed
+            },
+        });
+    }
+    Ok(Box::leak(out.into_boxed_slice()))
+}

@@ -1,0 +1,358 @@
+//! A stored row's value fields as text, without the Rust type: what a tool
+//! prints for a row it read from a live table (the `keyschema` command's
+//! `scan` and `get`). Each field reads back unambiguously: strings in JSON
+//! quotes and escapes, numbers and `true`/`false` as they are, `null` for a
+//! missing optional field, bytes as `0x` and hex, lists `[...]` and maps
+//! `{...}`.
+
+use super::cells::{read_cell_map, CELL_MAP, PRESENCE, TAGGED};
+use super::walk::{is_whole_nested, Item, Walker};
+use super::{ValueError, ValueField};
+
+/// The deepest nesting rendered; deeper values are refused.
+const MAX_DEPTH: usize = 64;
+
+/// The value fields of a row's stored value, each as `(name, text)`: the
+/// declared fields in declaration order (an absent one `null`), then any
+/// field the row holds that `fields` does not declare. `value` is what a
+/// whole-row read returns: the ordered stores' and DynamoDB's MessagePack
+/// field map, or Bigtable's cell map, whose cells read by the declared
+/// field's Rust type (`docs/ENCODING.md`, "Value fields on Bigtable").
+///
+/// ```
+/// use keyschema::record::render_values;
+/// use keyschema::RowKey;
+///
+/// #[derive(RowKey)]
+/// #[rowkey(then = (user_id), ts)]
+/// struct Visit {
+///     user_id: String,
+///     ts: u64,
+///     #[rowkey(value)]
+///     url: String,
+///     #[rowkey(value)]
+///     referrer: Option<String>,
+/// }
+///
+/// let value = keyschema::record::encode_values(&Visit {
+///     user_id: "u1".into(),
+///     ts: 7,
+///     url: "/a \"b\"".into(),
+///     referrer: None,
+/// })?;
+/// let text = render_values(&value, Visit::schema().values())?;
+/// assert_eq!(text, [("url".into(), r#""/a \"b\"""#.into()), ("referrer".into(), "null".into())]);
+/// # Ok::<(), keyschema::record::ValueError>(())
+/// ```
+pub fn render_values(
+    value: &[u8],
+    fields: &[ValueField],
+) -> Result<Vec<(String, String)>, ValueError> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    if value.first() == Some(&CELL_MAP) {
+        for (qualifier, cell) in read_cell_map(value)? {
+            if qualifier == PRESENCE {
+                continue;
+            }
+            let name = String::from_utf8_lossy(qualifier).into_owned();
+            let field = fields.iter().find(|f| f.name.as_bytes() == qualifier);
+            found.push((name, cell_text(cell, field.map(|f| f.type_name))?));
+        }
+    } else {
+        let mut walker = Walker::new(value);
+        let n = walker.map_len()?;
+        for _ in 0..n {
+            let name = match walker.item()? {
+                Item::Str(name) => String::from_utf8_lossy(name).into_owned(),
+                other => return Err(bad(format_args!("a field name is not a string: {other:?}"))),
+            };
+            let mut text = String::new();
+            item_text(&mut walker, &mut text, 0)?;
+            found.push((name, text));
+        }
+    }
+    let mut out = Vec::with_capacity(found.len().max(fields.len()));
+    for field in fields {
+        match found.iter().position(|(name, _)| name == field.name) {
+            Some(at) => out.push(found.remove(at)),
+            None => out.push((field.name.to_string(), "null".to_string())),
+        }
+    }
+    out.extend(found);
+    Ok(out)
+}
+
+fn bad(what: impl std::fmt::Display) -> ValueError {
+    ValueError::Format {
+        message: what.to_string(),
+    }
+}
+
+/// A Bigtable cell as text, read by its field's Rust type (`None` for a
+/// column no field declares).
+fn cell_text(cell: &[u8], type_name: Option<&str>) -> Result<String, ValueError> {
+    let mut base = type_name.unwrap_or("").trim();
+    while let Some(inner) = base
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+    {
+        base = inner.trim();
+    }
+    let eight = <[u8; 8]>::try_from(cell).ok();
+    match (base, eight) {
+        ("u8" | "u16" | "u32" | "u64" | "usize", Some(b)) => {
+            return Ok(u64::from_be_bytes(b).to_string())
+        }
+        ("i8" | "i16" | "i32" | "i64" | "isize", Some(b)) => {
+            return Ok(i64::from_be_bytes(b).to_string())
+        }
+        ("f32" | "f64", Some(b)) => return Ok(float(f64::from_be_bytes(b))),
+        ("bool", _) if cell == b"true" || cell == b"false" => {
+            return Ok(String::from_utf8_lossy(cell).into_owned())
+        }
+        // Text that happens to read as MessagePack (U+0700 is `dc 80`).
+        ("String" | "str" | "&str" | "char" | "Box<str>", _) => {
+            if let Ok(s) = std::str::from_utf8(cell) {
+                return Ok(quoted(s));
+            }
+        }
+        _ => {}
+    }
+    let nested = match cell.split_first() {
+        Some((&TAGGED, rest)) => Some(rest),
+        _ if is_whole_nested(cell) => Some(cell),
+        _ => None,
+    };
+    if let Some(bytes) = nested {
+        let mut walker = Walker::new(bytes);
+        let mut text = String::new();
+        item_text(&mut walker, &mut text, 0)?;
+        return Ok(text);
+    }
+    Ok(match std::str::from_utf8(cell) {
+        Ok(s) => quoted(s),
+        Err(_) => hex(cell),
+    })
+}
+
+fn quoted(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(2 + 2 * bytes.len());
+    out.push_str("0x");
+    for b in bytes {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+fn float(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:?}")
+    } else {
+        v.to_string()
+    }
+}
+
+/// One MessagePack value from `walker` as text, arrays and maps within.
+fn item_text(walker: &mut Walker<'_>, out: &mut String, depth: usize) -> Result<(), ValueError> {
+    if depth > MAX_DEPTH {
+        return Err(bad(format_args!("nested deeper than {MAX_DEPTH} levels")));
+    }
+    match walker.item()? {
+        Item::Nil => out.push_str("null"),
+        Item::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Item::Int(n) => out.push_str(&n.to_string()),
+        Item::Uint(n) => out.push_str(&n.to_string()),
+        Item::Float(v) => out.push_str(&float(v)),
+        Item::Str(s) => out.push_str(&match std::str::from_utf8(s) {
+            Ok(s) => quoted(s),
+            Err(_) => hex(s),
+        }),
+        Item::Bin(b) => out.push_str(&hex(b)),
+        Item::Nested(bytes) => nested_text(bytes, out, depth)?,
+    }
+    Ok(())
+}
+
+/// An array (`[a, b]`) or map (`{k: v}`); an ext as its hex.
+fn nested_text(bytes: &[u8], out: &mut String, depth: usize) -> Result<(), ValueError> {
+    let width = |n: usize| -> Option<usize> {
+        let b = bytes.get(1..1 + n)?;
+        Some(b.iter().fold(0usize, |n, &b| (n << 8) | usize::from(b)))
+    };
+    let (len, header, map) = match bytes.first().copied() {
+        Some(m @ 0x90..=0x9f) => (Some(usize::from(m & 0x0f)), 1, false),
+        Some(m @ 0x80..=0x8f) => (Some(usize::from(m & 0x0f)), 1, true),
+        Some(0xdc) => (width(2), 3, false),
+        Some(0xdd) => (width(4), 5, false),
+        Some(0xde) => (width(2), 3, true),
+        Some(0xdf) => (width(4), 5, true),
+        _ => {
+            out.push_str(&hex(bytes));
+            return Ok(());
+        }
+    };
+    let len = len.ok_or_else(|| bad("a truncated array or map header"))?;
+    let mut walker = Walker::new(bytes.get(header..).unwrap_or_default());
+    out.push(if map { '{' } else { '[' });
+    for i in 0..len {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        item_text(&mut walker, out, depth + 1)?;
+        if map {
+            out.push_str(": ");
+            item_text(&mut walker, out, depth + 1)?;
+        }
+    }
+    out.push(if map { '}' } else { ']' });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::cells::cell_map;
+
+    fn field(name: &'static str, type_name: &'static str) -> ValueField {
+        fn no() -> bool {
+            false
+        }
+        ValueField {
+            name,
+            type_name,
+            required: !type_name.starts_with("Option"),
+            self_describing: no,
+        }
+    }
+
+    #[test]
+    fn a_field_map_renders_every_kind_and_reads_back_as_json() {
+        #[derive(serde::Serialize)]
+        struct Row {
+            name: String,
+            n: i64,
+            big: u64,
+            ratio: f64,
+            ok: bool,
+            #[serde(with = "serde_bytes_like")]
+            raw: Vec<u8>,
+            tags: Vec<String>,
+            nested: std::collections::BTreeMap<String, Vec<i32>>,
+            extra: u8,
+        }
+        mod serde_bytes_like {
+            pub fn serialize<S: serde::Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(v)
+            }
+        }
+        let row = Row {
+            name: "a \"quoted\"\n line".into(),
+            n: -5,
+            big: u64::MAX,
+            ratio: 0.5,
+            ok: true,
+            raw: vec![0, 0xff],
+            tags: vec!["x".into(), "y".into()],
+            nested: [("k".to_string(), vec![1, -2])].into_iter().collect(),
+            extra: 7,
+        };
+        let value = rmp_serde::to_vec_named(&row).expect("msgpack");
+        let fields = [
+            field("name", "String"),
+            field("n", "i64"),
+            field("missing", "Option<u8>"),
+            field("big", "u64"),
+            field("ratio", "f64"),
+            field("ok", "bool"),
+            field("raw", "Vec<u8>"),
+            field("tags", "Vec<String>"),
+            field("nested", "BTreeMap<String, Vec<i32>>"),
+        ];
+        let text = render_values(&value, &fields).expect("renders");
+        let expected = [
+            ("name", r#""a \"quoted\"\n line""#),
+            ("n", "-5"),
+            ("missing", "null"),
+            ("big", "18446744073709551615"),
+            ("ratio", "0.5"),
+            ("ok", "true"),
+            ("raw", "0x00ff"),
+            ("tags", r#"["x", "y"]"#),
+            ("nested", r#"{"k": [1, -2]}"#),
+            ("extra", "7"),
+        ];
+        let text: Vec<(&str, &str)> = text.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn cells_read_by_their_fields_types() {
+        let nested = rmp_serde::to_vec(&vec![1u8, 2]).expect("msgpack");
+        let mut tagged = vec![TAGGED];
+        tagged.extend(rmp_serde::to_vec(&5u8).expect("msgpack"));
+        let cells: Vec<(&[u8], Vec<u8>)> = vec![
+            (b"", Vec::new()),
+            (b"count", 300u64.to_be_bytes().to_vec()),
+            (b"delta", (-3i64).to_be_bytes().to_vec()),
+            (b"ratio", 0.25f64.to_be_bytes().to_vec()),
+            (b"flag", b"false".to_vec()),
+            (b"name", b"caf\xc3\xa9".to_vec()),
+            (b"blob", vec![0xff, 0x00]),
+            (b"list", nested),
+            (b"any", tagged),
+            (b"other", b"text".to_vec()),
+        ];
+        let value = cell_map(cells.iter().map(|(q, v)| (*q, v.as_slice())));
+        let fields = [
+            field("count", "Option<u32>"),
+            field("delta", "i64"),
+            field("ratio", "f64"),
+            field("flag", "bool"),
+            field("name", "String"),
+            field("blob", "Vec<u8>"),
+            field("list", "Vec<u8>"),
+            field("any", "serde_json::Value"),
+            field("gone", "Option<String>"),
+        ];
+        let text = render_values(&value, &fields).expect("renders");
+        let text: Vec<(&str, &str)> = text.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        assert_eq!(
+            text,
+            [
+                ("count", "300"),
+                ("delta", "-3"),
+                ("ratio", "0.25"),
+                ("flag", "false"),
+                ("name", "\"café\""),
+                ("blob", "0xff00"),
+                ("list", "[1, 2]"),
+                ("any", "5"),
+                ("gone", "null"),
+                ("other", "\"text\""),
+            ]
+        );
+    }
+
+    #[test]
+    fn damaged_values_are_errors_not_panics() {
+        for bad in [
+            &[0x81u8][..],
+            &[0x81, 0xa1],
+            &[0xc1, 0x81, 0xc4],
+            &[0x91, 0x01],
+            &[0xdc],
+        ] {
+            assert!(render_values(bad, &[]).is_err(), "{bad:02x?}");
+        }
+        let deep: Vec<u8> = [0x81, 0xa1, b'a']
+            .into_iter()
+            .chain([0x91; 100])
+            .chain([0x01])
+            .collect();
+        assert!(render_values(&deep, &[]).is_err());
+    }
+}

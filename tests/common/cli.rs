@@ -1,0 +1,49 @@
+//! The `keyschema` command of this build, run by the tests that feed it
+//! real tools' output and point it at live tables.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The `keyschema` binary of this build (built first when missing: a
+/// `cargo test --workspace` builds it).
+pub fn cli() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target directory");
+    let path = dir.join(format!("keyschema{}", std::env::consts::EXE_SUFFIX));
+    if !path.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-p", "keyschema-cli"])
+            .status()
+            .expect("cargo build");
+        assert!(status.success(), "building the keyschema command");
+    }
+    path
+}
+
+/// Runs the tool with `input` on standard input: its exit code, standard
+/// output and standard error.
+pub fn run(args: &[&str], input: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(cli())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("keyschema");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
+    let output = child.wait_with_output().expect("keyschema");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
