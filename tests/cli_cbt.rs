@@ -94,3 +94,140 @@ async fn the_tool_reads_real_cbt_output_of_a_bigtable_events_table() {
         "{first}"
     );
 }
+
+/// A row whose key holds 0x00 but no byte above 0x7F.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(salt = hash(user_id) % 8, then = user_id, site)]
+struct Visit {
+    user_id: String,
+    site: String,
+    #[rowkey(value)]
+    page: String,
+}
+
+/// A row whose key holds no 0x00 (a text key).
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(format = text(sep = "#"), then = (tenant), id)]
+struct Doc {
+    tenant: String,
+    id: u32,
+    #[rowkey(value)]
+    title: String,
+}
+
+/// `encode --cbt` prints the cbt command that reads exactly the row, run
+/// here by a shell with the real `cbt`: a lookup for a key without 0x00, a
+/// regex for one whose bytes are all below 0x80 (`u1` must not match `u10`),
+/// and for the `bigtable_events` key (0x00 and 0xFF) why none exists, with
+/// the nearest command, which reads the row among others.
+#[tokio::test]
+async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
+    let host = emulator::host();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let doc_of = |name: &str, json: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, json).expect("schema document");
+        path.to_str().expect("path").to_string()
+    };
+    let connect = |table: String| {
+        let host = host.clone();
+        async move {
+            BigtableStore::connect_emulator(&host, cbt::PROJECT, cbt::INSTANCE, &table)
+                .await
+                .expect("connect")
+        }
+    };
+    // Both reads of one table: the tool prints the command, a shell runs it,
+    // and the tool decodes what cbt printed.
+    let exactly = |doc: &str, table: &str, fields: &[&str]| -> (String, String) {
+        let path = format!("{}/{}/{table}", cbt::PROJECT, cbt::INSTANCE);
+        let mut args = vec!["--schema", doc, "--bigtable", &path, "encode", "--cbt"];
+        args.extend_from_slice(fields);
+        let (code, command, stderr) = run(&args, b"");
+        assert_eq!(code, 0, "{stderr}");
+        let output = cbt::shell(&host, command.trim_end());
+        let (_, decoded, _) = run(&["--schema", doc, "decode", "--input", "cbt"], &output);
+        (command, decoded)
+    };
+
+    let visits_table = emulator::fresh_table("cbt-visit");
+    let visits = connect(visits_table.clone()).await;
+    visits.create_table_for::<Visit>().await.expect("create");
+    let rows: Vec<Visit> = ["u1", "u10", "u1x"]
+        .iter()
+        .flat_map(|u| ["s", "s2"].map(|s| (u, s)))
+        .map(|(u, s)| Visit {
+            user_id: u.to_string(),
+            site: s.into(),
+            page: "/".into(),
+        })
+        .collect();
+    visits.put_records(&rows).await.expect("write");
+    let doc = doc_of("visit.json", Visit::schema().to_json());
+    let (command, decoded) = exactly(&doc, &visits_table, &["user_id=u1", "site=s"]);
+    assert!(
+        command.contains(" read ") && command.contains("regex='^"),
+        "{command}"
+    );
+    assert_eq!(decoded, "user_id=u1 site=s\n");
+
+    let docs_table = emulator::fresh_table("cbt-doc");
+    let docs = connect(docs_table.clone()).await;
+    docs.create_table_for::<Doc>().await.expect("create");
+    let rows: Vec<Doc> = [4u32, 42, 420]
+        .iter()
+        .map(|&id| Doc {
+            tenant: "acme".into(),
+            id,
+            title: "t".into(),
+        })
+        .collect();
+    docs.put_records(&rows).await.expect("write");
+    let doc = doc_of("doc.json", Doc::schema().to_json());
+    let (command, decoded) = exactly(&doc, &docs_table, &["tenant=acme", "id=42"]);
+    assert!(command.contains(" lookup "), "{command}");
+    assert_eq!(decoded, "tenant=acme id=42\n");
+
+    // The events key: 0x00 and 0xFF. No command reads it alone.
+    let events_table = emulator::fresh_table("cbt-none");
+    let store = connect(events_table.clone()).await;
+    store.create_table_for::<Event>().await.expect("create");
+    let events = events();
+    store.put_records(&events[..40]).await.expect("write");
+    let doc = doc_of("events.json", Event::schema().to_json());
+    let e = &events[3];
+    let path = format!("{}/{}/{events_table}", cbt::PROJECT, cbt::INSTANCE);
+    let (user, site, ts) = (
+        format!("user_id={}", e.user_id),
+        format!("site={}", e.site),
+        format!("timestamp={}", e.timestamp),
+    );
+    let (code, stdout, stderr) = run(
+        &[
+            "--schema",
+            &doc,
+            "--bigtable",
+            &path,
+            "encode",
+            "--cbt",
+            &user,
+            &site,
+            &ts,
+        ],
+        b"",
+    );
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert!(
+        stderr.contains("no cbt command reads exactly this key"),
+        "{stderr}"
+    );
+    let nearest = stderr.split('`').nth(1).expect("the nearest command");
+    let output = cbt::shell(&host, nearest);
+    let (_, decoded, _) = run(&["--schema", &doc, "decode", "--input", "cbt"], &output);
+    let line = format!("{user} {site} {ts}");
+    assert!(decoded.lines().any(|l| l == line), "{decoded}");
+    assert!(
+        decoded.lines().count() > 1,
+        "the nearest reads more: {decoded}"
+    );
+}

@@ -20,6 +20,9 @@ pub enum Form {
     /// The output of `cbt read` or `cbt lookup` on standard input, read by
     /// its row structure as bytes (one answer per row).
     Cbt,
+    /// The HBase shell's `scan` or `get` output, written to a file or pipe:
+    /// one answer per row, its key up to ` column=`.
+    Hbase,
 }
 
 /// Reads one key in `form`. `text_keys`: the schema's keys are text, so an
@@ -30,10 +33,10 @@ pub fn read(line: &str, form: Form, text_keys: bool) -> Result<Vec<u8>, String> 
         Form::Base64 => base64(line),
         Form::Escaped => escaped(line),
         Form::Text => Ok(line.as_bytes().to_vec()),
-        Form::Cbt => Err(
-            "--input cbt reads the whole output of `cbt read` on standard input, not one key"
-                .into(),
-        ),
+        Form::Cbt | Form::Hbase => Err(format!(
+            "--input {} reads a tool's whole output on standard input, not one key",
+            if form == Form::Cbt { "cbt" } else { "hbase" }
+        )),
         Form::Auto => {
             if line.contains("\\x") {
                 escaped(line)
@@ -196,8 +199,10 @@ pub fn sample_line(line: &str) -> Option<&str> {
     if trimmed.trim().is_empty() || trimmed.chars().all(|c| c == '-') {
         return None;
     }
-    if trimmed.contains(" column=") {
-        return trimmed.split_whitespace().next();
+    if let Some((key, _)) = trimmed.split_once(" column=") {
+        // The shell prints a key's spaces as they are: the key is all of
+        // the text between the line's first space and ` column=`.
+        return Some(key.strip_prefix(' ').unwrap_or(key));
     }
     let t = trimmed.trim_start();
     if t.starts_with("ROW") && t.contains("COLUMN+CELL") {

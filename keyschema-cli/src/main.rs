@@ -9,7 +9,9 @@
 
 mod binding;
 mod cbt;
+mod cbt_command;
 mod forms;
+mod hbase;
 mod live;
 mod sample;
 mod size;
@@ -68,6 +70,10 @@ enum Command {
         /// The form to print the key in.
         #[arg(long, value_enum, default_value = "escaped")]
         output: Output,
+        /// Print the `cbt` command that reads exactly this row (of the
+        /// `--bigtable` table, else `TABLE`), or why none does.
+        #[arg(long)]
+        cbt: bool,
     },
     /// The salt bucket of a row, from its hashed fields.
     Bucket {
@@ -195,7 +201,17 @@ fn main() -> ExitCode {
             fields,
             bucket,
             output,
-        } => encode(&schema, &fields, bucket, output, &mut out),
+            cbt,
+        } => {
+            let print = |key: &[u8]| match cbt {
+                true => {
+                    let (cbt, table) = cli.table.cbt_prefix();
+                    cbt_command::command(key, &cbt, &table)
+                }
+                false => Ok(forms::write(key, output)),
+            };
+            encode(&schema, &fields, bucket, print, &mut out)
+        }
         Command::Bucket { fields } => bucket(&schema, &fields, &mut out),
         Command::Ranges { fields, output } => ranges(&schema, &fields, output, &mut out),
         Command::Scan { fields, limit } => live(&cli.table, &document).and_then(|table| {
@@ -312,8 +328,8 @@ fn each_key(
     out: &mut impl Write,
     f: impl Fn(&[u8]) -> Result<String, String>,
 ) -> Outcome {
-    if form == Form::Cbt {
-        return each_cbt_row(keys, out, f);
+    if matches!(form, Form::Cbt | Form::Hbase) {
+        return each_row(keys, form, out, f);
     }
     let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
     let lines: Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>> = if keys.is_empty() {
@@ -380,7 +396,7 @@ fn encode(
     schema: &DynSchema,
     args: &[String],
     bucket: Option<u32>,
-    output: Output,
+    print: impl Fn(&[u8]) -> Result<String, String>,
     out: &mut impl Write,
 ) -> Outcome {
     let values = values::fields(schema, args)?;
@@ -394,10 +410,17 @@ fn encode(
         (false, Some(_)) => return Err("--bucket is only for `random % N` salts".into()),
         (false, None) => vec![schema.encode(&values).map_err(|e| e.to_string())?],
     };
+    let mut ok = true;
     for key in keys {
-        writeln!(out, "{}", forms::write(&key, output)).map_err(|e| e.to_string())?;
+        match print(&key) {
+            Ok(line) => writeln!(out, "{line}").map_err(|e| e.to_string())?,
+            Err(e) => {
+                ok = false;
+                eprintln!("{}: {e}", schema.render(&key));
+            }
+        }
     }
-    Ok(true)
+    Ok(ok)
 }
 
 fn bucket(schema: &DynSchema, args: &[String], out: &mut impl Write) -> Outcome {
@@ -440,25 +463,30 @@ fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Wr
     Ok(true)
 }
 
-/// [`each_key`] over the rows of `cbt read` output on standard input: one
-/// answer per row, and on standard error each row that cannot be read
-/// exactly (a key holding a line break) with the line it starts on.
-fn each_cbt_row(
+/// [`each_key`] over the rows of `cbt read` or HBase shell output on
+/// standard input: one answer per row, and on standard error each row that
+/// cannot be read exactly (a key holding a line break in cbt's output, a
+/// wrapped line of the shell's) with the line it starts on.
+fn each_row(
     keys: Vec<String>,
+    form: Form,
     out: &mut impl Write,
     f: impl Fn(&[u8]) -> Result<String, String>,
 ) -> Outcome {
     if !keys.is_empty() {
-        return Err("--input cbt reads `cbt read` output on standard input; give no keys".into());
+        return Err(
+            "--input cbt and --input hbase read a tool's output on standard input; give no keys"
+                .into(),
+        );
     }
     let bytes = stdin_bytes()?;
     let mut ok = true;
-    for row in cbt::rows(&bytes) {
-        match row.key.and_then(|key| f(&key)) {
+    for (line, key) in sample::structured(&bytes, form).unwrap_or_default() {
+        match key.and_then(|key| f(&key)) {
             Ok(answer) => writeln!(out, "{answer}").map_err(|e| e.to_string())?,
             Err(e) => {
                 ok = false;
-                eprintln!("row at line {}: {e}", row.line);
+                eprintln!("row at line {line}: {e}");
             }
         }
     }

@@ -1,25 +1,26 @@
 //! Samples of keys (a file, `cbt read` output, a live table's) and the
 //! split points planned from them.
 
-use crate::cbt;
 use crate::forms::{self, Form, Output};
+use crate::{cbt, hbase};
 use keyschema::dynamic::DynSchema;
 use std::io::Write;
 use std::path::Path;
 
 /// The keys of a sample, each bad row or line reported on standard error
-/// (`false` when there was one): `cbt read` output by its rows, or one key
-/// per line (raw `cbt` key lines read, their indented cell lines skipped).
+/// (`false` when there was one): `cbt read` or HBase shell output by its
+/// rows, or one key per line (raw `cbt` key lines read, their indented cell
+/// lines skipped).
 pub fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, bool) {
     let mut keys = Vec::new();
     let mut ok = true;
-    if form == Form::Cbt {
-        for row in cbt::rows(bytes) {
-            match row.key {
+    if let Some(rows) = structured(bytes, form) {
+        for (line, key) in rows {
+            match key {
                 Ok(key) => keys.push(key),
                 Err(e) => {
                     ok = false;
-                    eprintln!("row at line {}: {e}", row.line);
+                    eprintln!("row at line {line}: {e}");
                 }
             }
         }
@@ -46,6 +47,38 @@ pub fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, 
         }
     }
     (keys, ok)
+}
+
+/// Rows read by their structure: the line each starts on, and its key or
+/// why it cannot be read exactly.
+pub type Rows = Vec<(usize, Result<Vec<u8>, String>)>;
+
+/// The rows of a tool's output read by its structure, each with the line
+/// it starts on: `cbt read` output, or the HBase shell's (`--input hbase`,
+/// or `auto` when the output begins with the shell's header). `None` for
+/// input read one key per line.
+pub fn structured(bytes: &[u8], form: Form) -> Option<Rows> {
+    match form {
+        Form::Cbt => Some(
+            cbt::rows(bytes)
+                .into_iter()
+                .map(|r| (r.line, r.key))
+                .collect(),
+        ),
+        Form::Hbase => Some(
+            hbase::rows(bytes)
+                .into_iter()
+                .map(|r| (r.line, r.key))
+                .collect(),
+        ),
+        Form::Auto if hbase::is_shell_output(bytes) => Some(
+            hbase::rows(bytes)
+                .into_iter()
+                .map(|r| (r.line, r.key))
+                .collect(),
+        ),
+        _ => None,
+    }
 }
 
 /// The keys of the sample file `path`, or of standard input.

@@ -261,6 +261,43 @@ fn splits_from_cbt_and_hbase_shell_samples() {
     }
 }
 
+/// `--input hbase`: the shell's output as a file holds it (one line per
+/// cell, keys with spaces as they are), one answer per row; a wrapped line
+/// (output captured from a terminal) is reported with its number.
+#[test]
+fn decode_reads_hbase_shell_scan_output_row_by_row() {
+    let d = docs();
+    let keys = [
+        Event::get_key("a b", "s", 1),
+        Event::get_key("u\\2", "x column", 2),
+    ];
+    let mut out = String::from("ROW                 COLUMN+CELL\n");
+    for k in &keys {
+        for q in ["a", "b"] {
+            out.push_str(&format!(
+                " {} column=v:{q}, timestamp=2026-11-25T19:41:27.193, value=x y\n",
+                escaped(k)
+            ));
+        }
+    }
+    out.push_str(" \\x03wrapped-at-the-terminal-wid\n th column=v:a, timestamp=1, value=x\n2 row(s)\nTook 0.0100 seconds\n");
+    let assert = keyschema(&d.events)
+        .args(["decode", "--input", "hbase"])
+        .write_stdin(out)
+        .assert()
+        .code(1);
+    let output = assert.get_output();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "user_id=\"a b\" site=s timestamp=1\nuser_id=\"u\\\\2\" site=\"x column\" timestamp=2\n"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("row at line 6: no ` column=` on the line: the shell wrapped"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn size_is_the_chapters_estimate() {
     let d = docs();

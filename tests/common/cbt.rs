@@ -31,3 +31,25 @@ pub fn run(host: &str, args: &[&str]) -> Vec<u8> {
     );
     output.stdout
 }
+
+/// A `cbt ...` command line as a shell runs it (with its `$'...'` quoting),
+/// against the emulator at `host`; its standard output.
+pub fn shell(host: &str, command: &str) -> Vec<u8> {
+    let command = command
+        .strip_prefix("cbt ")
+        .map(|rest| format!("\"$CBT_BINARY\" {rest}"))
+        .unwrap_or_else(|| panic!("not a cbt command: {command}"));
+    let output = Command::new("bash")
+        .arg("-c")
+        .arg(&command)
+        .env("BIGTABLE_EMULATOR_HOST", host)
+        .env("CBT_BINARY", binary())
+        .output()
+        .expect("bash");
+    assert!(
+        output.status.success(),
+        "{command} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}

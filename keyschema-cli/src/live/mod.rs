@@ -60,6 +60,19 @@ pub struct TableArgs {
 }
 
 impl TableArgs {
+    /// How a `cbt` command for the `--bigtable` table begins, and the
+    /// table's name (`cbt` and `TABLE` when none is named).
+    pub fn cbt_prefix(&self) -> (String, String) {
+        let parts: Vec<&str> = self.bigtable.as_deref().unwrap_or("").split('/').collect();
+        match parts[..] {
+            [project, instance, table] => (
+                format!("cbt -project {project} -instance {instance}"),
+                table.to_string(),
+            ),
+            _ => ("cbt".into(), "TABLE".into()),
+        }
+    }
+
     /// Whether a table is named.
     pub fn named(&self) -> bool {
         self.bigtable.is_some() || self.dynamodb.is_some()

@@ -1,0 +1,207 @@
+//! The HBase shell's `scan` and `get` output, read by its structure.
+//!
+//! Written to a file or a pipe (`echo "scan 't1'" | hbase shell -n > out`),
+//! the shell prints a header, then one line per cell: a space, the row key
+//! as `Bytes.toStringBinary` writes it (printable ASCII as it is, space
+//! included, every other byte and `\` as `\xNN`), a space, and
+//! `column=family:qualifier, timestamp=..., value=...`; then a footer
+//! (`3 row(s)`, `Took 0.0162 seconds`, or `3 row(s) in 0.0162 seconds`):
+//!
+//! ```text
+//! ROW                   COLUMN+CELL
+//!  \x03u1\x00shop\x00   column=f:action, timestamp=2026-11-25T19:41:27.193, value=view
+//! 1 row(s)
+//! ```
+//!
+//! (This is the layout of `hbase-shell/src/main/ruby/shell/formatter.rb`
+//! when standard output is not a terminal: no padding, no wrapping.) A
+//! row's cells are consecutive lines with the same key text: one row. The
+//! key ends at ` column=`; a line where that text appears twice cannot be
+//! split with certainty and is reported. Printed to a terminal, the shell
+//! wraps long keys over several lines; such a line (no `column=`) is
+//! reported with how to capture the output instead.
+
+/// One row of the shell's output.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The line (1-based) its first cell is on.
+    pub line: usize,
+    /// Its key, or why it cannot be read exactly.
+    pub key: Result<Vec<u8>, String>,
+}
+
+/// What ends a row's key on a cell line.
+const COLUMN: &str = " column=";
+
+/// Whether `input` looks like HBase shell output: its first non-blank line
+/// is the `ROW ... COLUMN+CELL` header.
+pub fn is_shell_output(input: &[u8]) -> bool {
+    input
+        .split(|b| *b == b'\n')
+        .map(|l| String::from_utf8_lossy(l).trim().to_string())
+        .find(|l| !l.is_empty())
+        .is_some_and(|l| is_header(&l))
+}
+
+fn is_header(trimmed: &str) -> bool {
+    trimmed.starts_with("ROW") && trimmed.ends_with("COLUMN+CELL")
+}
+
+/// A footer line: `N row(s)`, `N row(s) in S seconds`, `Took S seconds`.
+fn is_footer(trimmed: &str) -> bool {
+    let rows = trimmed.split_once(" row(s)").is_some_and(|(n, rest)| {
+        n.chars().all(|c| c.is_ascii_digit()) && (rest.is_empty() || rest.starts_with(" in "))
+    });
+    rows || (trimmed.starts_with("Took ") && trimmed.ends_with(" seconds"))
+}
+
+/// The rows of the shell's output, in order.
+pub fn rows(input: &[u8]) -> Vec<Row> {
+    let mut out: Vec<Row> = Vec::new();
+    // The key text of the row being read, to tell its next cell from a new row.
+    let mut current: Option<String> = None;
+    for (n, raw) in input.split(|b| *b == b'\n').enumerate() {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let report = |out: &mut Vec<Row>, why: String| {
+            out.push(Row {
+                line: n + 1,
+                key: Err(why),
+            })
+        };
+        let Ok(line) = std::str::from_utf8(raw) else {
+            report(
+                &mut out,
+                "not text: the HBase shell prints keys and values as ASCII with \\xNN escapes"
+                    .into(),
+            );
+            current = None;
+            continue;
+        };
+        let trimmed = line.trim();
+        if trimmed.is_empty() || is_header(trimmed) || is_footer(trimmed) {
+            current = None;
+            continue;
+        }
+        let Some(body) = line.strip_prefix(' ') else {
+            report(
+                &mut out,
+                "not a line of HBase shell `scan` output (a cell line begins with a space)".into(),
+            );
+            current = None;
+            continue;
+        };
+        let Some(at) = body.find(COLUMN) else {
+            report(&mut out, "no ` column=` on the line: the shell wrapped this row at the terminal's width; capture its output to a file or pipe (`echo \"scan 'TABLE'\" | hbase shell -n > out`), where each cell is one line".into());
+            current = None;
+            continue;
+        };
+        if body[at + COLUMN.len()..].contains(COLUMN) {
+            report(&mut out, "` column=` appears twice on the line: the key may hold that text (the shell prints spaces and `=` as they are), so where it ends cannot be told".into());
+            current = None;
+            continue;
+        }
+        let text = &body[..at];
+        if current.as_deref() == Some(text) {
+            continue; // another cell of the same row
+        }
+        current = Some(text.to_string());
+        out.push(Row {
+            line: n + 1,
+            key: unescape(text),
+        });
+    }
+    out
+}
+
+/// The bytes `Bytes.toStringBinary` printed as `text`.
+fn unescape(text: &str) -> Result<Vec<u8>, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !(b' '..=b'~').contains(&b) {
+            return Err(format!(
+                "byte {b:#04x} at character {i} of the key: the shell escapes it as \\x{b:02X}, so this is not its output"
+            ));
+        }
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let digit = |c: Option<&u8>| c.and_then(|c| (*c as char).to_digit(16));
+        match (bytes.get(i + 1), digit(bytes.get(i + 2)), digit(bytes.get(i + 3))) {
+            (Some(b'x'), Some(hi), Some(lo)) => {
+                out.push((hi << 4 | lo) as u8);
+                i += 4;
+            }
+            _ => {
+                return Err(format!(
+                    "`\\` at character {i} of the key is not `\\xNN` (the shell writes a backslash as \\x5C)"
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `Bytes.toStringBinary` writes (HBase 2.x).
+    fn to_string_binary(key: &[u8]) -> String {
+        key.iter()
+            .map(|&b| match b {
+                b' '..=b'~' if b != b'\\' => (b as char).to_string(),
+                _ => format!("\\x{b:02X}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_of_scan_output_with_spaces_backslashes_and_several_cells() {
+        let keys: [&[u8]; 4] = [
+            b"\x03u1\x00shop\x00\xff",
+            b"\x01a site=b\x00x\x00",
+            b"\x02back\\slash column\x00",
+            b"\x00",
+        ];
+        let mut text = String::from("ROW                          COLUMN+CELL\n");
+        for key in keys {
+            for q in ["action", "page"] {
+                text.push_str(&format!(
+                    " {} column=f:{q}, timestamp=2026-11-25T19:41:27.193, value=a b\\x00\n",
+                    to_string_binary(key)
+                ));
+            }
+        }
+        text.push_str("4 row(s)\nTook 0.0162 seconds\n");
+        let rows = rows(text.as_bytes());
+        let got: Vec<(usize, Vec<u8>)> = rows
+            .into_iter()
+            .map(|r| (r.line, r.key.expect("reads")))
+            .collect();
+        let want: Vec<(usize, Vec<u8>)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (2 + 2 * i, k.to_vec()))
+            .collect();
+        assert_eq!(got, want);
+        assert!(is_shell_output(text.as_bytes()));
+    }
+
+    #[test]
+    fn lines_that_cannot_be_read_exactly_are_reported() {
+        let text = "ROW  COLUMN+CELL\n \\x03u1 column=x column=f:a, timestamp=1, value=v\n \\x03very-long-key-wrapped-at-the\n -terminal-width column=f:a, timestamp=1, value=v\n \\q column=f:a, timestamp=1, value=v\nnot shell output\n1 row(s) in 0.0100 seconds\n";
+        let rows = rows(text.as_bytes());
+        let errors: Vec<(usize, bool)> = rows.iter().map(|r| (r.line, r.key.is_err())).collect();
+        assert_eq!(
+            errors,
+            [(2, true), (3, true), (4, false), (5, true), (6, true)]
+        );
+        assert!(rows[0].key.as_ref().unwrap_err().contains("appears twice"));
+        assert!(rows[1].key.as_ref().unwrap_err().contains("wrapped"));
+    }
+}
