@@ -116,10 +116,9 @@ struct Doc {
 }
 
 /// `encode --cbt` prints the cbt command that reads exactly the row, run
-/// here by a shell with the real `cbt`: a lookup for a key without 0x00, a
-/// regex for one whose bytes are all below 0x80 (`u1` must not match `u10`),
-/// and for the `bigtable_events` key (0x00 and 0xFF) why none exists, with
-/// the nearest command, which reads the row among others.
+/// here by a shell with the real `cbt`: a lookup for a key without 0x00,
+/// an anchored regex for one with it (`u1` must not match `u10`), also when
+/// the key holds bytes above 0x7F (the `bigtable_events` keys).
 #[tokio::test]
 async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
     let host = emulator::host();
@@ -188,46 +187,26 @@ async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
     assert!(command.contains(" lookup "), "{command}");
     assert_eq!(decoded, "tenant=acme id=42\n");
 
-    // The events key: 0x00 and 0xFF. No command reads it alone.
-    let events_table = emulator::fresh_table("cbt-none");
+    // The events key: 0x00 and bytes above 0x7F, read by an anchored regex
+    // of `\xHH` escapes; its neighbours (the same user and site, other
+    // timestamps) are not.
+    let events_table = emulator::fresh_table("cbt-events");
     let store = connect(events_table.clone()).await;
     store.create_table_for::<Event>().await.expect("create");
     let events = events();
     store.put_records(&events[..40]).await.expect("write");
     let doc = doc_of("events.json", Event::schema().to_json());
-    let e = &events[3];
-    let path = format!("{}/{}/{events_table}", cbt::PROJECT, cbt::INSTANCE);
-    let (user, site, ts) = (
-        format!("user_id={}", e.user_id),
-        format!("site={}", e.site),
-        format!("timestamp={}", e.timestamp),
-    );
-    let (code, stdout, stderr) = run(
-        &[
-            "--schema",
-            &doc,
-            "--bigtable",
-            &path,
-            "encode",
-            "--cbt",
-            &user,
-            &site,
-            &ts,
-        ],
-        b"",
-    );
-    assert_eq!((code, stdout.as_str()), (1, ""));
-    assert!(
-        stderr.contains("no cbt command reads exactly this key"),
-        "{stderr}"
-    );
-    let nearest = stderr.split('`').nth(1).expect("the nearest command");
-    let output = cbt::shell(&host, nearest);
-    let (_, decoded, _) = run(&["--schema", &doc, "decode", "--input", "cbt"], &output);
-    let line = format!("{user} {site} {ts}");
-    assert!(decoded.lines().any(|l| l == line), "{decoded}");
-    assert!(
-        decoded.lines().count() > 1,
-        "the nearest reads more: {decoded}"
-    );
+    for e in events[..40].iter().step_by(7) {
+        let (user, site, ts) = (
+            format!("user_id={}", e.user_id),
+            format!("site={}", e.site),
+            format!("timestamp={}", e.timestamp),
+        );
+        let (command, decoded) = exactly(&doc, &events_table, &[&user, &site, &ts]);
+        assert!(
+            command.contains(" read ") && command.contains("\\xff"),
+            "{command}"
+        );
+        assert_eq!(decoded, format!("{user} {site} {ts}\n"), "{command}");
+    }
 }

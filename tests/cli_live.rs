@@ -285,6 +285,14 @@ async fn scan_get_splits_and_hotspot_read_a_live_dynamodb_table() {
     );
     let (code, _, stderr) = tool(&["get", "invoice_id=INV-1", "transaction_id=9"]);
     assert_eq!(code, 1, "9 is INV-2's: {stderr}");
+    assert!(
+        stderr.starts_with("no row under INV-1|9 in any of its 4 buckets"),
+        "{stderr}"
+    );
+    // A sample smaller than the table: whole segments, thinned evenly.
+    let (code, stdout, stderr) = tool(&["hotspot", "--rows", "30"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("30 keys sampled ("), "{stdout}");
 
     // Splits from the table's keys; DynamoDB publishes no split points.
     let (code, stdout, stderr) = tool(&["splits", "--per-bucket", "1"]);
@@ -304,7 +312,7 @@ async fn scan_get_splits_and_hotspot_read_a_live_dynamodb_table() {
     let (code, stdout, stderr) = tool(&["hotspot"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.starts_with("120 keys sampled (every item, by a Scan of the key attributes"),
+        stdout.starts_with("120 keys sampled (every item (120), by a Scan of the key attributes"),
         "{stdout}"
     );
     let buckets = section(&stdout, "by bucket");
@@ -335,6 +343,67 @@ fn the_tool_says_what_is_missing_or_wrong() {
     assert_eq!(code, 2);
     assert!(
         stderr.contains("--bigtable p/i: expected PROJECT/INSTANCE/TABLE"),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = run(
+        &[
+            "--schema",
+            doc,
+            "--bigtable",
+            "p/i/t",
+            "--dynamodb",
+            "t",
+            "scan",
+        ],
+        b"",
+    );
+    assert_eq!(code, 2);
+    assert!(stderr.contains("two tables are named"), "{stderr}");
+    let (code, _, stderr) = run(
+        &[
+            "--schema",
+            doc,
+            "--dynamodb",
+            "t",
+            "--endpoint",
+            "127.0.0.1:1",
+            "scan",
+        ],
+        b"",
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("expected a URL with its scheme (http://127.0.0.1:1)"),
+        "{stderr}"
+    );
+    let events = dir.path().join("events.json");
+    std::fs::write(&events, Event::schema().to_json()).expect("schema document");
+    let events = events.to_str().expect("path");
+    let (code, _, stderr) = run(&["--schema", events, "--dynamodb", "t", "scan"], b"");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("is not of a DynamoDB table"), "{stderr}");
+    let (code, _, stderr) = run(&["--schema", events, "hotspot"], b"");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no keys to report on"), "{stderr}");
+    // Keys of another layout are counted as such, and the exit says so.
+    let keys: String = (0..20u32)
+        .map(|t| {
+            let key = Line::get_key("INV", t);
+            format!(
+                "{}\n",
+                key.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            )
+        })
+        .collect();
+    let (code, stdout, stderr) = run(&["--schema", events, "splits"], keys.as_bytes());
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stdout.contains("(20 not of this schema, ignored)"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.starts_with("20 sampled keys are not keys of `Event`"),
         "{stderr}"
     );
 

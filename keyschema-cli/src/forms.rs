@@ -20,8 +20,8 @@ pub enum Form {
     /// The output of `cbt read` or `cbt lookup` on standard input, read by
     /// its row structure as bytes (one answer per row).
     Cbt,
-    /// The HBase shell's `scan` or `get` output, written to a file or pipe:
-    /// one answer per row, its key up to ` column=`.
+    /// The HBase shell's `scan` output, written to a file or pipe: one
+    /// answer per row, its key up to ` column=`.
     Hbase,
 }
 

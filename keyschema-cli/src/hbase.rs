@@ -1,4 +1,4 @@
-//! The HBase shell's `scan` and `get` output, read by its structure.
+//! The HBase shell's `scan` output, read by its structure.
 //!
 //! Written to a file or a pipe (`echo "scan 't1'" | hbase shell -n > out`),
 //! the shell prints a header, then one line per cell: a space, the row key
@@ -16,10 +16,12 @@
 //! (This is the layout of `hbase-shell/src/main/ruby/shell/formatter.rb`
 //! when standard output is not a terminal: no padding, no wrapping.) A
 //! row's cells are consecutive lines with the same key text: one row. The
-//! key ends at ` column=`; a line where that text appears twice cannot be
-//! split with certainty and is reported. Printed to a terminal, the shell
-//! wraps long keys over several lines; such a line (no `column=`) is
-//! reported with how to capture the output instead.
+//! key ends at ` column=`; a line where that text appears twice (and that
+//! is not a later cell of the row before) cannot be split with certainty
+//! and is reported. Printed to a terminal, the shell pads keys and wraps
+//! long ones at a quarter of the terminal's width; that layout is refused
+//! whole, with how to capture the output instead. `get` output names no row
+//! and is refused.
 
 /// One row of the shell's output.
 #[derive(Debug, PartialEq, Eq)]
@@ -55,11 +57,55 @@ fn is_footer(trimmed: &str) -> bool {
     rows || (trimmed.starts_with("Took ") && trimmed.ends_with(" seconds"))
 }
 
+/// The `get` command's header: its cells name no row.
+fn is_get_header(trimmed: &str) -> bool {
+    trimmed.starts_with("COLUMN") && trimmed.ends_with("CELL") && !trimmed.contains("COLUMN+CELL")
+}
+
+/// Whether the output is the shell's terminal layout: the key column padded
+/// and wrapped at a quarter of the terminal's width. Every cell line then
+/// has ` column=` at the same place and some key ends in padding, or a row
+/// continues on a line without ` column=`.
+fn terminal_layout(lines: &[&str]) -> bool {
+    let cells: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with(' ') && !is_footer(l.trim()))
+        .collect();
+    let wrapped = cells.iter().any(|l| !l.contains(COLUMN));
+    let columns: Vec<usize> = cells.iter().filter_map(|l| l.find(COLUMN)).collect();
+    let aligned = columns.len() > 1 && columns.iter().all(|&c| c == columns[0]);
+    let padded = cells
+        .iter()
+        .any(|l| l.find(COLUMN).is_some_and(|at| l[..at].ends_with(' ')));
+    wrapped || (aligned && padded)
+}
+
 /// The rows of the shell's output, in order.
 pub fn rows(input: &[u8]) -> Vec<Row> {
+    let text: Vec<&str> = input
+        .split(|b| *b == b'\n')
+        .filter_map(|l| std::str::from_utf8(l.strip_suffix(b"\r").unwrap_or(l)).ok())
+        .collect();
+    if let Some(at) = text.iter().position(|l| !l.trim().is_empty()) {
+        if is_get_header(text[at].trim()) {
+            return vec![Row {
+                line: at + 1,
+                key: Err("this is `get` output, whose cells name no row (the row is the command's argument): `scan` prints each cell's row key".into()),
+            }];
+        }
+    }
+    if terminal_layout(&text) {
+        return vec![Row {
+            line: 1,
+            key: Err("this is the shell's terminal layout (keys padded and wrapped at the terminal's width), where a key's own spaces and its padding cannot be told apart: capture the output to a file or pipe (`echo \"scan 'TABLE'\" | hbase shell -n > out`), where each cell is one line".into()),
+        }];
+    }
     let mut out: Vec<Row> = Vec::new();
     // The key text of the row being read, to tell its next cell from a new row.
     let mut current: Option<String> = None;
+    // The last line reported as ambiguous, up to its last ` column=`.
+    let mut ambiguous: Option<String> = None;
     for (n, raw) in input.split(|b| *b == b'\n').enumerate() {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let report = |out: &mut Vec<Row>, why: String| {
@@ -95,15 +141,22 @@ pub fn rows(input: &[u8]) -> Vec<Row> {
             current = None;
             continue;
         };
+        // Another cell of the row being read (its value may hold anything).
+        if let Some(key) = current.as_deref() {
+            if body.starts_with(key) && body[key.len()..].starts_with(COLUMN) {
+                continue;
+            }
+        }
         if body[at + COLUMN.len()..].contains(COLUMN) {
-            report(&mut out, "` column=` appears twice on the line: the key may hold that text (the shell prints spaces and `=` as they are), so where it ends cannot be told".into());
+            let upto = &body[..body.rfind(COLUMN).unwrap_or(at)];
+            if ambiguous.as_deref() != Some(upto) {
+                report(&mut out, "` column=` appears twice on the line: the key may hold that text (the shell prints spaces and `=` as they are), so where it ends cannot be told".into());
+            }
+            ambiguous = Some(upto.to_string());
             current = None;
             continue;
         }
         let text = &body[..at];
-        if current.as_deref() == Some(text) {
-            continue; // another cell of the same row
-        }
         current = Some(text.to_string());
         out.push(Row {
             line: n + 1,
@@ -194,14 +247,30 @@ mod tests {
 
     #[test]
     fn lines_that_cannot_be_read_exactly_are_reported() {
-        let text = "ROW  COLUMN+CELL\n \\x03u1 column=x column=f:a, timestamp=1, value=v\n \\x03very-long-key-wrapped-at-the\n -terminal-width column=f:a, timestamp=1, value=v\n \\q column=f:a, timestamp=1, value=v\nnot shell output\n1 row(s) in 0.0100 seconds\n";
+        let text = "ROW  COLUMN+CELL\n \\x03u1 column=x column=f:a, timestamp=1, value=v\n \\x03u1 column=x column=f:b, timestamp=1, value=v\n \\x03u2 column=f:a, timestamp=1, value=v\n \\x03u2 column=f:b, timestamp=1, value=a column=b\n \\q column=f:a, timestamp=1, value=v\nnot shell output\n1 row(s) in 0.0100 seconds\n";
         let rows = rows(text.as_bytes());
         let errors: Vec<(usize, bool)> = rows.iter().map(|r| (r.line, r.key.is_err())).collect();
-        assert_eq!(
-            errors,
-            [(2, true), (3, true), (4, false), (5, true), (6, true)]
-        );
+        assert_eq!(errors, [(2, true), (4, false), (6, true), (7, true)]);
         assert!(rows[0].key.as_ref().unwrap_err().contains("appears twice"));
-        assert!(rows[1].key.as_ref().unwrap_err().contains("wrapped"));
+        assert_eq!(rows[1].key, Ok(b"\x03u2".to_vec()));
+    }
+
+    #[test]
+    fn the_terminal_layout_and_get_output_are_refused_whole() {
+        let wrapped = "ROW  COLUMN+CELL\n \\x03very-long-key-wrapped column=f:a, timestamp=1, value=v\n -at-the-width\n1 row(s)\n";
+        let padded = "ROW  COLUMN+CELL\n \\x03u1     column=f:a, timestamp=1, value=v\n \\x03u22222 column=f:a, timestamp=1, value=v\n";
+        for text in [wrapped, padded] {
+            let rows = rows(text.as_bytes());
+            assert_eq!(rows.len(), 1, "{text}");
+            assert!(rows[0]
+                .key
+                .as_ref()
+                .unwrap_err()
+                .contains("terminal layout"));
+        }
+        let get =
+            "COLUMN                CELL\n f:a                  timestamp=1, value=v\n1 row(s)\n";
+        let rows = rows(get.as_bytes());
+        assert!(rows[0].key.as_ref().unwrap_err().contains("`get` output"));
     }
 }

@@ -71,7 +71,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "escaped")]
         output: Output,
         /// Print the `cbt` command that reads exactly this row (of the
-        /// `--bigtable` table, else `TABLE`), or why none does.
+        /// `--bigtable` table, else `TABLE`): a lookup, or an anchored
+        /// regex for a key holding 0x00.
         #[arg(long)]
         cbt: bool,
     },
@@ -206,7 +207,7 @@ fn main() -> ExitCode {
             let print = |key: &[u8]| match cbt {
                 true => {
                     let (cbt, table) = cli.table.cbt_prefix();
-                    cbt_command::command(key, &cbt, &table)
+                    Ok(cbt_command::command(key, &cbt, &table))
                 }
                 false => Ok(forms::write(key, output)),
             };
@@ -215,9 +216,20 @@ fn main() -> ExitCode {
         Command::Bucket { fields } => bucket(&schema, &fields, &mut out),
         Command::Ranges { fields, output } => ranges(&schema, &fields, output, &mut out),
         Command::Scan { fields, limit } => live(&cli.table, &document).and_then(|table| {
+            if limit == 0 {
+                return Err("--limit 0 reads nothing: give at least 1".into());
+            }
             let (equal, last) = binding::binding(&schema, &fields)?;
             let ranges = schema.ranges(&equal, last).map_err(|e| e.to_string())?;
-            rows(&schema, &table, &table.scan(&ranges, limit)?, &mut out)
+            if ranges.iter().all(|r| r.end().is_some_and(|end| end <= r.start())) {
+                return Err("the range selects no key: its lower end is not below its upper end".into());
+            }
+            let (found, more) = table.scan(&ranges, limit)?;
+            let ok = rows(&schema, &table, &found, &mut out)?;
+            if more {
+                eprintln!("(the first {limit} rows; there are more: --limit N reads further)");
+            }
+            Ok(ok)
         }),
         Command::Get { fields } => live(&cli.table, &document).and_then(|table| {
             let values = values::fields(&schema, &fields)?;
@@ -226,9 +238,19 @@ fn main() -> ExitCode {
                 false => schema.encode(&values),
             }
             .map_err(|e| e.to_string())?;
-            let found = table.get(schema.candidates(&key))?;
+            let candidates = schema.candidates(&key);
+            let tried = candidates.len();
+            let found = table.get(candidates)?;
             if found.is_empty() {
-                eprintln!("no row under {} in {}", schema.render(&key), table.name);
+                let rendered = schema.render(&key);
+                match tried {
+                    1 => eprintln!("no row under {rendered} in {}", table.name),
+                    n => eprintln!(
+                        "no row under {} in any of its {n} buckets in {}",
+                        rendered.split_once('|').map_or(rendered.as_str(), |(_, rest)| rest),
+                        table.name
+                    ),
+                }
                 return Ok(false);
             }
             rows(&schema, &table, &found, &mut out)
@@ -240,6 +262,9 @@ fn main() -> ExitCode {
             input,
         } => sampled(&cli.table, &document, &schema, sample, rows, input).and_then(
             |(keys, source, splits, ok)| {
+                if keys.is_empty() {
+                    return Err(format!("no keys to report on in {source}"));
+                }
                 let clean = live::hotspot(&schema, &keys, &source, splits.as_deref(), top, &mut out)?;
                 Ok(ok && clean)
             },
@@ -267,8 +292,11 @@ fn main() -> ExitCode {
             ..
         } => sampled(&cli.table, &document, &schema, sample, rows, input).and_then(
             |(keys, _, _, ok)| {
-                sample::splits(&schema, &keys, per_bucket, output, &mut out)?;
-                Ok(ok)
+                if per_bucket == 0 {
+                    return Err("--per-bucket 0: a bucket is at least one region".into());
+                }
+                let clean = sample::splits(&schema, &keys, per_bucket, output, &mut out)?;
+                Ok(ok && clean)
             },
         ),
         Command::Size {
@@ -329,11 +357,31 @@ fn each_key(
     f: impl Fn(&[u8]) -> Result<String, String>,
 ) -> Outcome {
     if matches!(form, Form::Cbt | Form::Hbase) {
-        return each_row(keys, form, out, f);
+        if !keys.is_empty() {
+            return Err("--input cbt and --input hbase read a tool's output on standard input; give no keys".into());
+        }
+        return each_row(stdin_bytes()?, form, out, f);
     }
     let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
     let lines: Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>> = if keys.is_empty() {
-        Box::new(std::io::stdin().lock().split(b'\n'))
+        let mut stdin = std::io::stdin().lock();
+        // `auto` reads a tool's output whole when its first line says which.
+        let mut first = Vec::new();
+        stdin
+            .read_until(b'\n', &mut first)
+            .map_err(|e| format!("reading standard input: {e}"))?;
+        if let Some(tool) = (form == Form::Auto).then(|| tool_output(&first)).flatten() {
+            std::io::Read::read_to_end(&mut stdin, &mut first)
+                .map_err(|e| format!("reading standard input: {e}"))?;
+            return each_row(first, tool, out, f);
+        }
+        let first = (!first.is_empty()).then(|| {
+            if first.last() == Some(&b'\n') {
+                first.pop();
+            }
+            Ok(first)
+        });
+        Box::new(first.into_iter().chain(stdin.split(b'\n')))
     } else {
         Box::new(keys.into_iter().map(|k| Ok(k.into_bytes())))
     };
@@ -463,23 +511,30 @@ fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Wr
     Ok(true)
 }
 
-/// [`each_key`] over the rows of `cbt read` or HBase shell output on
-/// standard input: one answer per row, and on standard error each row that
-/// cannot be read exactly (a key holding a line break in cbt's output, a
-/// wrapped line of the shell's) with the line it starts on.
+/// The tool whose output begins with `first`: cbt's line of dashes, or the
+/// HBase shell's `ROW ... COLUMN+CELL` header.
+fn tool_output(first: &[u8]) -> Option<Form> {
+    let line = String::from_utf8_lossy(first);
+    let line = line.trim();
+    if line.len() == 40 && line.bytes().all(|b| b == b'-') {
+        Some(Form::Cbt)
+    } else if line.starts_with("ROW") && line.ends_with("COLUMN+CELL") {
+        Some(Form::Hbase)
+    } else {
+        None
+    }
+}
+
+/// [`each_key`] over the rows of `cbt read` or HBase shell output: one
+/// answer per row, and on standard error each row that cannot be read
+/// exactly (a key holding a line break in cbt's output, the shell's
+/// terminal layout) with the line it starts on.
 fn each_row(
-    keys: Vec<String>,
+    bytes: Vec<u8>,
     form: Form,
     out: &mut impl Write,
     f: impl Fn(&[u8]) -> Result<String, String>,
 ) -> Outcome {
-    if !keys.is_empty() {
-        return Err(
-            "--input cbt and --input hbase read a tool's output on standard input; give no keys"
-                .into(),
-        );
-    }
-    let bytes = stdin_bytes()?;
     let mut ok = true;
     for (line, key) in sample::structured(&bytes, form).unwrap_or_default() {
         match key.and_then(|key| f(&key)) {
@@ -526,6 +581,12 @@ fn sampled(
         let (keys, how) = table.sample(rows)?;
         let splits = table.split_points()?;
         return Ok((keys, format!("{how}, of {}", table.name), splits, true));
+    }
+    if file.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return Err(format!(
+            "no sample: give --sample FILE, a table (--bigtable or --dynamodb), or keys on standard input; {}",
+            live::NO_TABLE
+        ));
     }
     let source = file
         .as_ref()

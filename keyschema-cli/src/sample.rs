@@ -96,16 +96,27 @@ pub fn read_sample(
 }
 
 /// The split points planned from `keys`: every bucket boundary and
-/// `per_bucket - 1` quantiles inside each bucket.
+/// `per_bucket - 1` quantiles inside each bucket. Keys that do not decode
+/// are left out, counted, and the first reported; `false` when there was
+/// one.
 pub fn splits(
     schema: &DynSchema,
     keys: &[Vec<u8>],
     per_bucket: usize,
     output: Output,
     out: &mut impl Write,
-) -> Result<(), String> {
-    let foreign = keys.iter().filter(|k| schema.bucket_of(k).is_err()).count();
-    let points = schema.split_points(keys.iter().map(Vec::as_slice), per_bucket);
+) -> Result<bool, String> {
+    let (good, bad): (Vec<&Vec<u8>>, Vec<&Vec<u8>>) =
+        keys.iter().partition(|k| schema.decode(k).is_ok());
+    let foreign = bad.len();
+    if let Some(first) = bad.first() {
+        eprintln!(
+            "{foreign} sampled keys are not keys of `{}` and are left out; the first: {}",
+            schema.name(),
+            schema.render(first)
+        );
+    }
+    let points = schema.split_points(good.iter().map(|k| k.as_slice()), per_bucket);
     writeln!(
         out,
         "{} split points from {} sampled keys ({} not of this schema, ignored)",
@@ -114,7 +125,8 @@ pub fn splits(
         foreign
     )
     .map_err(|e| e.to_string())?;
-    points_list(schema, &points, output, out)
+    points_list(schema, &points, output, out)?;
+    Ok(foreign == 0)
 }
 
 /// Split points, one per line: the key in `output`'s form, then rendered.

@@ -39,13 +39,7 @@ pub struct TableArgs {
     )]
     emulator: Option<String>,
     /// A DynamoDB table: `scan`, `get`, `splits` and `hotspot` read it.
-    #[arg(
-        long,
-        env = "KEYSCHEMA_DYNAMODB",
-        global = true,
-        value_name = "TABLE",
-        conflicts_with = "bigtable"
-    )]
+    #[arg(long, env = "KEYSCHEMA_DYNAMODB", global = true, value_name = "TABLE")]
     dynamodb: Option<String>,
     /// A local DynamoDB-API server (DynamoDB Local, dynalite), with
     /// placeholder credentials; without it, the service, with the
@@ -65,10 +59,19 @@ impl TableArgs {
     pub fn cbt_prefix(&self) -> (String, String) {
         let parts: Vec<&str> = self.bigtable.as_deref().unwrap_or("").split('/').collect();
         match parts[..] {
-            [project, instance, table] => (
-                format!("cbt -project {project} -instance {instance}"),
-                table.to_string(),
-            ),
+            [project, instance, table] => {
+                // The emulator named by the flag alone: the command names it too.
+                let host = match (&self.emulator, std::env::var("BIGTABLE_EMULATOR_HOST")) {
+                    (Some(host), Err(_)) => {
+                        format!("BIGTABLE_EMULATOR_HOST={} ", emulator_host(host))
+                    }
+                    _ => String::new(),
+                };
+                (
+                    format!("{host}cbt -project {project} -instance {instance}"),
+                    table.to_string(),
+                )
+            }
             _ => ("cbt".into(), "TABLE".into()),
         }
     }
@@ -106,7 +109,12 @@ impl Live {
             .build()
             .map_err(|e| format!("starting the async runtime: {e}"))?;
         let (store, name) = match (&args.bigtable, &args.dynamodb) {
-            (Some(path), _) => {
+            (Some(path), Some(table)) => {
+                return Err(format!(
+                    "two tables are named, Bigtable {path} and DynamoDB {table} (by the options, or KEYSCHEMA_BIGTABLE and KEYSCHEMA_DYNAMODB): name one"
+                ))
+            }
+            (Some(path), None) => {
                 let parts: Vec<&str> = path.split('/').collect();
                 let [project, instance, table] = parts[..] else {
                     return Err(format!(
@@ -117,8 +125,13 @@ impl Live {
                     .block_on(async {
                         match &args.emulator {
                             Some(host) => {
-                                BigtableStore::connect_emulator(host, project, instance, table)
-                                    .await
+                                BigtableStore::connect_emulator(
+                                    emulator_host(host),
+                                    project,
+                                    instance,
+                                    table,
+                                )
+                                .await
                             }
                             None => {
                                 BigtableStore::connect(
@@ -136,6 +149,17 @@ impl Live {
                 (Store::Bigtable(Box::new(store)), name)
             }
             (None, Some(table)) => {
+                if schema.partition_components().is_none() {
+                    return Err(format!(
+                        "`{}` declares no partition (`then = (a, b), c`), so its rows have no DynamoDB key: this schema document is not of a DynamoDB table",
+                        schema.name()
+                    ));
+                }
+                if let Some(url) = args.endpoint.as_deref().filter(|u| !u.contains("://")) {
+                    return Err(format!(
+                        "--endpoint {url}: expected a URL with its scheme (http://{url})"
+                    ));
+                }
                 let store = runtime.block_on(async {
                     let client = match &args.endpoint {
                         Some(url) => DynamoStore::local_client(url),
@@ -167,9 +191,11 @@ impl Live {
     }
 
     /// The rows of `ranges` in key order (by the key after the salt, as a
-    /// typed ordered scan merges buckets), at most `limit`.
-    pub fn scan(&self, ranges: &ScanRangeSet, limit: usize) -> Result<Vec<Row>, String> {
+    /// typed ordered scan merges buckets), at most `limit`, and whether
+    /// there are more.
+    pub fn scan(&self, ranges: &ScanRangeSet, limit: usize) -> Result<(Vec<Row>, bool), String> {
         let mut rows = Vec::new();
+        let mut more = false;
         for range in ranges.iter() {
             let read = match &self.store {
                 Store::Bigtable(s) => {
@@ -178,12 +204,16 @@ impl Live {
                 }
                 Store::Dynamo(s) => self.runtime.block_on(collect(s, self.schema, range, limit)),
             };
-            rows.extend(read?);
+            let read = read?;
+            // A range that filled the limit may hold more.
+            more |= read.len() == limit;
+            rows.extend(read);
         }
         let header = self.schema.header_len();
         rows.sort_by(|a, b| a.0.get(header..).cmp(&b.0.get(header..)));
+        more |= rows.len() > limit;
         rows.truncate(limit);
-        Ok(rows)
+        Ok((rows, more))
     }
 
     /// The rows stored under any of `keys`.
@@ -226,14 +256,21 @@ impl Live {
                     .runtime
                     .block_on(s.sample_keys(rows))
                     .map_err(|e| e.to_string())?;
-                let how = match sample.whole_table() {
-                    true => "every item, by a Scan of the key attributes".to_string(),
-                    false => format!(
-                        "{} of {} segments of a parallel Scan of the key attributes, each whole",
+                let read = sample.keys.len();
+                let mut how = match (sample.whole_table(), sample.cut) {
+                    (true, _) => format!("every item ({read}), by a Scan of the key attributes"),
+                    (false, false) => format!(
+                        "{} of {} segments of a parallel Scan of the key attributes, each whole ({read} items)",
                         sample.segments_read, sample.segments
                     ),
+                    (false, true) => format!(
+                        "the first {read} items of a Scan of the key attributes, not a spread sample: DescribeTable's item count (updated about every six hours) was too low to cut the table into segments"
+                    ),
                 };
-                Ok((sample.keys, how))
+                if read > rows {
+                    how.push_str(&format!(", thinned evenly to {rows}"));
+                }
+                Ok((thin(sample.keys, rows), how))
             }
         }
     }
@@ -252,8 +289,17 @@ impl Live {
     }
 }
 
+/// The emulator's `HOST:PORT`, given with or without `http://`.
+fn emulator_host(given: &str) -> &str {
+    given
+        .strip_prefix("http://")
+        .or_else(|| given.strip_prefix("https://"))
+        .unwrap_or(given)
+        .trim_end_matches('/')
+}
+
 /// Every `n`-th of `keys`, so that `rows` remain, spread over them all.
-fn thin(keys: Vec<Vec<u8>>, rows: usize) -> Vec<Vec<u8>> {
+pub fn thin(keys: Vec<Vec<u8>>, rows: usize) -> Vec<Vec<u8>> {
     if keys.len() <= rows || rows == 0 {
         return keys;
     }

@@ -14,15 +14,20 @@ pub struct KeySample {
     pub keys: Vec<Vec<u8>>,
     /// How many segments the Scan cut the table into.
     pub segments: u32,
-    /// How many of them were read, each whole (but the last when a
-    /// segment held far more keys than asked for).
+    /// How many of them were read, each whole, but the last when it held
+    /// more than four times the keys asked for (see `cut`).
     pub segments_read: u32,
+    /// Whether the last segment was cut short at four times the keys asked
+    /// for: a table whose item count DescribeTable under-reports (it lags
+    /// up to six hours) is one segment, and its first pages are not a
+    /// spread sample.
+    pub cut: bool,
 }
 
 impl KeySample {
     /// Whether every item of the table was read.
     pub fn whole_table(&self) -> bool {
-        self.segments_read == self.segments
+        self.segments_read == self.segments && !self.cut
     }
 }
 
@@ -35,7 +40,8 @@ impl DynamoStore {
     /// hours), and whole segments are read in a scattered order until
     /// `limit` keys are in. A partition's share of the sample is then its
     /// share of the table, as far as the segments read go. A table of at
-    /// most `limit` items is read whole.
+    /// most `limit` items is read whole. More than `limit` keys may come
+    /// back (whole segments); thin them evenly to keep the spread.
     ///
     /// A diagnostic: no retry; each page counts in
     /// [`requests`](Self::requests)`().scan`. Items without keyschema's key
@@ -61,9 +67,11 @@ impl DynamoStore {
             .unwrap_or(1);
         let mut keys = Vec::new();
         let mut read = 0;
-        while read < segments && keys.len() < limit {
+        let mut cut = false;
+        while read < segments && keys.len() < limit && !cut {
             let segment = ((u64::from(read) * u64::from(stride)) % u64::from(segments)) as i32;
-            self.scan_segment(segment, segments, limit.saturating_mul(4), &mut keys)
+            cut = !self
+                .scan_segment(segment, segments, limit.saturating_mul(4), &mut keys)
                 .await?;
             read += 1;
         }
@@ -71,17 +79,19 @@ impl DynamoStore {
             keys,
             segments,
             segments_read: read,
+            cut,
         })
     }
 
-    /// Appends the keys of one whole segment to `keys`, stopping at `cap`.
+    /// Appends the keys of one whole segment to `keys`, stopping at `cap`;
+    /// whether the segment was read to its end.
     async fn scan_segment(
         &self,
         segment: i32,
         segments: u32,
         cap: usize,
         keys: &mut Vec<Vec<u8>>,
-    ) -> Result<(), DynamoError> {
+    ) -> Result<bool, DynamoError> {
         let mut projection = "#p".to_string();
         if self.has_sort_key() {
             projection.push_str(", #s");
@@ -109,8 +119,11 @@ impl DynamoStore {
                 keys.push(self.key_of(item)?);
             }
             start = response.last_evaluated_key().cloned();
-            if start.is_none() || keys.len() >= cap {
-                return Ok(());
+            if start.is_none() {
+                return Ok(true);
+            }
+            if keys.len() >= cap {
+                return Ok(false);
             }
         }
     }
