@@ -198,31 +198,40 @@ struct Page {
     ends: Vec<(usize, usize)>,
     /// The next row to return.
     next: usize,
-    /// The row lent by [`RowSource`]: its index.
-    current: Option<usize>,
+    /// The row lent by [`RowSource`]: where its key starts, its key ends
+    /// and its value ends in `bytes` (all 0: none).
+    current: (usize, usize, usize),
 }
 
 impl Page {
-    /// Row `i`'s key and value.
-    fn get(&self, i: usize) -> Option<(&[u8], &[u8])> {
-        let start = match i.checked_sub(1) {
-            Some(j) => self.ends.get(j)?.1,
+    /// Moves to the next row; `false` when the page has none.
+    #[inline]
+    fn step(&mut self) -> bool {
+        let Some(&(key_end, value_end)) = self.ends.get(self.next) else {
+            self.current = (0, 0, 0);
+            return false;
+        };
+        let start = match self.next.checked_sub(1) {
+            Some(j) => self.ends.get(j).map_or(0, |e| e.1),
             None => 0,
         };
-        let (key_end, value_end) = *self.ends.get(i)?;
-        Some((&self.bytes[start..key_end], &self.bytes[key_end..value_end]))
+        self.current = (start, key_end, value_end);
+        self.next += 1;
+        true
     }
 
-    /// Moves to the next row; `false` when the page has none.
-    fn step(&mut self) -> bool {
-        self.current = (self.next < self.ends.len()).then_some(self.next);
-        self.next += usize::from(self.current.is_some());
-        self.current.is_some()
+    /// The current row's key.
+    #[inline]
+    fn key(&self) -> &[u8] {
+        let (start, key_end, _) = self.current;
+        self.bytes.get(start..key_end).unwrap_or_default()
     }
 
-    /// The current row.
-    fn row(&self) -> (&[u8], &[u8]) {
-        self.current.and_then(|i| self.get(i)).unwrap_or((&[], &[]))
+    /// The current row's value.
+    #[inline]
+    fn value(&self) -> &[u8] {
+        let (_, key_end, value_end) = self.current;
+        self.bytes.get(key_end..value_end).unwrap_or_default()
     }
 }
 
@@ -243,7 +252,7 @@ impl MemoryRows {
         page.bytes.clear();
         page.ends.clear();
         page.next = 0;
-        page.current = None;
+        page.current = (0, 0, 0);
         let mut copy = |(k, v): (&Vec<u8>, &Vec<u8>)| {
             page.bytes.extend_from_slice(k);
             let key_end = page.bytes.len();
@@ -284,10 +293,11 @@ impl Iterator for MemoryRows {
 impl RowSource for MemoryRows {
     type Error = KeyTooLong;
 
+    #[inline]
     fn advance(&mut self) -> Result<bool, KeyTooLong> {
         if self.page.next >= self.page.ends.len() {
             if self.done {
-                self.page.current = None;
+                self.page.current = (0, 0, 0);
                 return Ok(false);
             }
             self.fill();
@@ -295,11 +305,13 @@ impl RowSource for MemoryRows {
         Ok(self.page.step())
     }
 
+    #[inline]
     fn key(&self) -> &[u8] {
-        self.page.row().0
+        self.page.key()
     }
 
+    #[inline]
     fn value(&self) -> &[u8] {
-        self.page.row().1
+        self.page.value()
     }
 }
