@@ -407,6 +407,18 @@ fn the_tool_says_what_is_missing_or_wrong() {
         "{stderr}"
     );
 
+    // A table named on the command line wins over the other's variable.
+    let output = std::process::Command::new(common::cli::cli())
+        .env("KEYSCHEMA_DYNAMODB", "elsewhere")
+        .args(["--schema", doc, "--bigtable", "p/i", "scan"])
+        .output()
+        .expect("keyschema");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--bigtable p/i: expected PROJECT/INSTANCE/TABLE"),
+        "{stderr}"
+    );
+
     // A table that is not there, on a live server.
     let endpoint = dynalite::endpoint();
     let missing = dynalite::fresh_table("cli-missing");

@@ -91,7 +91,7 @@ fn row(lines: &[&[u8]], first: usize) -> Row {
         [] => Err("a row without a key line".to_string()),
         [key] => Ok(key.to_vec()),
         more => Err(format!(
-            "the key holds a line break (byte 0x0A), which cbt prints raw: its {} lines cannot be told apart from the row's cells with certainty, so the row is not read (read it with a typed scan, or `cbt read` with a regex)",
+            "the key holds a line break (byte 0x0A), which cbt prints raw: its {} lines cannot be told apart from the row's cells with certainty, so the row is not read (read it from the table with `keyschema scan` or `get`)",
             more.len()
         )),
     };

@@ -35,17 +35,7 @@ pub struct Row {
 /// What ends a row's key on a cell line.
 const COLUMN: &str = " column=";
 
-/// Whether `input` looks like HBase shell output: its first non-blank line
-/// is the `ROW ... COLUMN+CELL` header.
-pub fn is_shell_output(input: &[u8]) -> bool {
-    input
-        .split(|b| *b == b'\n')
-        .map(|l| String::from_utf8_lossy(l).trim().to_string())
-        .find(|l| !l.is_empty())
-        .is_some_and(|l| is_header(&l))
-}
-
-fn is_header(trimmed: &str) -> bool {
+pub fn is_header(trimmed: &str) -> bool {
     trimmed.starts_with("ROW") && trimmed.ends_with("COLUMN+CELL")
 }
 
@@ -63,9 +53,9 @@ fn is_get_header(trimmed: &str) -> bool {
 }
 
 /// Whether the output is the shell's terminal layout: the key column padded
-/// and wrapped at a quarter of the terminal's width. Every cell line then
-/// has ` column=` at the same place and some key ends in padding, or a row
-/// continues on a line without ` column=`.
+/// and wrapped at a quarter of the terminal's width, the cell column padded
+/// to the rest of it. A row then continues on a line without ` column=`,
+/// or every cell line has the terminal's width and ends in padding.
 fn terminal_layout(lines: &[&str]) -> bool {
     let cells: Vec<&str> = lines
         .iter()
@@ -73,12 +63,10 @@ fn terminal_layout(lines: &[&str]) -> bool {
         .filter(|l| l.starts_with(' ') && !is_footer(l.trim()))
         .collect();
     let wrapped = cells.iter().any(|l| !l.contains(COLUMN));
-    let columns: Vec<usize> = cells.iter().filter_map(|l| l.find(COLUMN)).collect();
-    let aligned = columns.len() > 1 && columns.iter().all(|&c| c == columns[0]);
-    let padded = cells
-        .iter()
-        .any(|l| l.find(COLUMN).is_some_and(|at| l[..at].ends_with(' ')));
-    wrapped || (aligned && padded)
+    let width = cells.first().map(|l| l.len());
+    let one_width = cells.iter().all(|l| Some(l.len()) == width);
+    let padded = cells.iter().any(|l| l.ends_with(' '));
+    wrapped || (one_width && padded)
 }
 
 /// The rows of the shell's output, in order.
@@ -104,40 +92,55 @@ pub fn rows(input: &[u8]) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::new();
     // The key text of the row being read, to tell its next cell from a new row.
     let mut current: Option<String> = None;
-    // The last line reported as ambiguous, up to its last ` column=`.
-    let mut ambiguous: Option<String> = None;
+    // A line where ` column=` appears twice, held back: if the next row's
+    // key begins it, it was that row's first cell (its value holds the
+    // text); else it is reported. With it, the line up to its last
+    // ` column=`, so the row's other cells are not reported again.
+    let mut pending: Option<(usize, String, String)> = None;
+    const AMBIGUOUS: &str = "` column=` appears twice on the line: the key may hold that text (the shell prints spaces and `=` as they are), so where it ends cannot be told";
+    let flush = |out: &mut Vec<Row>, pending: &mut Option<(usize, String, String)>| {
+        if let Some((line, _, _)) = pending.take() {
+            out.push(Row {
+                line,
+                key: Err(AMBIGUOUS.into()),
+            });
+        }
+    };
     for (n, raw) in input.split(|b| *b == b'\n').enumerate() {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let report = |out: &mut Vec<Row>, why: String| {
+        let report = |out: &mut Vec<Row>, why: &str| {
             out.push(Row {
                 line: n + 1,
-                key: Err(why),
+                key: Err(why.into()),
             })
         };
         let Ok(line) = std::str::from_utf8(raw) else {
+            flush(&mut out, &mut pending);
             report(
                 &mut out,
-                "not text: the HBase shell prints keys and values as ASCII with \\xNN escapes"
-                    .into(),
+                "not text: the HBase shell prints keys and values as ASCII with \\xNN escapes",
             );
             current = None;
             continue;
         };
         let trimmed = line.trim();
         if trimmed.is_empty() || is_header(trimmed) || is_footer(trimmed) {
+            flush(&mut out, &mut pending);
             current = None;
             continue;
         }
         let Some(body) = line.strip_prefix(' ') else {
+            flush(&mut out, &mut pending);
             report(
                 &mut out,
-                "not a line of HBase shell `scan` output (a cell line begins with a space)".into(),
+                "not a line of HBase shell `scan` output (a cell line begins with a space)",
             );
             current = None;
             continue;
         };
         let Some(at) = body.find(COLUMN) else {
-            report(&mut out, "no ` column=` on the line: the shell wrapped this row at the terminal's width; capture its output to a file or pipe (`echo \"scan 'TABLE'\" | hbase shell -n > out`), where each cell is one line".into());
+            flush(&mut out, &mut pending);
+            report(&mut out, "no ` column=` on the line: the shell wrapped this row at the terminal's width; capture its output to a file or pipe (`echo \"scan 'TABLE'\" | hbase shell -n > out`), where each cell is one line");
             current = None;
             continue;
         };
@@ -148,21 +151,32 @@ pub fn rows(input: &[u8]) -> Vec<Row> {
             }
         }
         if body[at + COLUMN.len()..].contains(COLUMN) {
-            let upto = &body[..body.rfind(COLUMN).unwrap_or(at)];
-            if ambiguous.as_deref() != Some(upto) {
-                report(&mut out, "` column=` appears twice on the line: the key may hold that text (the shell prints spaces and `=` as they are), so where it ends cannot be told".into());
+            let upto = body[..body.rfind(COLUMN).unwrap_or(at)].to_string();
+            if pending.as_ref().is_some_and(|(_, _, u)| *u == upto) {
+                continue; // another cell of the same ambiguous row
             }
-            ambiguous = Some(upto.to_string());
+            flush(&mut out, &mut pending);
+            pending = Some((n + 1, body.to_string(), upto));
             current = None;
             continue;
         }
         let text = &body[..at];
+        let mut first_line = n + 1;
+        if let Some((line, held, _)) = pending.take() {
+            if held.starts_with(text) && held[text.len()..].starts_with(COLUMN) {
+                first_line = line; // the held line was this row's first cell
+            } else {
+                pending = Some((line, held, String::new()));
+                flush(&mut out, &mut pending);
+            }
+        }
         current = Some(text.to_string());
         out.push(Row {
-            line: n + 1,
+            line: first_line,
             key: unescape(text),
         });
     }
+    flush(&mut out, &mut pending);
     out
 }
 
@@ -242,7 +256,6 @@ mod tests {
             .map(|(i, k)| (2 + 2 * i, k.to_vec()))
             .collect();
         assert_eq!(got, want);
-        assert!(is_shell_output(text.as_bytes()));
     }
 
     #[test]
@@ -257,9 +270,21 @@ mod tests {
 
     #[test]
     fn the_terminal_layout_and_get_output_are_refused_whole() {
+        // At 80 columns: the key column 20 wide, the cell column 58, both padded.
+        let tty = |cells: &[(&str, &str)]| {
+            let mut text = String::from("ROW                  COLUMN+CELL\n");
+            for (key, cell) in cells {
+                text.push_str(&format!(" {key:<20} {cell:<58}\n"));
+            }
+            text
+        };
+        let cell = "column=f:a, timestamp=1, value=v";
         let wrapped = "ROW  COLUMN+CELL\n \\x03very-long-key-wrapped column=f:a, timestamp=1, value=v\n -at-the-width\n1 row(s)\n";
-        let padded = "ROW  COLUMN+CELL\n \\x03u1     column=f:a, timestamp=1, value=v\n \\x03u22222 column=f:a, timestamp=1, value=v\n";
-        for text in [wrapped, padded] {
+        for text in [
+            wrapped.to_string(),
+            tty(&[("\\x03u1", cell), ("\\x03u22222", cell)]),
+            tty(&[("\\x03u1", cell)]),
+        ] {
             let rows = rows(text.as_bytes());
             assert_eq!(rows.len(), 1, "{text}");
             assert!(rows[0]
@@ -272,5 +297,26 @@ mod tests {
             "COLUMN                CELL\n f:a                  timestamp=1, value=v\n1 row(s)\n";
         let rows = rows(get.as_bytes());
         assert!(rows[0].key.as_ref().unwrap_err().contains("`get` output"));
+    }
+
+    #[test]
+    fn the_file_layout_is_read_even_where_it_looks_aligned_or_ambiguous() {
+        // Keys of one length, one ending in a space: ` column=` aligned.
+        let text = "ROW  COLUMN+CELL\n \\x03a  column=f:a, timestamp=1, value=v\n \\x03a! column=f:a, timestamp=1, value=v\n";
+        let keys: Vec<Vec<u8>> = rows(text.as_bytes())
+            .into_iter()
+            .map(|r| r.key.expect("reads"))
+            .collect();
+        assert_eq!(keys, [b"\x03a ".to_vec(), b"\x03a!".to_vec()]);
+        // A row whose first cell's value holds ` column=`: one answer.
+        let text = "ROW  COLUMN+CELL\n \\x03u1 column=f:a, timestamp=1, value=x column=y\n \\x03u1 column=f:b, timestamp=1, value=v\n";
+        let read = rows(text.as_bytes());
+        assert_eq!(
+            read,
+            [Row {
+                line: 2,
+                key: Ok(b"\x03u1".to_vec())
+            }]
+        );
     }
 }

@@ -95,7 +95,8 @@ enum Command {
     /// optionally `field=LO..HI` on the next; each row's key fields, `|`,
     /// and its value fields.
     Scan {
-        /// The binding, in key order (none: the whole table).
+        /// The binding, in key order (none: every row; DynamoDB needs the
+        /// partition fields bound).
         fields: Vec<String>,
         /// The most rows to print.
         #[arg(long, default_value_t = 10)]
@@ -111,7 +112,8 @@ enum Command {
     /// values (which user, which site) and, on Bigtable, by the table's
     /// regions. The sample is the live table's, or a sample file's.
     Hotspot {
-        /// A sample file (keys one per line, or `cbt read` output); without
+        /// A sample file (keys one per line, `cbt read` or HBase shell
+        /// `scan` output); without
         /// it, a sample of the live table, or standard input.
         #[arg(long)]
         sample: Option<PathBuf>,
@@ -169,7 +171,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let mut cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    // A table named on the command line wins over the other store's
+    // variable (KEYSCHEMA_BIGTABLE, KEYSCHEMA_DYNAMODB).
+    let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    cli.table.prefer(given("bigtable"), given("dynamodb"));
     let document = std::fs::read_to_string(&cli.schema).map_err(|e| e.to_string());
     let schema = match document
         .as_deref()
@@ -265,6 +275,9 @@ fn main() -> ExitCode {
                 if keys.is_empty() {
                     return Err(format!("no keys to report on in {source}"));
                 }
+                if top == 0 {
+                    return Err("--top 0 lists nothing: give at least 1".into());
+                }
                 let clean = live::hotspot(&schema, &keys, &source, splits.as_deref(), top, &mut out)?;
                 Ok(ok && clean)
             },
@@ -291,7 +304,10 @@ fn main() -> ExitCode {
             output,
             ..
         } => sampled(&cli.table, &document, &schema, sample, rows, input).and_then(
-            |(keys, _, _, ok)| {
+            |(keys, source, _, ok)| {
+                if keys.is_empty() {
+                    return Err(format!("no keys to plan from in {source}"));
+                }
                 if per_bucket == 0 {
                     return Err("--per-bucket 0: a bucket is at least one region".into());
                 }
@@ -370,7 +386,10 @@ fn each_key(
         stdin
             .read_until(b'\n', &mut first)
             .map_err(|e| format!("reading standard input: {e}"))?;
-        if let Some(tool) = (form == Form::Auto).then(|| tool_output(&first)).flatten() {
+        if let Some(tool) = (form == Form::Auto)
+            .then(|| sample::tool_output(&first))
+            .flatten()
+        {
             std::io::Read::read_to_end(&mut stdin, &mut first)
                 .map_err(|e| format!("reading standard input: {e}"))?;
             return each_row(first, tool, out, f);
@@ -511,20 +530,6 @@ fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Wr
     Ok(true)
 }
 
-/// The tool whose output begins with `first`: cbt's line of dashes, or the
-/// HBase shell's `ROW ... COLUMN+CELL` header.
-fn tool_output(first: &[u8]) -> Option<Form> {
-    let line = String::from_utf8_lossy(first);
-    let line = line.trim();
-    if line.len() == 40 && line.bytes().all(|b| b == b'-') {
-        Some(Form::Cbt)
-    } else if line.starts_with("ROW") && line.ends_with("COLUMN+CELL") {
-        Some(Form::Hbase)
-    } else {
-        None
-    }
-}
-
 /// [`each_key`] over the rows of `cbt read` or HBase shell output: one
 /// answer per row, and on standard error each row that cannot be read
 /// exactly (a key holding a line break in cbt's output, the shell's
@@ -577,6 +582,9 @@ fn sampled(
     form: Form,
 ) -> Result<Sampled, String> {
     if file.is_none() && args.named() {
+        if rows == 0 {
+            return Err("--rows 0 samples nothing: give at least 1".into());
+        }
         let table = live(args, document)?;
         let (keys, how) = table.sample(rows)?;
         let splits = table.split_points()?;

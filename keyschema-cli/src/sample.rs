@@ -54,30 +54,43 @@ pub fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, 
 pub type Rows = Vec<(usize, Result<Vec<u8>, String>)>;
 
 /// The rows of a tool's output read by its structure, each with the line
-/// it starts on: `cbt read` output, or the HBase shell's (`--input hbase`,
-/// or `auto` when the output begins with the shell's header). `None` for
-/// input read one key per line.
+/// it starts on: `cbt read` output or the HBase shell's (`--input cbt`,
+/// `--input hbase`, or `auto` when the output's first line says which).
+/// `None` for input read one key per line.
 pub fn structured(bytes: &[u8], form: Form) -> Option<Rows> {
-    match form {
-        Form::Cbt => Some(
-            cbt::rows(bytes)
-                .into_iter()
-                .map(|r| (r.line, r.key))
-                .collect(),
-        ),
-        Form::Hbase => Some(
-            hbase::rows(bytes)
-                .into_iter()
-                .map(|r| (r.line, r.key))
-                .collect(),
-        ),
-        Form::Auto if hbase::is_shell_output(bytes) => Some(
-            hbase::rows(bytes)
-                .into_iter()
-                .map(|r| (r.line, r.key))
-                .collect(),
-        ),
-        _ => None,
+    let first = bytes
+        .split(|b| *b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .unwrap_or_default();
+    let form = match form {
+        Form::Auto => tool_output(first)?,
+        other => other,
+    };
+    let rows: Rows = match form {
+        Form::Cbt => cbt::rows(bytes)
+            .into_iter()
+            .map(|r| (r.line, r.key))
+            .collect(),
+        Form::Hbase => hbase::rows(bytes)
+            .into_iter()
+            .map(|r| (r.line, r.key))
+            .collect(),
+        _ => return None,
+    };
+    Some(rows)
+}
+
+/// The tool whose output begins with the line `first`: cbt's line of
+/// dashes, or the HBase shell's `ROW ... COLUMN+CELL` header.
+pub fn tool_output(first: &[u8]) -> Option<Form> {
+    let line = String::from_utf8_lossy(first);
+    let line = line.trim();
+    if line.len() == 40 && line.bytes().all(|b| b == b'-') {
+        Some(Form::Cbt)
+    } else if hbase::is_header(line) {
+        Some(Form::Hbase)
+    } else {
+        None
     }
 }
 

@@ -224,21 +224,28 @@ fn ranges_are_those_of_the_typed_scan() {
 #[test]
 fn splits_from_cbt_and_hbase_shell_samples() {
     let d = docs();
+    // Timestamps whose inverted bytes hold no 0x0A (cbt prints keys raw).
     let keys: Vec<Vec<u8>> = (0..400)
-        .map(|i| Event::get_key(&format!("user{i:03}"), "s", i))
+        .map(|i| Event::get_key(&format!("user{i:03}"), "s", i * 2))
         .collect();
+    assert!(keys.iter().all(|k| !k.contains(&b'\n')));
     let derived = keyschema::splits::plan(Event::schema(), keys.iter().map(Vec::as_slice), 2);
-    let cbt: String = keys
-        .iter()
-        .map(|k| format!("----------------------------------------\n{}\n  v:c                @ 2026/11/22-00:00:00.000000\n    \"x\"\n", escaped(k)))
-        .collect();
+    // As cbt prints rows: the key's raw bytes after a line of dashes.
+    let mut cbt = Vec::new();
+    for k in &keys {
+        cbt.extend_from_slice(b"----------------------------------------\n");
+        cbt.extend_from_slice(k);
+        cbt.extend_from_slice(
+            b"\n  v:c                @ 2026/11/22-00:00:00.000000\n    \"x\"\n\n",
+        );
+    }
     let hbase = format!(
         "ROW                  COLUMN+CELL\n{}400 row(s)\nTook 0.0210 seconds\n",
         keys.iter()
             .map(|k| format!(" {} column=v:c, timestamp=1, value=x\n", escaped(k)))
             .collect::<String>()
     );
-    for sample in [cbt, hbase] {
+    for sample in [cbt, hbase.into_bytes()] {
         let printed = stdout(
             keyschema(&d.events)
                 .args(["splits", "--per-bucket", "2", "--output", "hex"])

@@ -26,10 +26,14 @@ pub fn hotspot(
     for key in keys {
         match layout.decode(key) {
             Ok(values) => decoded.push((key, values)),
-            Err(e) => foreign.push(format!("{}: {e}", layout.render(key))),
+            // The rendering names what is wrong (` !(...)`).
+            Err(_) => foreign.push(layout.render(key)),
         }
     }
-    w(out, format!("{} keys sampled ({source})", keys.len()))?;
+    w(
+        out,
+        format!("{} sampled ({source})", plural(keys.len(), "key")),
+    )?;
     if let Some(first) = foreign.first() {
         w(
             out,
@@ -43,6 +47,9 @@ pub fn hotspot(
     let n = decoded.len();
     if n == 0 {
         return Ok(foreign.is_empty());
+    }
+    if n < 1000 {
+        w(out, format!("(a sample of {} is small: shares move by several points from sample to sample; --rows 10000 or more)", plural(n, "key")))?;
     }
     if let Some(salt) = layout.salt() {
         let buckets = salt.buckets();
@@ -150,6 +157,14 @@ fn regions(
         )?;
     }
     Ok(())
+}
+
+/// `1 key`, `2 keys`.
+fn plural(n: usize, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    }
 }
 
 fn pct(count: usize, n: usize) -> f64 {

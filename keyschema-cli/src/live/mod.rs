@@ -76,6 +76,16 @@ impl TableArgs {
         }
     }
 
+    /// Keeps the table named on the command line when the other store's
+    /// comes from its environment variable.
+    pub fn prefer(&mut self, bigtable_given: bool, dynamodb_given: bool) {
+        match (bigtable_given, dynamodb_given) {
+            (true, false) => self.dynamodb = None,
+            (false, true) => self.bigtable = None,
+            _ => {}
+        }
+    }
+
     /// Whether a table is named.
     pub fn named(&self) -> bool {
         self.bigtable.is_some() || self.dynamodb.is_some()
@@ -121,6 +131,9 @@ impl Live {
                         "--bigtable {path}: expected PROJECT/INSTANCE/TABLE"
                     ));
                 };
+                if let Some(host) = args.emulator.as_deref().filter(|h| !emulator_host(h).contains(':')) {
+                    return Err(format!("--emulator {host}: expected HOST:PORT (127.0.0.1:8086)"));
+                }
                 let store = runtime
                     .block_on(async {
                         match &args.emulator {
@@ -245,7 +258,13 @@ impl Live {
                         .block_on(s.sample_keys(probability, rows.saturating_mul(20)))
                         .map_err(|e| e.to_string())?;
                     if keys.len() >= rows || probability >= 1.0 {
-                        let how = format!("Bigtable row sample, probability {probability}");
+                        let mut how = format!("Bigtable row sample, probability {probability}");
+                        if keys.len() > rows {
+                            how.push_str(&format!(
+                                ", {} keys thinned evenly to {rows}",
+                                keys.len()
+                            ));
+                        }
                         return Ok((thin(keys, rows), how));
                     }
                     probability = (probability * 10.0).min(1.0);
