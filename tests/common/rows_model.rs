@@ -110,6 +110,12 @@ pub enum Op {
     CrashInPutMany(Vec<Visit>, u64),
     /// A fresh store object on the same table.
     Restart,
+    /// A paged scan (a limit of 1 to 3) with other writes between its
+    /// pages, one after each page: puts, then deletes. Each page holds the
+    /// rows the map holds then after the last row returned, in scan order:
+    /// a row written ahead of the cursor is read, one behind it is not, a
+    /// deleted one never; no row twice.
+    ScanWhileWriting(Scan, Vec<Visit>, Vec<Key>),
 }
 
 fn key() -> impl Strategy<Value = Key> {
@@ -187,6 +193,12 @@ pub fn op() -> impl Strategy<Value = Op> {
         1 => (key(), -3i64..3).prop_map(|(k, a)| Op::Foreign(k, a)),
         1 => (prop::collection::vec(visit(), 2..30), 0u64..3_000).prop_map(|(r, t)| Op::CrashInPutMany(r, t)),
         1 => Just(Op::Restart),
+        2 => (scan(), 1usize..4, prop::collection::vec(visit(), 0..4), prop::collection::vec(key(), 0..3))
+            .prop_map(|(scan, limit, puts, deletes)| Op::ScanWhileWriting(
+                Scan { limit: Some(limit), ..scan },
+                puts,
+                deletes,
+            )),
     ]
 }
 
@@ -343,6 +355,9 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
                 }
             }
             Op::Restart => driver.restart(),
+            Op::ScanWhileWriting(scan, puts, deletes) => {
+                scan_while_writing(driver, &mut model, scan, puts, deletes, &at)?;
+            }
         }
     }
     // At the end, every row the map holds is read back whole, and no other.
@@ -354,6 +369,66 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
         };
         let (got, _) = driver.scan_page(&scan, None).map_err(|e| fail("end", e))?;
         prop_assert_eq!(got, expected(&model, &scan), "the end, user {}", user);
+    }
+    Ok(())
+}
+
+/// [`Op::ScanWhileWriting`]: pages checked one by one against the map as
+/// it is when each page is read.
+fn scan_while_writing(
+    driver: &mut dyn Driver,
+    model: &mut BTreeMap<Key, Values>,
+    scan: &Scan,
+    puts: &[Visit],
+    deletes: &[Key],
+    at: &str,
+) -> Result<(), TestCaseError> {
+    let limit = scan.limit.unwrap_or(1);
+    let mut writes = puts
+        .iter()
+        .map(|row| (row.key(), Some(row.values())))
+        .chain(deletes.iter().map(|key| (key.clone(), None)));
+    let mut after: Option<Cursor> = None;
+    let mut last: Option<u16> = None;
+    let mut seen = std::collections::BTreeSet::new();
+    for page_no in 0.. {
+        // The rows still ahead of the cursor, as the map holds them now.
+        let ahead: Vec<Visit> = expected(model, scan)
+            .into_iter()
+            .filter(|r| match last {
+                None => true,
+                Some(ts) if scan.reverse => r.ts > ts,
+                Some(ts) => r.ts < ts,
+            })
+            .collect();
+        let (page, cursor) = driver
+            .scan_page(scan, after.take())
+            .map_err(|e| fail(at, e))?;
+        let want: Vec<Visit> = ahead.iter().take(limit).cloned().collect();
+        prop_assert_eq!(&page, &want, "{}: page {}", at, page_no);
+        for row in &page {
+            prop_assert!(seen.insert(row.ts), "{}: row {} read twice", at, row.ts);
+        }
+        if page.len() < limit {
+            return Ok(());
+        }
+        last = page.last().map(|r| r.ts);
+        after = Some(cursor);
+        // Another writer, between this page and the next.
+        if let Some((key, values)) = writes.next() {
+            match values {
+                Some(v) => {
+                    driver
+                        .put(&Visit::whole(&key, &v))
+                        .map_err(|e| fail(at, e))?;
+                    model.insert(key, v);
+                }
+                None => {
+                    driver.delete(&key).map_err(|e| fail(at, e))?;
+                    model.remove(&key);
+                }
+            }
+        }
     }
     Ok(())
 }
