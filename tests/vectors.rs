@@ -481,6 +481,33 @@ fn rejected<K: RowKey>(
     )
 }
 
+/// [`rejected`] for a key too long to print: `head`, then `fill` repeated
+/// up to `len` bytes (the vector's `fill`: `{"byte": "00", "length": N}`).
+fn rejected_long<K: RowKey>(
+    table: &'static str,
+    what: &str,
+    head: &[u8],
+    fill: u8,
+    len: usize,
+    err: &keyschema::DecodeError,
+) -> String {
+    record(
+        table,
+        format!(
+            r#"{{"schema":{},"what":{},"key":"{}","fill":{{"byte":"{fill:02x}","length":{len}}},"error":{}}}"#,
+            K::schema().to_json(),
+            Value::from(what).to_json(),
+            plain_hex(head),
+            Value::from(err.to_string()).to_json()
+        ),
+    );
+    format!(
+        "| {what} | `{}` then `{fill:02x}` up to {len} bytes | {} |",
+        hex(head),
+        err.to_string().replace('|', "\\|")
+    )
+}
+
 /// Records how one component of type `T` renders under `table` (the type's
 /// name, its bytes and the rendering) and returns its row in the document.
 fn rendered_component<T: KeyComponent>(table: &'static str, type_name: &str, value: &T) -> String {

@@ -5,7 +5,7 @@
 //! which error is reported. Python's reader gives the same message for each
 //! (`test_rejected_inputs`).
 
-use super::rejected;
+use super::{rejected, rejected_long};
 use keyschema::RowKey;
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -66,11 +66,36 @@ pub fn reject_rows() -> Vec<String> {
             key
         }),
     ];
-    cases
+    let mut rows: Vec<String> = cases
         .into_iter()
         .map(|(what, bytes)| {
             let err = Mixed::decode(&bytes).expect_err(what);
             rejected::<Mixed>("reject_classes", what, &bytes, &err)
         })
-        .collect()
+        .collect();
+    // The length is checked before anything is read: a key of the right
+    // start one byte over the limit, and one of another prefix.
+    let max = keyschema::MAX_KEY_LEN;
+    for (what, head) in [
+        ("65,537 bytes: the length is checked first", good.clone()),
+        ("65,537 bytes of another prefix: the length is checked before the prefix", b"s".to_vec()),
+    ] {
+        let mut key = head.clone();
+        key.resize(max + 1, 0);
+        let err = Mixed::decode(&key).expect_err(what);
+        rows.push(rejected_long::<Mixed>("reject_classes", what, &head, 0, max + 1, &err));
+    }
+    // And exactly the limit is read (here: refused for its trailing bytes).
+    let mut key = good.clone();
+    key.resize(max, 0);
+    let err = Mixed::decode(&key).expect_err("trailing bytes");
+    rows.push(rejected_long::<Mixed>(
+        "reject_classes",
+        "65,536 bytes: at the limit, read (and refused for the bytes after the last component)",
+        &good,
+        0,
+        max,
+        &err,
+    ));
+    rows
 }
