@@ -78,12 +78,22 @@ pub fn reject_rows() -> Vec<String> {
     let max = keyschema::MAX_KEY_LEN;
     for (what, head) in [
         ("65,537 bytes: the length is checked first", good.clone()),
-        ("65,537 bytes of another prefix: the length is checked before the prefix", b"s".to_vec()),
+        (
+            "65,537 bytes of another prefix: the length is checked before the prefix",
+            b"s".to_vec(),
+        ),
     ] {
         let mut key = head.clone();
         key.resize(max + 1, 0);
         let err = Mixed::decode(&key).expect_err(what);
-        rows.push(rejected_long::<Mixed>("reject_classes", what, &head, 0, max + 1, &err));
+        rows.push(rejected_long::<Mixed>(
+            "reject_classes",
+            what,
+            &head,
+            0,
+            max + 1,
+            &err,
+        ));
     }
     // And exactly the limit is read (here: refused for its trailing bytes).
     let mut key = good.clone();
