@@ -11,10 +11,8 @@ mod common;
 mod bigtable_event;
 
 use bigtable_event::Event;
-use common::cli::run;
+use common::cli::{bigtable_of, document, run};
 use common::{cbt, emulator};
-use keyschema::store::bigtable::BigtableStore;
-use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
 use std::collections::BTreeSet;
 
@@ -36,18 +34,10 @@ fn events() -> Vec<Event> {
 
 #[tokio::test]
 async fn the_tool_reads_real_cbt_output_of_a_bigtable_events_table() {
-    let host = emulator::host();
-    let table = emulator::fresh_table("cli-cbt");
-    let store = BigtableStore::connect_emulator(&host, cbt::PROJECT, cbt::INSTANCE, &table)
-        .await
-        .expect("connect");
-    store.create_table_for::<Event>().await.expect("create");
     let events = events();
-    store.put_records(&events).await.expect("write");
+    let (host, table) = bigtable_of("cli-cbt", &events).await;
     let dir = tempfile::tempdir().expect("temp dir");
-    let doc = dir.path().join("events.json");
-    std::fs::write(&doc, Event::schema().to_json()).expect("schema document");
-    let doc = doc.to_str().expect("path");
+    let doc = &document::<Event>(dir.path());
 
     let output = cbt::run(&host, &["read", &table]);
     let (code, stdout, stderr) = run(&["--schema", doc, "decode", "--input", "cbt"], &output);
@@ -123,19 +113,6 @@ struct Doc {
 async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
     let host = emulator::host();
     let dir = tempfile::tempdir().expect("temp dir");
-    let doc_of = |name: &str, json: String| {
-        let path = dir.path().join(name);
-        std::fs::write(&path, json).expect("schema document");
-        path.to_str().expect("path").to_string()
-    };
-    let connect = |table: String| {
-        let host = host.clone();
-        async move {
-            BigtableStore::connect_emulator(&host, cbt::PROJECT, cbt::INSTANCE, &table)
-                .await
-                .expect("connect")
-        }
-    };
     // Both reads of one table: the tool prints the command, a shell runs it,
     // and the tool decodes what cbt printed.
     let exactly = |doc: &str, table: &str, fields: &[&str]| -> (String, String) {
@@ -149,9 +126,6 @@ async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
         (command, decoded)
     };
 
-    let visits_table = emulator::fresh_table("cbt-visit");
-    let visits = connect(visits_table.clone()).await;
-    visits.create_table_for::<Visit>().await.expect("create");
     let rows: Vec<Visit> = ["u1", "u10", "u1x"]
         .iter()
         .flat_map(|u| ["s", "s2"].map(|s| (u, s)))
@@ -161,8 +135,8 @@ async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
             page: "/".into(),
         })
         .collect();
-    visits.put_records(&rows).await.expect("write");
-    let doc = doc_of("visit.json", Visit::schema().to_json());
+    let (_, visits_table) = bigtable_of("cbt-visit", &rows).await;
+    let doc = document::<Visit>(dir.path());
     let (command, decoded) = exactly(&doc, &visits_table, &["user_id=u1", "site=s"]);
     assert!(
         command.contains(" read ") && command.contains("regex='^"),
@@ -170,9 +144,6 @@ async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
     );
     assert_eq!(decoded, "user_id=u1 site=s\n");
 
-    let docs_table = emulator::fresh_table("cbt-doc");
-    let docs = connect(docs_table.clone()).await;
-    docs.create_table_for::<Doc>().await.expect("create");
     let rows: Vec<Doc> = [4u32, 42, 420]
         .iter()
         .map(|&id| Doc {
@@ -181,8 +152,8 @@ async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
             title: "t".into(),
         })
         .collect();
-    docs.put_records(&rows).await.expect("write");
-    let doc = doc_of("doc.json", Doc::schema().to_json());
+    let (_, docs_table) = bigtable_of("cbt-doc", &rows).await;
+    let doc = document::<Doc>(dir.path());
     let (command, decoded) = exactly(&doc, &docs_table, &["tenant=acme", "id=42"]);
     assert!(command.contains(" lookup "), "{command}");
     assert_eq!(decoded, "tenant=acme id=42\n");
@@ -190,12 +161,9 @@ async fn encode_prints_the_cbt_command_that_reads_exactly_the_row() {
     // The events key: 0x00 and bytes above 0x7F, read by an anchored regex
     // of `\xHH` escapes; its neighbours (the same user and site, other
     // timestamps) are not.
-    let events_table = emulator::fresh_table("cbt-events");
-    let store = connect(events_table.clone()).await;
-    store.create_table_for::<Event>().await.expect("create");
     let events = events();
-    store.put_records(&events[..40]).await.expect("write");
-    let doc = doc_of("events.json", Event::schema().to_json());
+    let (_, events_table) = bigtable_of("cbt-events", &events[..40]).await;
+    let doc = document::<Event>(dir.path());
     for e in events[..40].iter().step_by(7) {
         let (user, site, ts) = (
             format!("user_id={}", e.user_id),

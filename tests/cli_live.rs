@@ -12,9 +12,8 @@ mod common;
 mod bigtable_event;
 
 use bigtable_event::Event;
-use common::cli::run;
-use common::{cbt, dynalite, emulator};
-use keyschema::store::bigtable::BigtableStore;
+use common::cli::{bigtable_of, document, run};
+use common::{cbt, dynalite};
 use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
 use std::collections::BTreeMap;
@@ -72,27 +71,13 @@ fn section(stdout: &str, heading: &str) -> Vec<(String, u64)> {
 
 #[tokio::test]
 async fn scan_get_splits_and_hotspot_read_a_live_bigtable_table() {
-    let host = emulator::host();
-    let table = emulator::fresh_table("cli-live");
-    let store = BigtableStore::connect_emulator(&host, cbt::PROJECT, cbt::INSTANCE, &table)
-        .await
-        .expect("connect");
-    store.create_table_for::<Event>().await.expect("create");
     let events = events();
-    store.put_records(&events).await.expect("write");
+    let (host, table) = bigtable_of("cli-live", &events).await;
     let dir = tempfile::tempdir().expect("temp dir");
-    let doc = dir.path().join("events.json");
-    std::fs::write(&doc, Event::schema().to_json()).expect("schema document");
+    let doc = document::<Event>(dir.path());
     let path = format!("{}/{}/{table}", cbt::PROJECT, cbt::INSTANCE);
     let tool = |args: &[&str]| {
-        let mut all = vec![
-            "--schema",
-            doc.to_str().expect("path"),
-            "--bigtable",
-            &path,
-            "--emulator",
-            &host,
-        ];
+        let mut all = vec!["--schema", &doc, "--bigtable", &path, "--emulator", &host];
         all.extend_from_slice(args);
         run(&all, b"")
     };
@@ -247,13 +232,12 @@ async fn scan_get_splits_and_hotspot_read_a_live_dynamodb_table() {
         .collect();
     store.put_records(&lines).await.expect("write");
     let dir = tempfile::tempdir().expect("temp dir");
-    let doc = dir.path().join("lines.json");
-    std::fs::write(&doc, Line::schema().to_json()).expect("schema document");
+    let doc = document::<Line>(dir.path());
     let endpoint = dynalite::endpoint();
     let tool = |args: &[&str]| {
         let mut all = vec![
             "--schema",
-            doc.to_str().expect("path"),
+            &doc,
             "--dynamodb",
             store.table(),
             "--endpoint",
@@ -328,9 +312,7 @@ async fn scan_get_splits_and_hotspot_read_a_live_dynamodb_table() {
 #[test]
 fn the_tool_says_what_is_missing_or_wrong() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let doc = dir.path().join("lines.json");
-    std::fs::write(&doc, Line::schema().to_json()).expect("schema document");
-    let doc = doc.to_str().expect("path");
+    let doc = &document::<Line>(dir.path());
 
     let (code, _, stderr) = run(&["--schema", doc, "scan", "invoice_id=a"], b"");
     assert_eq!(code, 2);
@@ -377,9 +359,7 @@ fn the_tool_says_what_is_missing_or_wrong() {
         stderr.contains("expected a URL with its scheme (http://127.0.0.1:1)"),
         "{stderr}"
     );
-    let events = dir.path().join("events.json");
-    std::fs::write(&events, Event::schema().to_json()).expect("schema document");
-    let events = events.to_str().expect("path");
+    let events = &document::<Event>(dir.path());
     let (code, _, stderr) = run(&["--schema", events, "--dynamodb", "t", "scan"], b"");
     assert_eq!(code, 2);
     assert!(stderr.contains("is not of a DynamoDB table"), "{stderr}");

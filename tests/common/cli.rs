@@ -47,3 +47,34 @@ pub fn run(args: &[&str], input: &[u8]) -> (i32, String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
+
+/// Writes the schema document of `K` into `dir` (as `NAME.json`): its
+/// path, for `--schema`.
+pub fn document<K: keyschema::RowKey>(dir: &std::path::Path) -> String {
+    let path = dir.join(format!("{}.json", K::schema().name()));
+    std::fs::write(&path, K::schema().to_json()).expect("schema document");
+    path.to_str().expect("path").to_string()
+}
+
+/// A fresh table of `K` on the test emulator holding `rows`: the
+/// emulator's host and the table's name.
+#[cfg(feature = "bigtable")]
+pub async fn bigtable_of<K>(prefix: &str, rows: &[K]) -> (String, String)
+where
+    K: keyschema::OneLayout + keyschema::record::Record,
+{
+    use keyschema::store::AsyncRecordStore;
+    let host = super::emulator::host();
+    let table = super::emulator::fresh_table(prefix);
+    let store = keyschema::store::bigtable::BigtableStore::connect_emulator(
+        &host,
+        super::cbt::PROJECT,
+        super::cbt::INSTANCE,
+        &table,
+    )
+    .await
+    .expect("connect");
+    store.create_table_for::<K>().await.expect("create");
+    store.put_records(rows).await.expect("write");
+    (host, table)
+}

@@ -92,9 +92,21 @@ impl TableArgs {
     }
 }
 
+// One per program: the size of the larger variant does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Store {
-    Bigtable(Box<BigtableStore>),
+    Bigtable(BigtableStore),
     Dynamo(DynamoStore),
+}
+
+/// `$body` with `$s` bound to the store, whichever it is.
+macro_rules! on_store {
+    ($store:expr, $s:ident => $body:expr) => {
+        match $store {
+            Store::Bigtable($s) => $body,
+            Store::Dynamo($s) => $body,
+        }
+    };
 }
 
 /// An open live table and the layout of its rows.
@@ -159,7 +171,7 @@ impl Live {
                     })
                     .map_err(|e| e.to_string())?;
                 let name = format!("Bigtable table {}", store.table_name());
-                (Store::Bigtable(Box::new(store)), name)
+                (Store::Bigtable(store), name)
             }
             (None, Some(table)) => {
                 if schema.partition_components().is_none() {
@@ -210,13 +222,7 @@ impl Live {
         let mut rows = Vec::new();
         let mut more = false;
         for range in ranges.iter() {
-            let read = match &self.store {
-                Store::Bigtable(s) => {
-                    self.runtime
-                        .block_on(collect(s.as_ref(), self.schema, range, limit))
-                }
-                Store::Dynamo(s) => self.runtime.block_on(collect(s, self.schema, range, limit)),
-            };
+            let read = on_store!(&self.store, s => self.runtime.block_on(collect(s, self.schema, range, limit)));
             let read = read?;
             // A range that filled the limit may hold more.
             more |= read.len() == limit;
@@ -231,16 +237,10 @@ impl Live {
 
     /// The rows stored under any of `keys`.
     pub fn get(&self, keys: Vec<Vec<u8>>) -> Result<Vec<Row>, String> {
-        match &self.store {
-            Store::Bigtable(s) => self
-                .runtime
-                .block_on(s.get_many_for(self.schema, keys))
-                .map_err(|e| e.to_string()),
-            Store::Dynamo(s) => self
-                .runtime
-                .block_on(s.get_many_for(self.schema, keys))
-                .map_err(|e| e.to_string()),
-        }
+        on_store!(&self.store, s => self
+            .runtime
+            .block_on(s.get_many_for(self.schema, keys))
+            .map_err(|e| e.to_string()))
     }
 
     /// Up to `rows` keys of the table, spread over it: Bigtable's row-sample
@@ -318,7 +318,7 @@ fn emulator_host(given: &str) -> &str {
 }
 
 /// Every `n`-th of `keys`, so that `rows` remain, spread over them all.
-pub fn thin(keys: Vec<Vec<u8>>, rows: usize) -> Vec<Vec<u8>> {
+fn thin(keys: Vec<Vec<u8>>, rows: usize) -> Vec<Vec<u8>> {
     if keys.len() <= rows || rows == 0 {
         return keys;
     }

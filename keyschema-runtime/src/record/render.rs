@@ -142,8 +142,8 @@ fn quoted(s: &str) -> String {
 fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(2 + 2 * bytes.len());
     out.push_str("0x");
-    for b in bytes {
-        out.push_str(&format!("{b:02x}"));
+    for &b in bytes {
+        crate::encoding::push_hex(&mut out, b);
     }
     out
 }

@@ -11,6 +11,14 @@ pub struct Salt {
     pub(super) random: bool,
 }
 
+/// How a component renders: by its type's `render_key`, or, read from a
+/// schema document, by its [`Encoding`].
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Render {
+    Typed(RenderFn),
+    Encoding(Encoding),
+}
+
 /// One component of a key.
 #[derive(Debug, Clone, Copy)]
 pub struct Component {
@@ -21,9 +29,7 @@ pub struct Component {
     pub(super) bucket: Option<u64>,
     pub(super) fixed_width: Option<usize>,
     pub(super) encoding: Option<Encoding>,
-    /// `None` for a component read from a schema document, which renders
-    /// by its [`Encoding`].
-    pub(super) render: Option<RenderFn>,
+    pub(super) render: Render,
     /// For text keys: the text width (None: variable, ends at the separator)
     /// and the conversion from binary (`None` for a document's component:
     /// only typed scans convert, and they need the derived type).
@@ -84,7 +90,7 @@ impl Component {
             bucket: None,
             fixed_width: T::FIXED_WIDTH,
             encoding: T::ENCODING,
-            render: Some(T::render_key),
+            render: Render::Typed(T::render_key),
             text: None,
         }
     }
@@ -103,7 +109,7 @@ impl Component {
             bucket: Some(width),
             fixed_width: T::FIXED_WIDTH,
             encoding: T::ENCODING,
-            render: Some(T::render_key),
+            render: Render::Typed(T::render_key),
             text: None,
         }
     }
@@ -120,7 +126,7 @@ impl Component {
             bucket: None,
             fixed_width: T::FIXED_WIDTH,
             encoding: T::ENCODING,
-            render: Some(T::render_key),
+            render: Render::Typed(T::render_key),
             text: None,
         }
     }
@@ -157,7 +163,7 @@ impl Component {
             bucket,
             fixed_width: encoding.fixed_width(),
             encoding: Some(encoding),
-            render: None,
+            render: Render::Encoding(encoding),
             text: text.then(|| (encoding.text_width(), None)),
         }
     }
@@ -168,11 +174,9 @@ impl Component {
         input: &mut Reader<'_>,
         out: &mut String,
     ) -> Result<(), DecodeError> {
-        match (self.render, self.encoding) {
-            (Some(render), _) => render(input, out),
-            (None, Some(encoding)) => encoding.render(input, out),
-            // Every component is built with one or the other.
-            (None, None) => Ok(()),
+        match self.render {
+            Render::Typed(render) => render(input, out),
+            Render::Encoding(encoding) => encoding.render(input, out),
         }
     }
 

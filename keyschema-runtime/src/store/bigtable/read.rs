@@ -1,7 +1,7 @@
 //! Reads: ReadRows through the chunk merger, resumed after the last
 //! complete row on transient errors; gets, scans and the typed get.
 
-use super::readrows::{Chunk, RowMerger};
+use super::readrows::{Chunk, MergedRow, RowMerger};
 use super::rows::Reads;
 use super::{is_retryable, rpc_error, BigtableError, BigtableStore, RowStream, FAMILY, QUALIFIER};
 use crate::range::{Direction, KeyRange, ScanRangeSet};
@@ -34,6 +34,23 @@ impl BigtableStore {
             Direction::Forward,
             Some(1),
         );
+        let mut newest = None;
+        self.read_once(message, |row| {
+            newest = row.cells.iter().map(|c| c.timestamp_micros).max();
+            false
+        })
+        .await?;
+        Ok(newest)
+    }
+
+    /// One ReadRows request, one attempt and no retry (the diagnostics):
+    /// each complete row to `row`, until it returns `false` or the stream
+    /// ends.
+    pub(super) async fn read_once(
+        &self,
+        message: data::ReadRowsRequest,
+        mut row: impl FnMut(MergedRow) -> bool,
+    ) -> Result<(), BigtableError> {
         self.count_read_rows();
         let mut stream = self
             .data
@@ -49,12 +66,14 @@ impl BigtableStore {
             .map_err(|s| rpc_error("ReadRows", 1, &s))?
         {
             for c in response.chunks {
-                if let Some(row) = merger.push(chunk(c))? {
-                    return Ok(row.cells.iter().map(|c| c.timestamp_micros).max());
+                if let Some(merged) = merger.push(chunk(c))? {
+                    if !row(merged) {
+                        return Ok(());
+                    }
                 }
             }
         }
-        Ok(None)
+        Ok(())
     }
 
     /// The rows stored under any of `keys`, in key order, in one ReadRows
@@ -383,7 +402,7 @@ fn read_request(
     }
 }
 
-pub(super) fn chunk(c: data::read_rows_response::CellChunk) -> Chunk {
+fn chunk(c: data::read_rows_response::CellChunk) -> Chunk {
     use data::read_rows_response::cell_chunk::RowStatus;
     Chunk {
         row_key: c.row_key,

@@ -3,8 +3,6 @@
 //! plan splits and find hot keys on a live table. One attempt each, no
 //! retry: diagnostics.
 
-use super::read::chunk;
-use super::readrows::RowMerger;
 use super::{rpc_error, BigtableError, BigtableStore};
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as data;
 
@@ -63,27 +61,12 @@ impl BigtableStore {
             rows_limit: i64::try_from(limit).unwrap_or(i64::MAX),
             ..data::ReadRowsRequest::default()
         };
-        self.count_read_rows();
-        let mut stream = self
-            .data
-            .clone()
-            .read_rows(self.request(message).await?)
-            .await
-            .map_err(|s| rpc_error("ReadRows", 1, &s))?
-            .into_inner();
-        let mut merger = RowMerger::new(false);
         let mut keys = Vec::new();
-        while let Some(response) = stream
-            .message()
-            .await
-            .map_err(|s| rpc_error("ReadRows", 1, &s))?
-        {
-            for c in response.chunks {
-                if let Some(row) = merger.push(chunk(c))? {
-                    keys.push(row.key);
-                }
-            }
-        }
+        self.read_once(message, |row| {
+            keys.push(row.key);
+            true
+        })
+        .await?;
         keys.truncate(limit);
         Ok(keys)
     }
