@@ -19,7 +19,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use keyschema::store::{Direction, MemoryStore, Mutation, RedbStore, Store};
-use keyschema::RowKey;
+use keyschema::{RowKey, TypedRows};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -116,6 +116,48 @@ where
     })
 }
 
+/// Reads every field of every row a typed scan lends (`next_ref`).
+fn typed_lent<S: Store>(mut rows: TypedRows<'_, Event, S>) -> usize {
+    let mut n = 0usize;
+    while let Some(row) = rows.next_ref() {
+        let (event, value) = row.expect("row");
+        n = n.wrapping_add(fields(event, value));
+    }
+    n
+}
+
+/// The store's rows lent where they lie (`scan_into`), nothing decoded:
+/// below what any caller of `scan` can reach.
+fn raw_lent<S: Store>(store: &S) -> usize {
+    let mut n = 0usize;
+    for range in Event::scan().ranges().iter() {
+        let mut rows = store.scan_into(range, Direction::Forward).expect("scan");
+        while rows.advance().expect("row") {
+            n = n.wrapping_add(rows.key().len() + rows.value().len());
+        }
+    }
+    n
+}
+
+/// The lent rows and a hand-written decoder into one reused event: what
+/// a user writes for the fastest loop over the lent rows.
+fn raw_lent_hand_decode<S: Store>(store: &S) -> usize {
+    let mut n = 0usize;
+    let mut event = Event {
+        user_id: String::new(),
+        site: String::new(),
+        timestamp: 0,
+    };
+    for range in Event::scan().ranges().iter() {
+        let mut rows = store.scan_into(range, Direction::Forward).expect("scan");
+        while rows.advance().expect("row") {
+            hand::decode_into(rows.key(), &mut event).expect("hand decode");
+            n = n.wrapping_add(fields(&event, rows.value()));
+        }
+    }
+    n
+}
+
 /// The store's own scan of each bucket's range: every key and value's length.
 fn raw<S: Store>(store: &S) -> usize {
     let mut n = 0usize;
@@ -174,6 +216,18 @@ fn full_scans(c: &mut Criterion) {
             });
             group.bench_function(concat!($name, "/raw_hand_decode"), |b| {
                 b.iter(|| black_box(raw_hand_decode($store)))
+            });
+            group.bench_function(concat!($name, "/raw_lent"), |b| {
+                b.iter(|| black_box(raw_lent($store)))
+            });
+            group.bench_function(concat!($name, "/raw_lent_hand_decode"), |b| {
+                b.iter(|| black_box(raw_lent_hand_decode($store)))
+            });
+            group.bench_function(concat!($name, "/typed_unordered_lent"), |b| {
+                b.iter(|| black_box(typed_lent(Event::scan().unordered().run($store))))
+            });
+            group.bench_function(concat!($name, "/typed_ordered_lent"), |b| {
+                b.iter(|| black_box(typed_lent(Event::scan().run($store))))
             });
             group.bench_function(concat!($name, "/typed_unordered"), |b| {
                 b.iter(|| black_box(typed(Event::scan().unordered().run($store))))

@@ -45,3 +45,23 @@ pub fn decode(key: &[u8]) -> Option<Event> {
         timestamp: !u64::from_be_bytes(ts),
     })
 }
+
+/// [`decode`] into an event whose strings keep their capacity (the
+/// unescaped common case only): the tightest loop a user writes over rows
+/// the store lends.
+pub fn decode_into(key: &[u8], event: &mut Event) -> Option<()> {
+    let mut at = 1;
+    for field in [&mut event.user_id, &mut event.site] {
+        let rest = key.get(at..)?;
+        let end = rest.iter().position(|&b| b <= 1)?;
+        if rest[end] != 0 {
+            return None;
+        }
+        field.clear();
+        field.push_str(std::str::from_utf8(&rest[..end]).ok()?);
+        at += end + 1;
+    }
+    let ts: [u8; 8] = key.get(at..)?.try_into().ok()?;
+    event.timestamp = !u64::from_be_bytes(ts);
+    Some(())
+}

@@ -275,6 +275,35 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         }
     }
 
+    /// Reads the next component, ascending, into `slot` (reusing what it
+    /// owns: [`KeyComponent::decode_key_into`]).
+    #[inline]
+    pub fn asc_into<T: KeyComponent>(&mut self, slot: &mut T) -> Result<(), DecodeError> {
+        self.read_into(slot, false)
+    }
+
+    /// Reads the next component, descending (`rev`), into `slot`.
+    #[inline]
+    pub fn desc_into<T: KeyComponent>(&mut self, slot: &mut T) -> Result<(), DecodeError> {
+        self.read_into(slot, true)
+    }
+
+    #[inline(always)]
+    fn read_into<T: KeyComponent>(
+        &mut self,
+        slot: &mut T,
+        descending: bool,
+    ) -> Result<(), DecodeError> {
+        let component = &self.schema.components()[self.next];
+        debug_assert_eq!(component.order() == Order::Descending, descending);
+        let mut reader = Reader::at(self.input, self.pos, descending, component.name());
+        T::decode_key_into(slot, &mut reader)?;
+        self.pos = reader.offset();
+        self.ends[self.next] = self.pos - self.body;
+        self.next += 1;
+        Ok(())
+    }
+
     #[inline(always)]
     fn read<T: KeyComponent>(&mut self, descending: bool) -> Result<T, DecodeError> {
         let component = &self.schema.components()[self.next];

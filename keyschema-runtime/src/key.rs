@@ -69,6 +69,18 @@ pub trait RowKey: Sized {
         Self::decode(bytes)
     }
 
+    /// [`decode_scanned`](Self::decode_scanned) into an existing row,
+    /// reusing what its fields own (a `String` keeps its capacity): what
+    /// [`TypedRows::next_ref`](crate::TypedRows::next_ref) decodes each row
+    /// with. Skipped and value fields are set to their `Default`. After an
+    /// error the row holds valid but unspecified values. The derive
+    /// implements it; the default decodes a new row and assigns it.
+    #[doc(hidden)]
+    fn decode_scanned_into(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        *self = Self::decode_scanned(bytes)?;
+        Ok(())
+    }
+
     /// A human-readable rendering of an encoded key of this type, such as
     /// `6|u1|s|~1700000000`; see [`Schema::render`].
     fn render(key: &[u8]) -> String {

@@ -106,6 +106,7 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
         .collect();
     let reads: Vec<TokenStream> = reads.collect();
     let checks: Vec<TokenStream> = checks.collect();
+    let decode_into = decode_into(spec);
     let history = spec.was.as_ref().map(|was| {
         let refs = spec.parts.iter().map(|part| {
             let (field, ty) = (&part.field.ident, &checked(&part.field));
@@ -186,11 +187,69 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
                 __keyschema_decode(__bytes, true)
             }
 
+            #decode_into
+
             #history
             #stored_index_keys
         }
 
         #one_layout
+    }
+}
+
+/// `decode_scanned_into`: each ascending or descending component read
+/// into its field where the field's buffer can be reused
+/// (`KeyDecoder::asc_into`), the others (buckets, byte-reversed and text
+/// components) decoded and assigned; then the same checks as a decode.
+/// Skipped and value fields get their `Default`.
+fn decode_into(spec: &KeySpec) -> TokenStream {
+    let text = spec.text_sep.is_some();
+    let n = spec.encoded().len();
+    let encoded = spec.encoded();
+    let reads = encoded.iter().enumerate().map(|(i, e)| {
+        let (ident, ty) = (&e.field.ident, &checked(e.field));
+        let method = step(e.role, ty.span(), text);
+        match e.role {
+            Role::Bucket { .. } => {
+                let bucket = format_ident!("__bucket_{}", i);
+                quote_spanned!(ty.span()=> let #bucket = __decoder.#method::<#ty>()?;)
+            }
+            Role::Value(_) if !text => {
+                let into = format_ident!("{}_into", method);
+                quote_spanned!(ty.span()=> __decoder.#into::<#ty>(&mut self.#ident)?;)
+            }
+            _ => quote_spanned!(ty.span()=> self.#ident = __decoder.#method::<#ty>()?;),
+        }
+    });
+    let checks = encoded.iter().enumerate().filter_map(|(i, e)| {
+        let Role::Bucket { width, .. } = e.role else {
+            return None;
+        };
+        let (ident, ty) = (&e.field.ident, &checked(e.field));
+        let bucket = format_ident!("__bucket_{}", i);
+        Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &self.#ident, #width)?;))
+    });
+    let defaults = spec
+        .skipped
+        .iter()
+        .map(|f| {
+            let ident = &f.ident;
+            quote_spanned!(f.ty.span()=> self.#ident = __ks::Default::default();)
+        })
+        .chain(spec.values.iter().map(|v| {
+            let (ident, ty) = (&v.field.ident, super::checked_value(&v.field));
+            quote_spanned!(ty.span()=> self.#ident = <#ty as __ks::Default>::default();)
+        }));
+    quote! {
+        #[inline]
+        fn decode_scanned_into(&mut self, __bytes: &[u8]) -> __ks::Result<(), __ks::DecodeError> {
+            let mut __decoder = __ks::KeyDecoder::<#n>::scanned(&__KEYSCHEMA, __bytes)?;
+            #(#reads)*
+            #(#checks)*
+            __decoder.finish()?;
+            #(#defaults)*
+            __ks::Result::Ok(())
+        }
     }
 }
 

@@ -95,6 +95,20 @@ impl KeyComponent for String {
         let bytes = input.read_escaped_owned("a string ending in 0x00")?;
         String::from_utf8(bytes).map_err(|_| input.invalid_utf8())
     }
+    /// Into the slot's own buffer: no allocation once it has room.
+    #[inline(always)]
+    fn decode_key_into(slot: &mut String, input: &mut Reader<'_>) -> Result<(), DecodeError> {
+        if let Some(plain) = input.read_plain_terminated() {
+            slot.clear();
+            slot.push_str(std::str::from_utf8(plain).map_err(|_| input.invalid_utf8())?);
+            return Ok(());
+        }
+        let mut bytes = std::mem::take(slot).into_bytes();
+        bytes.clear();
+        input.read_escaped(&mut bytes, "a string ending in 0x00")?;
+        *slot = String::from_utf8(bytes).map_err(|_| input.invalid_utf8())?;
+        Ok(())
+    }
     fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
         let value = Self::decode_key(input)?;
         for c in value.chars() {
@@ -128,6 +142,16 @@ impl KeyComponent for Vec<u8> {
     }
     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError> {
         input.read_escaped_owned("a byte string ending in 0x00")
+    }
+    /// Into the slot's own buffer: no allocation once it has room.
+    #[inline]
+    fn decode_key_into(slot: &mut Vec<u8>, input: &mut Reader<'_>) -> Result<(), DecodeError> {
+        slot.clear();
+        if let Some(plain) = input.read_plain_terminated() {
+            slot.extend_from_slice(plain);
+            return Ok(());
+        }
+        input.read_escaped(slot, "a byte string ending in 0x00")
     }
     fn render_key(input: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeError> {
         let value = Self::decode_key(input)?;

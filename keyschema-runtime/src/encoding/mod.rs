@@ -146,6 +146,18 @@ pub trait KeyComponent: Sized {
     /// Reads one encoded value from `input`, leaving it positioned after it.
     fn decode_key(input: &mut Reader<'_>) -> Result<Self, DecodeError>;
 
+    /// Reads one encoded value into `slot`, reusing what it owns: a
+    /// `String` or `Vec<u8>` keeps its capacity, so a scan that decodes
+    /// every row into the same struct
+    /// ([`TypedRows::next_ref`](crate::TypedRows::next_ref))
+    /// allocates nothing per row. The default decodes a new value and
+    /// assigns it. After an error `slot` holds some valid value.
+    #[inline]
+    fn decode_key_into(slot: &mut Self, input: &mut Reader<'_>) -> Result<(), DecodeError> {
+        *slot = Self::decode_key(input)?;
+        Ok(())
+    }
+
     /// Reads one encoded value and appends a human-readable form to `out`, for
     /// logs and tools. The default decodes the value, then renders it as
     /// the built-in type named by [`ENCODING`](Self::ENCODING) renders
@@ -364,18 +376,29 @@ impl<'a> Reader<'a> {
         Ok(array)
     }
 
+    /// The common case of an escaped, terminated byte string: ascending
+    /// and without escapes, its bytes where they lie (and the reader moved
+    /// past its terminator); `None` otherwise, the reader unmoved.
+    #[inline(always)]
+    pub(crate) fn read_plain_terminated(&mut self) -> Option<&'a [u8]> {
+        if self.mask != 0 {
+            return None;
+        }
+        let rest = self.buf.get(self.pos..)?;
+        let n = bytes::find_special(rest)?;
+        if rest[n] != bytes::TERMINATOR {
+            return None;
+        }
+        self.pos += n + 1;
+        Some(&rest[..n])
+    }
+
     /// Reads an escaped, terminated byte string into an owned buffer of
     /// exactly its size when it has no escapes (the common case).
     #[inline(always)]
     pub fn read_escaped_owned(&mut self, expected: &'static str) -> Result<Vec<u8>, DecodeError> {
-        if self.mask == 0 {
-            let rest = &self.buf[self.pos..];
-            if let Some(n) = bytes::find_special(rest) {
-                if rest[n] == bytes::TERMINATOR {
-                    self.pos += n + 1;
-                    return Ok(rest[..n].to_vec());
-                }
-            }
+        if let Some(plain) = self.read_plain_terminated() {
+            return Ok(plain.to_vec());
         }
         let mut out = Vec::new();
         self.read_escaped(&mut out, expected)?;

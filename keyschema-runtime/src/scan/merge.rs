@@ -63,7 +63,7 @@ impl Default for ScanOptions {
 }
 
 /// The fetch-independent state of a typed scan.
-pub(super) struct ScanCore {
+pub(crate) struct ScanCore {
     pub(super) options: ScanOptions,
     header: usize,
     /// The request's ranges, one per source, made on demand.
@@ -271,27 +271,54 @@ impl ScanCore {
     ) -> Option<Result<K, RowError<E>>> {
         let decoded = match self.history {
             None => K::decode_scanned(key),
-            Some((phase, _)) => {
-                let older = self.plan.bucket(source) & OLDER_LAYOUT != 0;
-                match classify::<K>(key, older, phase) {
-                    Ok(Some(row)) => Ok(row),
-                    Ok(None) => return None,
-                    Err(e) => Err(e),
-                }
-            }
+            Some(_) => self.classify::<K>(source, key)?,
         };
+        self.returned(source, key);
+        Some(decoded.map_err(|e| decode_error(key, e)))
+    }
+
+    /// [`emit`](Self::emit) into the row in `slot`, reusing what its fields
+    /// own ([`RowKey::decode_scanned_into`]): no allocation once the slot
+    /// holds a row.
+    #[inline]
+    pub(super) fn emit_into<K: RowKey, E>(
+        &mut self,
+        source: usize,
+        key: &[u8],
+        slot: &mut Option<K>,
+    ) -> Option<Result<(), RowError<E>>> {
+        let decoded = match (self.history, slot.as_mut()) {
+            (None, Some(row)) => row.decode_scanned_into(key),
+            (None, None) => K::decode_scanned(key).map(|row| *slot = Some(row)),
+            (Some(_), _) => self
+                .classify::<K>(source, key)?
+                .map(|row| *slot = Some(row)),
+        };
+        self.returned(source, key);
+        Some(decoded.map_err(|e| decode_error(key, e)))
+    }
+
+    /// A key of a layout history read from source `source`: its row, or
+    /// `None` when it is the other layout's (see [`classify`]).
+    fn classify<K: RowKey>(
+        &self,
+        source: usize,
+        key: &[u8],
+    ) -> Option<Result<K, crate::error::DecodeError>> {
+        let (phase, _) = self.history?;
+        let older = self.plan.bucket(source) & OLDER_LAYOUT != 0;
+        classify::<K>(key, older, phase).transpose()
+    }
+
+    /// Counts a row returned from source `source` and keeps its part after
+    /// the header for the cursor.
+    #[inline]
+    fn returned(&mut self, source: usize, key: &[u8]) {
         self.returned += 1;
         let body = key.get(self.header_of(source)..).unwrap_or_default();
         self.last.clear();
         self.last.extend_from_slice(body);
         self.has_last = true;
-        Some(match decoded {
-            Ok(row) => Ok(row),
-            Err(source) => Err(RowError::Decode {
-                key: key.to_vec(),
-                source,
-            }),
-        })
     }
 
     pub(super) fn cursor(&self) -> Cursor {
@@ -322,6 +349,14 @@ impl ScanCore {
             source: source as u32,
             position,
         }
+    }
+}
+
+/// A key that does not decode, as the scan returns it.
+fn decode_error<E>(key: &[u8], source: crate::error::DecodeError) -> RowError<E> {
+    RowError::Decode {
+        key: key.to_vec(),
+        source,
     }
 }
 

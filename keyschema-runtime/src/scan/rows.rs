@@ -10,7 +10,7 @@ use super::tree::LoserTree;
 use crate::history::Phase;
 use crate::key::RowKey;
 use crate::range::Direction;
-use crate::store::{BoxRowSource, RowError, Store, TypedRow};
+use crate::store::{BoxRowSource, LentRow, RowError, Store, TypedRow};
 use std::marker::PhantomData;
 
 /// One bucket's scan in the sync driver.
@@ -40,6 +40,9 @@ impl<E> Source<'_, E> {
 /// body padded with zeros is a prefix of the other up to its end).
 #[inline]
 fn prefix_of(body: &[u8]) -> u128 {
+    if let Some(head) = body.first_chunk::<16>() {
+        return u128::from_be_bytes(*head);
+    }
     let mut bytes = [0u8; 16];
     let n = body.len().min(16);
     bytes[..n].copy_from_slice(&body[..n]);
@@ -53,6 +56,14 @@ fn prefix_of(body: &[u8]) -> u128 {
 /// Unordered, it reads the buckets one after the other, opening each when
 /// it is reached. [`cursor`](Self::cursor) says where to resume.
 pub struct TypedRows<'s, K, S: Store + 's> {
+    driver: Driver<'s, K, S>,
+    /// The row [`next_ref`](Self::next_ref) decodes into, and its value.
+    lent: Option<K>,
+    lent_value: Vec<u8>,
+}
+
+/// The sources of a typed scan and where it stands.
+struct Driver<'s, K, S: Store + 's> {
     store: &'s S,
     core: ScanCore,
     /// Merged: one per source. Unordered: the current source.
@@ -72,33 +83,100 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         phase: Option<Phase>,
     ) -> Self {
         let history = K::history().zip(phase);
-        TypedRows {
+        let driver = Driver {
             store,
             core: ScanCore::new(K::schema(), plan, request, options, history),
             sources: Vec::new(),
             tree: LoserTree::default(),
             deferred: None,
             key: PhantomData,
+        };
+        TypedRows {
+            driver,
+            lent: None,
+            lent_value: Vec::new(),
         }
     }
 
     /// Where the scan stands: resume with `.after(cursor)` on the same request
     /// to get exactly the rows not yet returned.
     pub fn cursor(&self) -> Cursor {
-        self.core.cursor()
+        self.driver.core.cursor()
     }
 
     /// Takes the limit off the scan before it starts (an index scan counts
     /// the rows it returns itself).
     pub(crate) fn take_limit(&mut self) -> Option<usize> {
-        self.core.options.limit.take()
+        self.driver.core.options.limit.take()
     }
 
     /// The store the scan reads.
     pub(crate) fn store(&self) -> &'s S {
-        self.store
+        self.driver.store
     }
 
+    /// The next row, finished by `finish` from the decoded row and the
+    /// key and value the store lends.
+    #[inline]
+    pub(crate) fn next_row<T>(
+        &mut self,
+        finish: impl Finish<K, T, S::Error>,
+    ) -> Option<Result<T, RowError<S::Error>>> {
+        self.driver.next_row(finish)
+    }
+
+    /// The next row, lent: decoded into a row the scan keeps and reuses
+    /// (its strings keep their capacity), with its value copied into a
+    /// buffer the scan reuses, both borrowed until the next call. Once the
+    /// buffers have grown to the longest row, nothing is allocated per row:
+    /// the fastest way to read rows that are not kept (sum them, write them
+    /// out, filter them). [`clone`](Clone::clone) a row to keep it. The
+    /// rows, their order, errors and [`cursor`](Self::cursor) are the
+    /// iterator's; the two can be mixed.
+    ///
+    /// ```
+    /// use keyschema::store::{MemoryStore, RowStore};
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey, Debug, Clone, PartialEq)]
+    /// #[rowkey(salt = hash(user_id) % 4, then = user_id, rev(timestamp))]
+    /// struct Visit {
+    ///     user_id: String,
+    ///     timestamp: u64,
+    /// }
+    ///
+    /// let store = MemoryStore::new();
+    /// for (user, t) in [("ann", 1), ("bob", 2), ("ann", 3)] {
+    ///     store.put_row(&Visit { user_id: user.into(), timestamp: t }, b"v")?;
+    /// }
+    /// let mut rows = Visit::scan().run(&store);
+    /// let mut seen = Vec::new();
+    /// while let Some(row) = rows.next_ref() {
+    ///     let (visit, value) = row?;
+    ///     seen.push(format!("{} {} {}", visit.user_id, visit.timestamp, value.len()));
+    /// }
+    /// assert_eq!(seen, ["ann 3 1", "ann 1 1", "bob 2 1"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_ref(&mut self) -> Option<Result<LentRow<'_, K>, RowError<S::Error>>> {
+        let item = self.driver.next_row(Lend {
+            slot: &mut self.lent,
+            value: &mut self.lent_value,
+        });
+        match item? {
+            Ok(()) => Some(Ok((self.lent.as_ref()?, &self.lent_value))),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// The next row with its key bytes.
+    pub(crate) fn next_keyed(&mut self) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
+        self.driver
+            .next_row(|row, key: &[u8], value: &[u8]| Ok((key.to_vec(), row, value.to_vec())))
+    }
+}
+
+impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
     /// Opens source `i`'s store scan, narrowed past the cursor.
     fn open(&self, i: usize) -> Result<Source<'s, S::Error>, S::Error> {
         let rows = match self.core.range_for(i) {
@@ -173,10 +251,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             let w = self.tree.winner()?;
             let source = self.sources.get(w)?;
             let rows = source.rows.as_ref()?;
-            let item = self
-                .core
-                .emit::<K, S::Error>(w, rows.key())
-                .map(|row| row.and_then(|row| finish(row, rows.key(), rows.value())));
+            let item = finish.emit(&mut self.core, w, rows.key(), rows.value());
             // Read the source's next row now, so that a source that ran
             // out is done in the cursor as its last row is returned.
             if let Err(e) = self.pull(w, w) {
@@ -223,8 +298,8 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
                 self.sources.clear();
                 continue;
             };
-            if let Some(item) = self.core.emit::<K, S::Error>(i, rows.key()) {
-                return Some(item.and_then(|row| finish(row, rows.key(), rows.value())));
+            if let Some(item) = finish.emit(&mut self.core, i, rows.key(), rows.value()) {
+                return Some(item);
             }
         }
     }
@@ -264,17 +339,62 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             self.next_unordered(&mut finish)
         }
     }
+}
 
-    /// The next row with its key bytes.
-    pub(crate) fn next_keyed(&mut self) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
-        self.next_row(|row, key: &[u8], value: &[u8]| Ok((key.to_vec(), row, value.to_vec())))
+/// What a scan makes of a row the store lends: a typed row, a keyed one,
+/// a whole record (a closure given the decoded row and the lent key and
+/// value), or a lent row ([`Lend`]).
+pub(crate) trait Finish<K, T, E> {
+    /// Decodes the row of source `source` through `core` (which counts
+    /// it) and makes the item; `None` for a row the scan skips.
+    fn emit(
+        &mut self,
+        core: &mut ScanCore,
+        source: usize,
+        key: &[u8],
+        value: &[u8],
+    ) -> Option<Result<T, RowError<E>>>;
+}
+
+impl<K: RowKey, T, E, F> Finish<K, T, E> for F
+where
+    F: FnMut(K, &[u8], &[u8]) -> Result<T, RowError<E>>,
+{
+    #[inline]
+    fn emit(
+        &mut self,
+        core: &mut ScanCore,
+        source: usize,
+        key: &[u8],
+        value: &[u8],
+    ) -> Option<Result<T, RowError<E>>> {
+        let row = core.emit::<K, E>(source, key)?;
+        Some(row.and_then(|row| self(row, key, value)))
     }
 }
 
-/// What a scan makes of a decoded row and the key and value the store
-/// lends: a typed row, a keyed one, a whole record.
-pub(crate) trait Finish<K, T, E>: FnMut(K, &[u8], &[u8]) -> Result<T, RowError<E>> {}
-impl<K, T, E, F: FnMut(K, &[u8], &[u8]) -> Result<T, RowError<E>>> Finish<K, T, E> for F {}
+/// Decodes each row into the same slot and copies its value into the same
+/// buffer ([`TypedRows::next_ref`]).
+struct Lend<'a, K> {
+    slot: &'a mut Option<K>,
+    value: &'a mut Vec<u8>,
+}
+
+impl<K: RowKey, E> Finish<K, (), E> for Lend<'_, K> {
+    #[inline]
+    fn emit(
+        &mut self,
+        core: &mut ScanCore,
+        source: usize,
+        key: &[u8],
+        value: &[u8],
+    ) -> Option<Result<(), RowError<E>>> {
+        let row = core.emit_into::<K, E>(source, key, self.slot)?;
+        self.value.clear();
+        self.value.extend_from_slice(value);
+        Some(row)
+    }
+}
 
 /// Whether source `a`'s row comes before source `b`'s in the merge (a
 /// source without a row never does).
@@ -306,6 +426,7 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     /// then resumes exactly after the rows returned.
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_row(|row, _: &[u8], value: &[u8]| Ok((row, value.to_vec())))
+        self.driver
+            .next_row(|row, _: &[u8], value: &[u8]| Ok((row, value.to_vec())))
     }
 }

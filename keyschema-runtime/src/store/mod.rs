@@ -102,6 +102,10 @@ pub type Row = (Vec<u8>, Vec<u8>);
 /// A decoded row: the key struct (skipped fields at their `Default`) and the value.
 pub type TypedRow<K> = (K, Vec<u8>);
 
+/// A typed row lent by [`TypedRows::next_ref`](crate::TypedRows::next_ref):
+/// the decoded row and its value, borrowed until the next call.
+pub type LentRow<'a, K> = (&'a K, &'a [u8]);
+
 /// An ordered key-value store with byte keys.
 pub trait Store {
     /// What goes wrong: I/O, corruption, a lost connection.
