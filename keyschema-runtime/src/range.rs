@@ -99,6 +99,27 @@ impl KeyRange {
     }
 }
 
+impl KeyRange {
+    /// The part of the range at or after `at` in `direction` (`at`
+    /// included); `None` when nothing is left.
+    pub(crate) fn at_or_after(&self, at: &[u8], direction: Direction) -> Option<KeyRange> {
+        match direction {
+            Direction::Forward => {
+                let start = at.max(self.start.as_slice()).to_vec();
+                let keep = self.end.as_deref().is_none_or(|end| start.as_slice() < end);
+                keep.then(|| KeyRange::new(start, self.end.clone(), self.bucket))
+            }
+            Direction::Reverse => {
+                // The smallest key above `at` ends the range: `at` is in it.
+                let mut above = Vec::with_capacity(at.len() + 1);
+                above.extend_from_slice(at);
+                above.push(0);
+                self.after(&above, Direction::Reverse)
+            }
+        }
+    }
+}
+
 impl std::fmt::Debug for KeyRange {
     /// Bytes as escaped byte strings, readable in a log:
     /// `KeyRange { bucket: 3, start: b"\x03u1\x00", end: Some(b"\x03u1\x01") }`.

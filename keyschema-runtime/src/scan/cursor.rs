@@ -7,7 +7,10 @@ use crate::schema::Schema;
 /// Where a typed scan stopped: resuming from it restarts every bucket just
 /// after the last row it returned, so paging through a salted table never
 /// repeats or skips a row. Merged into key order, one position stands for
-/// every bucket (each resumes after the last row returned); unordered, the
+/// every bucket (each resumes after the last row returned, and a bucket
+/// after that row's at it: two rows with the same key after the salt, one
+/// written under another salt by another program, are both returned,
+/// whichever page boundary falls between them); unordered, the
 /// cursor names the bucket being read and its position (the buckets before
 /// it are done). Either way its size is that of one key, whatever the
 /// number of buckets.
@@ -66,8 +69,11 @@ pub struct Cursor {
     /// Unordered: the buckets before `source` are done, `source` resumes
     /// at `position`, and those after it start from their beginning.
     pub(crate) ordered: bool,
-    /// The source (the request's range, in the order of its ranges) being
-    /// read; 0 when merged.
+    /// Unordered: the source (the request's range, in the order of its
+    /// ranges) being read. Merged: the source of the last row returned;
+    /// rows of other sources with the same key after the salt (a key
+    /// another program wrote under another salt) are merged by source, so
+    /// the sources after it resume at that key and the others after it.
     pub(crate) source: u32,
     pub(crate) position: Position,
 }
@@ -84,8 +90,10 @@ pub(crate) enum Position {
 }
 
 /// Version 2 added the request fingerprint; version 3 keeps one position
-/// whatever the number of buckets.
-const VERSION: u8 = 3;
+/// whatever the number of buckets; version 4 names the source of a merged
+/// scan's last row (two rows with the same key after the salt are both
+/// returned across a page boundary).
+const VERSION: u8 = 4;
 
 /// The fingerprint of a typed scan request: the first 8 bytes of SHA-256
 /// over the key type's declaration, what identifies the request (its bound
@@ -103,7 +111,7 @@ pub(crate) fn fingerprint(
         hasher.update((bytes.len() as u64).to_be_bytes());
         hasher.update(bytes);
     };
-    field(b"keyschema cursor 3");
+    field(b"keyschema cursor 4");
     field(schema.to_string().as_bytes());
     field(request);
     field(&[u8::from(direction == Direction::Reverse), u8::from(ordered)]);
@@ -161,9 +169,6 @@ impl Cursor {
             _ => return Err(r.error("order mode must be 0 or 1")),
         };
         let source = r.u32()?;
-        if ordered && source != 0 {
-            return Err(r.error("a merged scan's cursor names no bucket"));
-        }
         let position = match r.u8()? {
             0 => Position::Start,
             1 => {

@@ -98,6 +98,8 @@ pub(crate) struct ScanCore {
     has_last: bool,
     /// Unordered: the source being read; every one before it is done.
     pub(super) current: usize,
+    /// Merged: the source of the last row returned (or of the cursor's).
+    last_source: usize,
     /// Merged: the sources not yet read to their end.
     open: usize,
 }
@@ -134,6 +136,7 @@ impl ScanCore {
             last: Vec::new(),
             has_last: false,
             current: 0,
+            last_source: 0,
             open: 0,
             options: ScanOptions::default(),
         };
@@ -151,6 +154,7 @@ impl ScanCore {
             Some(cursor) => {
                 core.resume_source = cursor.source as usize;
                 core.current = core.resume_source;
+                core.last_source = core.resume_source;
                 core.resume = cursor.position;
                 if core.resume == Position::Done {
                     core.current = core.plan.len();
@@ -234,7 +238,22 @@ impl ScanCore {
         let mut at = Vec::with_capacity(head.len() + body.len() + 1);
         at.extend_from_slice(head);
         at.extend_from_slice(body);
+        if self.options.ordered && i > self.resume_source {
+            // Merged, a row of a later source with the same body comes
+            // after the cursor's row: it resumes at the body.
+            return range.at_or_after(&at, self.options.direction);
+        }
         range.after(&at, self.options.direction)
+    }
+
+    /// Merged: the body of the cursor's row and its source, every source
+    /// resuming after it (see [`range_for`](Self::range_for)); `None` at
+    /// the start (or when done: then no source has a range).
+    pub(super) fn resume_after(&self) -> Option<(&[u8], usize)> {
+        match &self.resume {
+            Position::After(body) => Some((body, self.resume_source)),
+            Position::Start | Position::Done => None,
+        }
     }
 
     pub(super) fn limit_reached(&self) -> bool {
@@ -315,6 +334,7 @@ impl ScanCore {
     #[inline]
     fn returned(&mut self, source: usize, key: &[u8]) {
         self.returned += 1;
+        self.last_source = source;
         let body = key.get(self.header_of(source)..).unwrap_or_default();
         self.last.clear();
         self.last.extend_from_slice(body);
@@ -332,7 +352,7 @@ impl ScanCore {
             } else {
                 self.resume.clone()
             };
-            (0, position)
+            (self.last_source, position)
         } else if self.current >= self.plan.len() {
             (self.plan.len(), Position::Done)
         } else if self.has_last {

@@ -19,6 +19,7 @@ pub(crate) mod request;
 mod rows;
 mod stream;
 mod tree;
+mod walk;
 
 pub use builder::ScanError;
 pub use cursor::Cursor;

@@ -18,6 +18,11 @@ struct Source<'s, E> {
     /// Once read from: lends a row not yet returned; `None` when the
     /// source ran out, reached its limit or failed.
     rows: Option<BoxRowSource<'s, E>>,
+    /// The source's first row, found by a walk over every bucket
+    /// ([`walk`](super::walk)) and held in the driver's `heads` (where its
+    /// key starts and ends and its value ends) until the merge takes it;
+    /// `rows` is opened after it then.
+    head: Option<(usize, usize, usize)>,
     /// Rows pulled from the store so far (the per-bucket limit).
     pulled: usize,
     /// Where the components start in its keys.
@@ -28,12 +33,37 @@ struct Source<'s, E> {
 }
 
 impl<E> Source<'_, E> {
-    /// The current row's part after the header, where the store lends it.
-    fn body(&self) -> &[u8] {
-        let key = self.rows.as_ref().map_or(&[][..], |rows| rows.key());
+    /// The current row's key and value: the head found by the walk (in
+    /// `heads`), or where the store lends it.
+    #[inline]
+    fn row<'a>(&'a self, heads: &'a [u8]) -> Option<(&'a [u8], &'a [u8])> {
+        match (self.head, &self.rows) {
+            (Some((start, key_end, value_end)), _) => Some((
+                heads.get(start..key_end).unwrap_or_default(),
+                heads.get(key_end..value_end).unwrap_or_default(),
+            )),
+            (None, Some(rows)) => Some((rows.key(), rows.value())),
+            (None, None) => None,
+        }
+    }
+
+    /// The current row's part after the header.
+    #[inline]
+    fn body<'a>(&'a self, heads: &'a [u8]) -> &'a [u8] {
+        let key = self.row(heads).map_or(&[][..], |(key, _)| key);
         key.get(self.header..).unwrap_or_default()
     }
+
+    /// Whether the source holds a row not yet returned.
+    #[inline]
+    fn has_row(&self) -> bool {
+        self.head.is_some() || self.rows.is_some()
+    }
 }
+
+/// An ordered merge over more sources than this finds their first rows by
+/// one walk of the table ([`walk`](super::walk)) rather than a seek each.
+const WALK_FROM: usize = 64;
 
 /// The first 16 bytes of `body`, zero-padded, as a big-endian number: if
 /// two bodies' prefixes differ, they order as their prefixes do (a shorter
@@ -69,6 +99,8 @@ struct Driver<'s, K, S: Store + 's> {
     /// Merged: one per source. Unordered: the current source.
     sources: Vec<Source<'s, S::Error>>,
     tree: LoserTree,
+    /// The sources' first rows found by a walk (see [`Source::head`]).
+    heads: Vec<u8>,
     /// A store error met while reading ahead, returned after the row in hand.
     deferred: Option<S::Error>,
     key: PhantomData<fn() -> K>,
@@ -88,6 +120,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             core: ScanCore::new(K::schema(), plan, request, options, history),
             sources: Vec::new(),
             tree: LoserTree::default(),
+            heads: Vec::new(),
             deferred: None,
             key: PhantomData,
         };
@@ -185,6 +218,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
         };
         Ok(Source {
             rows,
+            head: None,
             pulled: 0,
             header: self.core.header_of(i),
             prefix: 0,
@@ -195,6 +229,9 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
     /// per-bucket limit; marks it done in the core when the store ran out.
     #[inline]
     fn pull(&mut self, slot: usize, i: usize) -> Result<(), S::Error> {
+        if self.sources[slot].head.is_some() {
+            self.open_after_head(slot, i)?;
+        }
         let limit = self.core.per_source_limit();
         let source = &mut self.sources[slot];
         let Some(rows) = source.rows.as_mut() else {
@@ -223,8 +260,79 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
         Ok(())
     }
 
+    /// Source `i` (in `slot`), whose head the merge took: its scan opened
+    /// after the head, unless its limit is reached or its range has no
+    /// more.
+    #[cold]
+    fn open_after_head(&mut self, slot: usize, i: usize) -> Result<(), S::Error> {
+        let limit = self.core.per_source_limit();
+        let source = &mut self.sources[slot];
+        let Some((start, key_end, _)) = source.head.take() else {
+            return Ok(());
+        };
+        if limit.is_some_and(|n| source.pulled >= n) {
+            return Ok(());
+        }
+        let head = self.heads.get(start..key_end).unwrap_or_default();
+        let direction = self.core.options.direction;
+        match self
+            .core
+            .plan
+            .range(i)
+            .and_then(|r| r.after(head, direction))
+        {
+            Some(range) => source.rows = Some(self.store.scan_into(&range, direction)?),
+            None => self.core.mark_done(i),
+        }
+        Ok(())
+    }
+
+    /// Merged over many sources: their first rows found by one walk of
+    /// the table; `false` when the plan is not one a walk reads.
+    fn start_walk(&mut self) -> Result<bool, S::Error> {
+        let core = &self.core;
+        let walked = super::walk::first_rows(
+            self.store,
+            K::schema(),
+            &core.plan,
+            core.options.direction,
+            core.resume_after(),
+            |b| core.range_for(b),
+        );
+        let heads = match walked {
+            None => return Ok(false),
+            Some(heads) => heads?,
+        };
+        self.heads = heads.bytes;
+        self.sources.reserve_exact(heads.rows.len());
+        for (i, head) in heads.rows.into_iter().enumerate() {
+            let header = self.core.header_of(i);
+            let mut source = Source {
+                rows: None,
+                head,
+                pulled: 0,
+                header,
+                prefix: 0,
+            };
+            match head {
+                Some((start, key_end, _)) => {
+                    source.pulled = 1;
+                    let key = self.heads.get(start..key_end).unwrap_or_default();
+                    source.prefix = prefix_of(key.get(header..).unwrap_or_default());
+                }
+                None => self.core.mark_done(i),
+            }
+            self.sources.push(source);
+        }
+        Ok(true)
+    }
+
     /// Merged: opens every source and reads its first row.
     fn start_merge(&mut self) -> Result<(), S::Error> {
+        if self.core.plan.len() > WALK_FROM && self.start_walk()? {
+            self.build_tree();
+            return Ok(());
+        }
         for i in 0..self.core.plan.len() {
             let source = self.open(i)?;
             let empty = source.rows.is_none();
@@ -235,9 +343,14 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 self.pull(i, i)?;
             }
         }
-        let (sources, direction) = (&self.sources, self.core.options.direction);
-        self.tree = LoserTree::build(sources.len(), |a, b| less(sources, direction, a, b));
+        self.build_tree();
         Ok(())
+    }
+
+    fn build_tree(&mut self) {
+        let (sources, heads) = (&self.sources, &self.heads);
+        let direction = self.core.options.direction;
+        self.tree = LoserTree::build(sources.len(), |a, b| less(sources, heads, direction, a, b));
     }
 
     /// The next row of the merge, decoded and finished by `finish` (from
@@ -249,16 +362,17 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
     ) -> Option<Result<T, RowError<S::Error>>> {
         loop {
             let w = self.tree.winner()?;
-            let source = self.sources.get(w)?;
-            let rows = source.rows.as_ref()?;
-            let item = finish.emit(&mut self.core, w, rows.key(), rows.value());
+            let (key, value) = self.sources.get(w)?.row(&self.heads)?;
+            let item = finish.emit(&mut self.core, w, key, value);
             // Read the source's next row now, so that a source that ran
             // out is done in the cursor as its last row is returned.
             if let Err(e) = self.pull(w, w) {
                 self.deferred = Some(e);
             }
-            let (sources, direction) = (&self.sources, self.core.options.direction);
-            self.tree.replay(w, |a, b| less(sources, direction, a, b));
+            let (sources, heads) = (&self.sources, &self.heads);
+            let direction = self.core.options.direction;
+            self.tree
+                .replay(w, |a, b| less(sources, heads, direction, a, b));
             if item.is_some() {
                 return item;
             }
@@ -399,14 +513,20 @@ impl<K: RowKey, E> Finish<K, (), E> for Lend<'_, K> {
 /// Whether source `a`'s row comes before source `b`'s in the merge (a
 /// source without a row never does).
 #[inline]
-fn less<E>(sources: &[Source<'_, E>], direction: Direction, a: usize, b: usize) -> bool {
+fn less<E>(
+    sources: &[Source<'_, E>],
+    heads: &[u8],
+    direction: Direction,
+    a: usize,
+    b: usize,
+) -> bool {
     let (x, y) = (&sources[a], &sources[b]);
-    match (x.rows.is_some(), y.rows.is_some()) {
+    match (x.has_row(), y.has_row()) {
         (true, true) if x.prefix != y.prefix => match direction {
             Direction::Forward => x.prefix < y.prefix,
             Direction::Reverse => x.prefix > y.prefix,
         },
-        (true, true) => before(x.body(), a, y.body(), b, direction),
+        (true, true) => before(x.body(heads), a, y.body(heads), b, direction),
         (full, _) => full,
     }
 }

@@ -1,0 +1,220 @@
+//! Ordered scans over many buckets, whose first rows are found by one walk
+//! of the table (more than 64 buckets: 300), and over few (8, each bucket
+//! opened), against a model: every row of the
+//! store inside the scan's ranges, in key order after the salt (ties by
+//! bucket), read in pages of a random size resumed from their cursors,
+//! both directions, unbound and bound (sparse ranges the walk seeks
+//! between), with keys another program wrote: a salt other than the hash
+//! (the same body in two buckets), a salt past the last bucket, a body
+//! that does not decode, another prefix. On memory, redb and a store that
+//! keeps the default `scan_into`.
+
+mod common;
+
+/// The model and its tests for a key of `$buckets` salt buckets.
+macro_rules! model {
+    ($name:ident, $buckets:literal) => {
+        mod $name {
+            use crate::common::no_txn::NoTxn;
+            use keyschema::store::{MemoryStore, RedbStore, Store};
+            use keyschema::{Cursor, RowKey, TypedRows};
+            use proptest::prelude::*;
+            use std::collections::BTreeMap;
+
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "w", salt = hash(id) % $buckets, then = site, id)]
+struct Wide {
+    site: String,
+    id: u32,
+}
+
+/// The prefix and the 2-byte salt.
+fn header() -> usize {
+    Wide::schema().header_len()
+}
+
+/// Sets a key's salt (1 byte up to 256 buckets, else 2).
+fn set_salt(key: &mut [u8], salt: u16) {
+    let h = header();
+    let width = if $buckets > 256 { 2 } else { 1 };
+    key[h - width..h].copy_from_slice(&salt.to_be_bytes()[2 - width..]);
+}
+
+/// A row as the test compares it: the decoded row and value, or the key
+/// that did not decode.
+type Item = Result<(Wide, Vec<u8>), Vec<u8>>;
+
+fn item<E: std::fmt::Debug>(row: Result<(Wide, Vec<u8>), keyschema::store::RowError<E>>) -> Item {
+    match row {
+        Ok(row) => Ok(row),
+        Err(keyschema::store::RowError::Decode { key, .. }) => Err(key),
+        Err(e) => panic!("{e:?}"),
+    }
+}
+
+/// What the scan must return: the rows of the model inside its ranges, by
+/// body then bucket.
+fn expected(model: &BTreeMap<Vec<u8>, Vec<u8>>, site: Option<&str>, reverse: bool) -> Vec<Item> {
+    let ranges = match site {
+        Some(s) => Wide::scan().site(s).ranges(),
+        None => Wide::scan().ranges(),
+    };
+    let mut rows: Vec<(&Vec<u8>, u32, &Vec<u8>)> = model
+        .iter()
+        .filter_map(|(k, v)| {
+            let range = ranges.iter().find(|r| r.contains(k))?;
+            Some((k, range.bucket(), v))
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        let by_body = a.0[header()..].cmp(&b.0[header()..]);
+        let by_body = if reverse { by_body.reverse() } else { by_body };
+        by_body.then(a.1.cmp(&b.1))
+    });
+    rows.into_iter()
+        .map(|(k, _, v)| match Wide::decode_scanned(k) {
+            Ok(row) => Ok((row, v.clone())),
+            Err(_) => Err(k.clone()),
+        })
+        .collect()
+}
+
+/// Every page of `limit` rows, each a fresh scan resumed from the last
+/// cursor, concatenated.
+fn paged<S: Store>(store: &S, site: Option<&str>, reverse: bool, limit: usize) -> Vec<Item>
+where
+    S::Error: std::fmt::Debug,
+{
+    let request = |after: Option<Cursor>| {
+        let mut scan = match site {
+            Some(s) => Wide::scan().site(s).limit(limit),
+            None => Wide::scan().limit(limit),
+        };
+        if reverse {
+            scan = scan.reverse();
+        }
+        match after {
+            Some(c) => scan.after(c),
+            None => scan,
+        }
+    };
+    let mut out = Vec::new();
+    let mut after = None;
+    for _ in 0..10_000 {
+        let mut rows: TypedRows<'_, Wide, S> = request(after.take()).run(store);
+        let before = out.len();
+        out.extend(rows.by_ref().map(item));
+        let cursor = rows.cursor();
+        if out.len() == before || cursor.is_finished() {
+            return out;
+        }
+        after = Some(cursor);
+    }
+    panic!("the pages did not end");
+}
+
+#[derive(Debug, Clone)]
+enum Foreign {
+    /// A row's body under another bucket's salt.
+    OtherSalt(u16),
+    /// A salt past the last bucket.
+    PastLast,
+    /// A body that does not decode.
+    Damaged,
+    /// Another prefix.
+    OtherPrefix,
+}
+
+fn foreign() -> impl Strategy<Value = Foreign> {
+    prop_oneof![
+        (0u16..$buckets).prop_map(Foreign::OtherSalt),
+        Just(Foreign::PastLast),
+        Just(Foreign::Damaged),
+        Just(Foreign::OtherPrefix),
+    ]
+}
+
+fn site() -> impl Strategy<Value = String> {
+    prop::sample::select(vec!["a", "b", "bb", "c"]).prop_map(str::to_string)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn an_ordered_merge_reads_what_the_model_holds(
+        rows in prop::collection::vec((site(), 0u32..400, prop::collection::vec(any::<u8>(), 0..4)), 0..300),
+        foreign_rows in prop::collection::vec((site(), 0u32..400, foreign()), 0..12),
+        bound in prop::option::of(site()),
+        reverse in any::<bool>(),
+        limit in prop::sample::select(vec![1usize, 3, 10, 1000]),
+    ) {
+        let mut model = BTreeMap::new();
+        for (site, id, value) in rows {
+            model.insert(Wide { site, id }.encode(), value);
+        }
+        for (site, id, kind) in foreign_rows {
+            let mut key = Wide { site, id }.encode();
+            match kind {
+                Foreign::OtherSalt(salt) => set_salt(&mut key, salt),
+                Foreign::PastLast => set_salt(&mut key, $buckets),
+                Foreign::Damaged => key.truncate(key.len() - 1),
+                Foreign::OtherPrefix => key[0] = b'x',
+            }
+            model.insert(key, b"foreign".to_vec());
+        }
+        let want = expected(&model, bound.as_deref(), reverse);
+        let batch: Vec<_> = model
+            .iter()
+            .map(|(k, v)| keyschema::store::Mutation::Put { key: k.clone(), value: v.clone() })
+            .collect();
+
+        let memory = MemoryStore::new();
+        memory.write_batch(&batch).expect("write");
+        prop_assert_eq!(&paged(&memory, bound.as_deref(), reverse, limit), &want);
+
+        let dir = tempfile::tempdir().expect("temp dir");
+        let redb = RedbStore::open(dir.path()).expect("redb");
+        redb.write_batch(&batch).expect("write");
+        prop_assert_eq!(&paged(&redb, bound.as_deref(), reverse, limit), &want);
+
+        let default = NoTxn::new();
+        default.write_batch(&batch).expect("write");
+        prop_assert_eq!(&paged(&default, bound.as_deref(), reverse, limit), &want);
+    }
+}
+
+/// Buckets of many rows: the walk reads a few of each, then seeks the
+/// next, and the merge still reads every row in order.
+#[test]
+fn full_buckets_are_skipped_by_seeks() {
+    let store = MemoryStore::new();
+    let mut want = Vec::new();
+    for id in 0..3_000u32 {
+        let row = Wide {
+            site: "s".into(),
+            id,
+        };
+        store.put(&row.encode(), b"").expect("put");
+        want.push(row);
+    }
+    let got: Vec<Wide> = Wide::scan()
+        .run(&store)
+        .map(|r| r.expect("row").0)
+        .collect();
+    assert_eq!(got, want);
+    let mut reversed: Vec<Wide> = Wide::scan()
+        .reverse()
+        .run(&store)
+        .map(|r| r.expect("row").0)
+        .collect();
+    reversed.reverse();
+    assert_eq!(reversed, want);
+}
+        }
+    };
+}
+
+model!(walked, 300);
+model!(opened, 8);
