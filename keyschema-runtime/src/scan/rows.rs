@@ -27,9 +27,26 @@ struct Source<'s, E> {
     pulled: usize,
     /// Where the components start in its keys.
     header: usize,
-    /// The first 16 bytes of the row's body, zero-padded, big-endian: most
-    /// comparisons of the merge end here without a call to `memcmp`.
-    prefix: u128,
+    /// The row's place in the merge by the first 16 bytes of its body
+    /// ([`rank_of`]), [`NO_ROW`] without a row: most comparisons of the
+    /// merge end here, without a call to `memcmp`.
+    rank: u128,
+}
+
+/// The rank of a source without a row: it loses every match (a tie with
+/// a row's rank is decided by [`Source::has_row`]).
+const NO_ROW: u128 = u128::MAX;
+
+/// A row's rank: the first 16 bytes of its body, zero-padded, big-endian,
+/// inverted in reverse; the smaller rank comes first. Two rows of different
+/// ranks order as their ranks do (a shorter body padded with zeros is a
+/// prefix of the other up to its end); equal ranks compare whole bodies.
+#[inline]
+fn rank_of(body: &[u8], direction: Direction) -> u128 {
+    match direction {
+        Direction::Forward => prefix_of(body),
+        Direction::Reverse => !prefix_of(body),
+    }
 }
 
 impl<E> Source<'_, E> {
@@ -221,7 +238,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
             head: None,
             pulled: 0,
             header: self.core.header_of(i),
-            prefix: 0,
+            rank: NO_ROW,
         })
     }
 
@@ -239,22 +256,26 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
         };
         if limit.is_some_and(|n| source.pulled >= n) {
             source.rows = None;
+            source.rank = NO_ROW;
             return Ok(());
         }
         let advanced = match rows.advance() {
             Ok(advanced) => advanced,
             Err(e) => {
                 source.rows = None;
+                source.rank = NO_ROW;
                 return Err(e);
             }
         };
         if advanced {
             source.pulled += 1;
             if self.core.options.ordered {
-                source.prefix = prefix_of(rows.key().get(source.header..).unwrap_or_default());
+                let body = rows.key().get(source.header..).unwrap_or_default();
+                source.rank = rank_of(body, self.core.options.direction);
             }
         } else {
             source.rows = None;
+            source.rank = NO_ROW;
             self.core.mark_done(i);
         }
         Ok(())
@@ -270,6 +291,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
         let Some((start, key_end, _)) = source.head.take() else {
             return Ok(());
         };
+        source.rank = NO_ROW;
         if limit.is_some_and(|n| source.pulled >= n) {
             return Ok(());
         }
@@ -312,13 +334,14 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 head,
                 pulled: 0,
                 header,
-                prefix: 0,
+                rank: NO_ROW,
             };
             match head {
                 Some((start, key_end, _)) => {
                     source.pulled = 1;
                     let key = self.heads.get(start..key_end).unwrap_or_default();
-                    source.prefix = prefix_of(key.get(header..).unwrap_or_default());
+                    let body = key.get(header..).unwrap_or_default();
+                    source.rank = rank_of(body, self.core.options.direction);
                 }
                 None => self.core.mark_done(i),
             }
@@ -521,11 +544,10 @@ fn less<E>(
     b: usize,
 ) -> bool {
     let (x, y) = (&sources[a], &sources[b]);
+    if x.rank != y.rank {
+        return x.rank < y.rank;
+    }
     match (x.has_row(), y.has_row()) {
-        (true, true) if x.prefix != y.prefix => match direction {
-            Direction::Forward => x.prefix < y.prefix,
-            Direction::Reverse => x.prefix > y.prefix,
-        },
         (true, true) => before(x.body(heads), a, y.body(heads), b, direction),
         (full, _) => full,
     }
