@@ -1,11 +1,19 @@
 //! Typed scans against what a user would write instead, side by side in one
 //! run, over 1,000,000 rows on redb and in memory:
 //!
-//! * `raw`: the store's own scan of the same 8 bucket ranges (the floor);
+//! * `raw`: the store's own scan of the same 8 bucket ranges (`Store::scan`,
+//!   owned rows: the floor a caller of the store's scan has);
 //! * `raw_hand_decode`: the raw scan plus a hand-written key decoder, bucket
 //!   after bucket (what a user writes without keyschema);
-//! * `typed_unordered` and `typed_ordered`: `Event::scan()`, bucket after
-//!   bucket, and merged into key order;
+//! * `raw_lent`: the rows the store lends (`Store::scan_into`), nothing
+//!   decoded: below any caller of `scan`;
+//! * `raw_lent_hand_decode`: the lent rows and a hand-written decoder into
+//!   one reused event (the tightest loop a user can write);
+//! * `typed_unordered_lent` and `typed_ordered_lent`: `Event::scan()` read
+//!   with `next_ref` (each row decoded into one reused `Event`, its value
+//!   lent), bucket after bucket and merged into key order;
+//! * `typed_unordered` and `typed_ordered`: the same through the iterator
+//!   (an owned `Event` and value per row);
 //! * `unsalted_one_range`: the same logical rows unsalted, one range.
 //!
 //! Every variant reads every field of every row (a sum over the strings'
