@@ -8,7 +8,8 @@
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use keyschema::dynamic::Value;
-use keyschema::{KeyComponent, RowKey, ScanRangeSet};
+use keyschema::store::MemoryStore;
+use keyschema::{Cursor, KeyComponent, RowKey, ScanRangeSet};
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use time::{OffsetDateTime, PrimitiveDateTime};
@@ -28,6 +29,13 @@ pub trait Sample: RowKey + Clone + std::fmt::Debug + 'static {
     fn strategy() -> BoxedStrategy<Self>;
     /// `K::scan()` binding 0, 1, ... n fields of `self` by equality.
     fn prefix_ranges(&self) -> Vec<ScanRangeSet>;
+    /// A page of 3 rows of an unbound scan after `after` (each row as
+    /// `{:?}`), and its cursor.
+    fn scan_page(
+        store: &MemoryStore,
+        reverse: bool,
+        after: Option<Cursor>,
+    ) -> (Vec<String>, Cursor);
 }
 
 /// Floats as JSON carries them: any bit pattern but NaN payloads (a NaN is
@@ -186,6 +194,18 @@ macro_rules! catalog {
                     ($(strategy_or_any!($ty $(, $strat)?),)*)
                         .prop_map(|($($field,)*)| $name { $($field),* })
                         .boxed()
+                }
+                fn scan_page(store: &MemoryStore, reverse: bool, after: Option<Cursor>) -> (Vec<String>, Cursor) {
+                    let mut scan = $name::scan().limit(3);
+                    if reverse {
+                        scan = scan.reverse();
+                    }
+                    if let Some(c) = after {
+                        scan = scan.after(c);
+                    }
+                    let mut page = scan.run(store);
+                    let rows = page.by_ref().map(|r| format!("{:?}", r.expect("row").0)).collect();
+                    (rows, page.cursor())
                 }
                 fn prefix_ranges(&self) -> Vec<ScanRangeSet> {
                     let v = self;
