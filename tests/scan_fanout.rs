@@ -2,7 +2,9 @@
 //! many salt buckets keeps at most `concurrency` requests in flight, reads
 //! an unordered page's buckets lazily, returns exactly what the sync scan
 //! of the same rows on the memory store returns, and pages with a cursor
-//! the size of one key. (How much faster concurrency is: `cargo bench
+//! the size of one key, also across a page boundary between two rows of the
+//! same key after the salt in two buckets (another program's salt). (How
+//! much faster concurrency is: `cargo bench
 //! --bench scan --all-features`.)
 
 mod common;
@@ -11,7 +13,7 @@ use common::watch::Watch;
 use common::{dynalite, emulator};
 use futures_util::{Stream, StreamExt};
 use keyschema::store::bigtable::BigtableStore;
-use keyschema::store::{AsyncStore, MemoryStore, RowError, RowStore};
+use keyschema::store::{AsyncStore, MemoryStore, Mutation, RowError, RowStore, Store};
 use keyschema::{Cursor, RowKey};
 
 #[derive(RowKey, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -57,6 +59,22 @@ where
     memory
         .put_rows(spread_rows().iter().map(|r| (r, b"v")))
         .expect("memory");
+    // Another program's copy of the 7th row under the last bucket's salt:
+    // the same key after the salt in two buckets, merged by bucket, on
+    // either side of the first page boundary when paged by 7 below.
+    let mut foreign = Spread::get_key("t", 3, 0);
+    foreign[0] = if foreign[0] == 63 { 62 } else { 63 };
+    let put = Mutation::Put {
+        key: foreign,
+        value: b"v".to_vec(),
+    };
+    memory
+        .write_batch(std::slice::from_ref(&put))
+        .expect("memory");
+    store
+        .write_for(Spread::schema(), vec![put])
+        .await
+        .expect("the foreign row");
     let expected_merged: Vec<Spread> = Spread::scan()
         .tenant("t")
         .run(&memory)
