@@ -143,14 +143,30 @@ pub struct KeyDecoder<'a, const N: usize> {
 
 impl<'a, const N: usize> KeyDecoder<'a, N> {
     /// A decoder for a key read from a scan of its salt bucket's range: it
-    /// checks everything [`new`](Self::new) does but the salt's agreement
-    /// with the hashed fields (the range pinned the salt byte; see
-    /// [`RowKey::decode_scanned`](crate::RowKey::decode_scanned)).
+    /// checks everything [`new`](Self::new) does but the header (the prefix
+    /// and the salt bytes, which the range pinned) and the salt's agreement
+    /// with the hashed fields; see
+    /// [`RowKey::decode_scanned`](crate::RowKey::decode_scanned).
     #[inline]
     pub fn scanned(schema: &'static Schema, input: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut decoder = Self::new(schema, input)?;
-        decoder.check_salt = false;
-        Ok(decoder)
+        let body = schema.header_len();
+        if input.len() < body || input.len() > crate::limits::MAX_KEY_LEN {
+            // Not a key of the range: the full checks say what is wrong.
+            let mut decoder = Self::new(schema, input)?;
+            decoder.check_salt = false;
+            return Ok(decoder);
+        }
+        Ok(KeyDecoder {
+            schema,
+            input,
+            salt: 0,
+            body,
+            pos: body,
+            ends: [0; N],
+            next: 0,
+            shadow: Vec::new(),
+            check_salt: false,
+        })
     }
 
     #[inline]

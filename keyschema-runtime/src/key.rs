@@ -57,9 +57,10 @@ pub trait RowKey: Sized {
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError>;
 
     /// Reads back a key that a typed scan read from the range of its salt
-    /// bucket. Checks all that [`decode`](Self::decode) does except that
-    /// the salt agrees with the hashed fields: the scan's range pinned the
-    /// salt byte, and deriving it again costs a SHA-256 per row. A key
+    /// bucket. Checks all that [`decode`](Self::decode) does except the
+    /// header (the prefix and the salt, which the scan's range pinned) and
+    /// that the salt agrees with the hashed fields (deriving it again costs
+    /// a SHA-256 per row). Only for keys read from such a range. A key
     /// whose salt disagrees (written by another program with another hash)
     /// is returned by such a scan as the row it spells; a get of that row
     /// looks in its own bucket and does not find it, and
