@@ -6,9 +6,9 @@
 //! the store (about 150 ns each in a `BTreeMap` of 100,000 keys, more on
 //! disk) and as many opened scans. When the buckets hold few rows each,
 //! reading the rows in key order is cheaper than seeking them: the walk
-//! reads one scan over all the buckets, keeps each bucket's first row in
-//! range, and seeks only past a bucket whose rows it would otherwise read
-//! many of (more than [`SKIP_AFTER`] in a row). A bucket's scan is opened
+//! reads one scan over [`WINDOW`] buckets at a time, keeps each bucket's
+//! first row in range, and seeks only past a bucket whose rows it would
+//! otherwise read many of (more than [`SKIP_AFTER`] in a row). A bucket's scan is opened
 //! only when the merge takes its first row, so a page of 10 rows opens
 //! about 10. The unordered mode needs none of this: it reads the buckets
 //! one after the other and opens the next only when one runs out.
@@ -21,6 +21,11 @@ use crate::store::{BoxRowSource, Store};
 /// Rows of buckets already settled (or outside every range) read in a row
 /// before the walk seeks the next bucket instead.
 const SKIP_AFTER: usize = 16;
+
+/// The buckets one scan of the walk spans at most: a store whose scans
+/// read their whole range up front reads no more than a window past the
+/// bucket it seeks.
+const WINDOW: usize = 256;
 
 /// The first row of each bucket: its key and value in `bytes`.
 #[derive(Debug, Default)]
@@ -99,31 +104,37 @@ struct Walk<'a, S: Store> {
     header: usize,
     direction: Direction,
     body: BodyRange,
-    /// The far end of every bucket's range: where each scan of the walk ends.
-    far: KeyRange,
 }
 
 impl<'a, S: Store> Walk<'a, S> {
-    /// Bucket `b`'s place in the walk's order.
-    fn place(&self, b: usize) -> usize {
+    /// The bucket at `place` in the walk's order; the order is its own
+    /// inverse, so this is also bucket `place`'s place.
+    fn bucket_at(&self, place: usize) -> usize {
         match self.direction {
-            Direction::Forward => b,
-            Direction::Reverse => self.plan.len() - 1 - b,
+            Direction::Forward => place,
+            Direction::Reverse => self.plan.len() - 1 - place,
         }
     }
 
     /// A scan from the bucket at `place` (narrowed by `near`, its range
-    /// past the cursor) to the far end of the walk.
-    fn scan_from(&self, near: &KeyRange) -> Result<BoxRowSource<'a, S::Error>, S::Error> {
+    /// past the cursor) to the end of its window; the window's end place.
+    fn scan_from(
+        &self,
+        place: usize,
+        near: &KeyRange,
+    ) -> Result<(BoxRowSource<'a, S::Error>, usize), S::Error> {
+        let end = (place + WINDOW).min(self.plan.len());
+        let far = self.plan.range(self.bucket_at(end - 1));
+        let far = far.as_ref().unwrap_or(near);
         let range = match self.direction {
             Direction::Forward => {
-                KeyRange::new(near.start().to_vec(), self.far.end().map(<[u8]>::to_vec), 0)
+                KeyRange::new(near.start().to_vec(), far.end().map(<[u8]>::to_vec), 0)
             }
             Direction::Reverse => {
-                KeyRange::new(self.far.start().to_vec(), near.end().map(<[u8]>::to_vec), 0)
+                KeyRange::new(far.start().to_vec(), near.end().map(<[u8]>::to_vec), 0)
             }
         };
-        self.store.scan_into(&range, self.direction)
+        Ok((self.store.scan_into(&range, self.direction)?, end))
     }
 }
 
@@ -140,12 +151,7 @@ pub(super) fn first_rows<S: Store>(
     near: impl Fn(usize) -> Option<KeyRange>,
 ) -> Option<Result<Heads, S::Error>> {
     let header = schema.header_len();
-    let n = plan.len();
     let body = BodyRange::of(plan, header)?;
-    let far = match direction {
-        Direction::Forward => plan.range(n - 1)?,
-        Direction::Reverse => plan.range(0)?,
-    };
     let walk = Walk {
         store,
         schema,
@@ -153,7 +159,6 @@ pub(super) fn first_rows<S: Store>(
         header,
         direction,
         body,
-        far,
     };
     Some(walk.run(after, near))
 }
@@ -169,19 +174,29 @@ impl<S: Store> Walk<'_, S> {
             bytes: Vec::new(),
             rows: vec![None; n],
         };
-        let bucket_at = |place: usize| match self.direction {
-            Direction::Forward => place,
-            Direction::Reverse => n - 1 - place,
-        };
+        let bucket_at = |place: usize| self.bucket_at(place);
+        // The next bucket (by place) with a range past the cursor, from
+        // `place` on.
+        let seek = |place: usize| (place..n).find_map(|p| near(bucket_at(p)).map(|r| (p, r)));
         // The place of the next bucket without a head; those before it
         // are settled.
         let mut next = 0;
-        let Some(first) = (0..n).find_map(|p| near(bucket_at(p))) else {
+        let Some((first, range)) = seek(0) else {
             return Ok(heads);
         };
-        let mut rows = self.scan_from(&first)?;
+        let (mut rows, mut window_end) = self.scan_from(first, &range)?;
         let mut skipped = 0;
-        while next < n && rows.advance()? {
+        while next < n {
+            if !rows.advance()? {
+                // The window is read: its buckets without a head have none.
+                let Some((place, range)) = seek(window_end.max(next)) else {
+                    break;
+                };
+                next = place;
+                (rows, window_end) = self.scan_from(place, &range)?;
+                skipped = 0;
+                continue;
+            }
             let key = rows.key();
             let place = self
                 .schema
@@ -189,7 +204,7 @@ impl<S: Store> Walk<'_, S> {
                 .ok()
                 .map(|b| b as usize)
                 .filter(|&b| b < n)
-                .map(|b| self.place(b));
+                .map(|b| self.bucket_at(b));
             // A key of no bucket, or of a settled one, is passed over.
             if let Some(place) = place.filter(|&p| p >= next) {
                 // Every bucket between has no row left in range.
@@ -215,13 +230,11 @@ impl<S: Store> Walk<'_, S> {
             skipped += 1;
             if skipped > SKIP_AFTER && next < n {
                 // Seek the next bucket with a range past the cursor.
-                let Some((place, range)) =
-                    (next..n).find_map(|p| near(bucket_at(p)).map(|r| (p, r)))
-                else {
+                let Some((place, range)) = seek(next) else {
                     break;
                 };
                 next = place;
-                rows = self.scan_from(&range)?;
+                (rows, window_end) = self.scan_from(place, &range)?;
                 skipped = 0;
             }
         }
