@@ -134,6 +134,12 @@ impl<I: Index, S: Store> Iterator for IndexRows<'_, I, S> {
             }
             let Some((entry_key, entry, value)) = self.chunk.pop_front() else {
                 if let Some(e) = self.deferred.take() {
+                    // An entry that did not decode, met after the chunk's
+                    // rows: the cursor moves past it as it is returned (a
+                    // chunk that could not be read keeps it before).
+                    if !self.failed {
+                        self.at.end();
+                    }
                     return Some(Err(e));
                 }
                 if self.failed || !self.fill() {
@@ -141,9 +147,9 @@ impl<I: Index, S: Store> Iterator for IndexRows<'_, I, S> {
                 }
                 continue;
             };
-            if self.chunk.is_empty() {
-                self.at.end();
-            }
+            // The cursor after each entry consumed is exact, also after a
+            // chunk's last (the entries' own may be past an entry that did
+            // not decode, whose error is still to come).
             let checked = checked_row::<I, S::Error>(&entry_key, entry, value);
             self.at.consumed(checked.is_ok());
             match checked {

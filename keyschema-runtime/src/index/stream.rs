@@ -74,9 +74,9 @@ impl<I: Index, S: AsyncStore> AsyncIndexRows<'_, I, S> {
     /// The next row of the chunk in hand, checked; `None` when it is empty.
     fn next_in_chunk(&mut self) -> Option<Result<I::Row, RowError<S::Error>>> {
         while let Some((entry_key, entry, value)) = self.chunk.pop_front() {
-            if self.chunk.is_empty() && self.pulled.is_empty() && self.fetch.is_none() {
-                self.at.end();
-            }
+            // The cursor after each entry consumed is exact, also after a
+            // chunk's last (the entries' own may be past an entry that did
+            // not decode, whose error is still to come).
             let checked = checked_row::<I, S::Error>(&entry_key, entry, value);
             self.at.consumed(checked.is_ok());
             match checked {
@@ -146,6 +146,12 @@ impl<I: Index, S: AsyncStore> Stream for AsyncIndexRows<'_, I, S> {
                 continue;
             }
             if let Some(e) = this.deferred.take() {
+                // An entry that did not decode: the cursor moves past it
+                // as it is returned (a chunk that could not be read keeps
+                // it before).
+                if !this.failed {
+                    this.at.end();
+                }
                 return Poll::Ready(Some(Err(e)));
             }
             if this.failed {
