@@ -25,7 +25,7 @@ const SKIP_AFTER: usize = 16;
 /// The buckets one scan of the walk spans at most: a store whose scans
 /// read their whole range up front reads no more than a window past the
 /// bucket it seeks.
-const WINDOW: usize = 256;
+const WINDOW: usize = 2048;
 
 /// The first row of each bucket: its key and value in `bytes`.
 #[derive(Debug, Default)]
