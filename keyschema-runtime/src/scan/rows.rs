@@ -545,7 +545,9 @@ fn less<E>(
 ) -> bool {
     let (x, y) = (&sources[a], &sources[b]);
     if x.rank != y.rank {
-        return x.rank < y.rank;
+        // `x.rank < y.rank`, as the borrow of a subtraction: no branch on
+        // an outcome that goes either way.
+        return x.rank.overflowing_sub(y.rank).1;
     }
     match (x.has_row(), y.has_row()) {
         (true, true) => before(x.body(heads), a, y.body(heads), b, direction),

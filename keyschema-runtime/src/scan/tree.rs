@@ -58,10 +58,13 @@ impl LoserTree {
         let mut node = (leaf + k) / 2;
         while node > 0 {
             let other = self.nodes[node];
-            if less(other, winner) {
-                self.nodes[node] = winner;
-                winner = other;
-            }
+            // Without a branch: which row wins a match is as likely one
+            // way as the other, so a branch would be mispredicted half
+            // the time.
+            let mask = usize::from(less(other, winner)).wrapping_neg();
+            let next = (other & mask) | (winner & !mask);
+            self.nodes[node] = other ^ winner ^ next;
+            winner = next;
             node /= 2;
         }
         self.nodes[0] = winner;
