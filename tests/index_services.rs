@@ -35,6 +35,17 @@ fn rt() -> tokio::runtime::Runtime {
         .expect("a runtime")
 }
 
+/// A fresh table on the emulator for `Hit` and its indexes.
+async fn bigtable(name: &str) -> BigtableStore {
+    let table = emulator::fresh_table(name);
+    let store =
+        BigtableStore::connect_emulator(&emulator::host(), cbt::PROJECT, cbt::INSTANCE, &table)
+            .await
+            .expect("connect");
+    store.create_table_for::<Hit>().await.expect("a table");
+    store
+}
+
 async fn by_page<S: keyschema::store::AsyncStore>(store: &S, page: &str) -> Vec<(String, u16)> {
     let mut rows = HitByPage::scan().page(page).request().stream_rows(store);
     let mut out = Vec::new();
@@ -222,12 +233,7 @@ fn index_keys_over_dynamodbs_limits_are_refused_before_anything_is_sent() {
 #[test]
 fn a_bigtable_entry_is_a_row_of_its_own_beside_the_row() {
     rt().block_on(async {
-        let table = emulator::fresh_table("index-rows");
-        let store =
-            BigtableStore::connect_emulator(&emulator::host(), cbt::PROJECT, cbt::INSTANCE, &table)
-                .await
-                .expect("connect");
-        store.create_table_for::<Hit>().await.expect("a table");
+        let store = bigtable("index-rows").await;
         let row = hit("u1", 3, "/a", Some("x"));
         store.put_record(&row).await.expect("put");
         let keys: Vec<Vec<u8>> = vec![
@@ -295,12 +301,7 @@ pub struct HitBuilding {
 #[test]
 fn an_index_added_to_a_live_bigtable_table_is_built_and_verified() {
     rt().block_on(async {
-        let table = emulator::fresh_table("index-backfill");
-        let store =
-            BigtableStore::connect_emulator(&emulator::host(), cbt::PROJECT, cbt::INSTANCE, &table)
-                .await
-                .expect("connect");
-        store.create_table_for::<Hit>().await.expect("a table");
+        let store = bigtable("index-backfill").await;
         let before: Vec<HitBefore> = (0..30u16)
             .map(|ts| HitBefore {
                 user: format!("u{}", ts % 4),
@@ -407,12 +408,7 @@ fn a_dynamodb_build_corrects_index_attributes_another_program_wrote() {
 #[test]
 fn a_damaged_entry_comes_back_in_its_place_across_pages_on_bigtable() {
     rt().block_on(async {
-        let table = emulator::fresh_table("index-damaged");
-        let store =
-            BigtableStore::connect_emulator(&emulator::host(), cbt::PROJECT, cbt::INSTANCE, &table)
-                .await
-                .expect("connect");
-        store.create_table_for::<Hit>().await.expect("a table");
+        let store = bigtable("index-damaged").await;
         for (i, ts) in [60u16, 50, 40, 30, 20, 10].into_iter().enumerate() {
             let row = hit(&format!("u{i}"), ts, "/a", None);
             store.put_record(&row).await.expect("put");

@@ -13,13 +13,12 @@
 
 mod common;
 
-use common::catalog::{self, Sample, Visit};
+use common::catalog::{self, check_layout, Sample, Visit};
 use common::no_txn::NoTxn;
 use common::schemas::Event;
 use keyschema::store::{MemoryStore, RedbStore, RowStore, Store};
 use keyschema::{Cursor, RowKey, TypedRows};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
 
 struct DecodeInto {
     checked: usize,
@@ -27,12 +26,9 @@ struct DecodeInto {
 
 impl Visit for DecodeInto {
     fn visit<K: Sample>(&mut self) {
-        let mut runner = TestRunner::new(Config {
-            cases: 96,
-            ..Config::default()
-        });
-        let result = runner.run(
-            &(K::strategy(), K::strategy(), any::<(usize, u8)>()),
+        check_layout::<K, _>(
+            96,
+            (K::strategy(), K::strategy(), any::<(usize, u8)>()),
             |(row, held, (at, byte))| {
                 let key = row.encode();
                 let mut slot = held.clone();
@@ -62,9 +58,6 @@ impl Visit for DecodeInto {
                 Ok(())
             },
         );
-        if let Err(e) = result {
-            panic!("{}: {e}", K::DECLARATION);
-        }
         self.checked += 1;
     }
 }

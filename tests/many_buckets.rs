@@ -221,11 +221,10 @@ model!(walked, 5000);
 model!(opened, 8);
 
 mod every_layout {
-    use crate::common::catalog::{self, Sample, Visit};
+    use crate::common::catalog::{self, check_layout, Sample, Visit};
     use keyschema::store::{MemoryStore, Store};
     use keyschema::Cursor;
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
 
     /// Every layout of the catalog (text keys, 1,000 and 16 buckets, random
     /// salts, prefixes): an unbound ordered scan paged by 3 returns every row
@@ -236,13 +235,10 @@ mod every_layout {
 
     impl Visit for Merged {
         fn visit<K: Sample>(&mut self) {
-            let mut runner = TestRunner::new(Config {
-                cases: 12,
-                ..Config::default()
-            });
             let header = K::schema().header_len();
-            let result = runner.run(
-                &(prop::collection::vec(K::strategy(), 0..90), any::<bool>()),
+            check_layout::<K, _>(
+                12,
+                (prop::collection::vec(K::strategy(), 0..90), any::<bool>()),
                 |(rows, reverse)| {
                     let store = MemoryStore::new();
                     let mut keys: Vec<Vec<u8>> = Vec::new();
@@ -277,9 +273,6 @@ mod every_layout {
                     Ok(())
                 },
             );
-            if let Err(e) = result {
-                panic!("{}: {e}", K::DECLARATION);
-            }
             self.checked += 1;
         }
     }

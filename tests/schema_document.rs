@@ -7,10 +7,9 @@
 
 mod common;
 
-use common::catalog::{self, Sample, Visit};
+use common::catalog::{self, check_layout, Sample, Visit};
 use keyschema::{RowKey, Schema};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
 
 struct Agree {
     checked: usize,
@@ -25,12 +24,9 @@ impl Visit for Agree {
         assert_eq!(read.partition_components(), derived.partition_components());
         assert_eq!(read.buckets(), derived.buckets());
         assert_eq!(read.format(), derived.format());
-        let mut runner = TestRunner::new(Config {
-            cases: 128,
-            ..Config::default()
-        });
-        let result = runner.run(
-            &(K::strategy(), any::<(usize, u8)>()),
+        check_layout::<K, _>(
+            128,
+            (K::strategy(), any::<(usize, u8)>()),
             |(row, (at, byte))| {
                 let key = row.encode();
                 prop_assert_eq!(read.render(&key), derived.render(&key));
@@ -43,9 +39,6 @@ impl Visit for Agree {
                 Ok(())
             },
         );
-        if let Err(e) = result {
-            panic!("{}: {e}", K::DECLARATION);
-        }
         self.checked += 1;
     }
 }

@@ -156,17 +156,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             decoder.check_salt = false;
             return Ok(decoder);
         }
-        Ok(KeyDecoder {
-            schema,
-            input,
-            salt: 0,
-            body,
-            pos: body,
-            ends: [0; N],
-            next: 0,
-            shadow: Vec::new(),
-            check_salt: false,
-        })
+        Ok(Self::at_body(schema, input, 0, false))
     }
 
     #[inline]
@@ -178,8 +168,15 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             });
         }
         let salt = schema.bucket_of(input)?;
+        Ok(Self::at_body(schema, input, salt, true))
+    }
+
+    /// A decoder positioned after the header of `input`, whose salt is
+    /// `salt`.
+    #[inline]
+    fn at_body(schema: &'static Schema, input: &'a [u8], salt: u32, check_salt: bool) -> Self {
         let body = schema.header_len();
-        Ok(KeyDecoder {
+        KeyDecoder {
             schema,
             input,
             salt,
@@ -188,8 +185,8 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             ends: [0; N],
             next: 0,
             shadow: Vec::new(),
-            check_salt: true,
-        })
+            check_salt,
+        }
     }
 
     /// Reads the next component, ascending.
@@ -310,22 +307,26 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         slot: &mut T,
         descending: bool,
     ) -> Result<(), DecodeError> {
-        let component = &self.schema.components()[self.next];
-        debug_assert_eq!(component.order() == Order::Descending, descending);
-        let mut reader = Reader::at(self.input, self.pos, descending, component.name());
-        T::decode_key_into(slot, &mut reader)?;
-        self.pos = reader.offset();
-        self.ends[self.next] = self.pos - self.body;
-        self.next += 1;
-        Ok(())
+        self.component(descending, |reader| T::decode_key_into(slot, reader))
     }
 
     #[inline(always)]
     fn read<T: KeyComponent>(&mut self, descending: bool) -> Result<T, DecodeError> {
+        self.component(descending, T::decode_key)
+    }
+
+    /// Reads the next component with `read` from a reader at it, then
+    /// moves past it.
+    #[inline(always)]
+    fn component<R>(
+        &mut self,
+        descending: bool,
+        read: impl FnOnce(&mut Reader<'a>) -> Result<R, DecodeError>,
+    ) -> Result<R, DecodeError> {
         let component = &self.schema.components()[self.next];
         debug_assert_eq!(component.order() == Order::Descending, descending);
         let mut reader = Reader::at(self.input, self.pos, descending, component.name());
-        let value = T::decode_key(&mut reader)?;
+        let value = read(&mut reader)?;
         self.pos = reader.offset();
         self.ends[self.next] = self.pos - self.body;
         self.next += 1;

@@ -15,6 +15,22 @@ use proptest::strategy::BoxedStrategy;
 use time::{OffsetDateTime, PrimitiveDateTime};
 use uuid::Uuid;
 
+/// Runs `test` on `cases` values of `strategy` for the layout `K`; a
+/// failure panics naming the layout's declaration.
+pub fn check_layout<K: Sample, S: Strategy>(
+    cases: u32,
+    strategy: S,
+    test: impl Fn(S::Value) -> Result<(), proptest::test_runner::TestCaseError>,
+) {
+    let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases,
+        ..proptest::test_runner::Config::default()
+    });
+    if let Err(e) = runner.run(&strategy, test) {
+        panic!("{}: {e}", K::DECLARATION);
+    }
+}
+
 /// A layout of the catalog.
 pub trait Sample: RowKey + Clone + std::fmt::Debug + 'static {
     /// The example file declaring the layout, or `""`.

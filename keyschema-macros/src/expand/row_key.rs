@@ -69,26 +69,7 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
         quote_spanned!(ty.span()=> let #field = <#ty as __ks::KeyComponent>::as_key_ref(&self.#field);)
     });
     let encode = encode_steps(spec, quote!(__encoder.finish();));
-    let text = spec.text_sep.is_some();
-    let reads = encoded.iter().enumerate().map(|(i, e)| {
-        let (ident, ty) = (&e.field.ident, &checked(e.field));
-        let method = step(e.role, ty.span(), text);
-        match e.role {
-            Role::Bucket { .. } => {
-                let bucket = format_ident!("__bucket_{}", i);
-                quote_spanned!(ty.span()=> let #bucket = __decoder.#method::<#ty>()?;)
-            }
-            _ => quote_spanned!(ty.span()=> let #ident = __decoder.#method::<#ty>()?;),
-        }
-    });
-    let checks = encoded.iter().enumerate().filter_map(|(i, e)| {
-        let Role::Bucket { width, .. } = e.role else {
-            return None;
-        };
-        let (ident, ty) = (&e.field.ident, &checked(e.field));
-        let bucket = format_ident!("__bucket_{}", i);
-        Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &#ident, #width)?;))
-    });
+    let (reads, checks) = decode_steps(spec, false);
     let fields: Vec<&syn::Ident> = spec.parts.iter().map(|part| &part.field.ident).collect();
     // Skipped and value fields: their `Default` (a key alone is decoded;
     // a whole-row read then sets the value fields).
@@ -104,8 +85,6 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
             quote_spanned!(ty.span()=> #ident: <#ty as __ks::Default>::default())
         }))
         .collect();
-    let reads: Vec<TokenStream> = reads.collect();
-    let checks: Vec<TokenStream> = checks.collect();
     let decode_into = decode_into(spec);
     let history = spec.was.as_ref().map(|was| {
         let refs = spec.parts.iter().map(|part| {
@@ -197,15 +176,18 @@ pub(super) fn row_key_impl(spec: &KeySpec) -> TokenStream {
     }
 }
 
-/// `decode_scanned_into`: each ascending or descending component read
-/// into its field where the field's buffer can be reused
-/// (`KeyDecoder::asc_into`), the others (buckets, byte-reversed and text
-/// components) decoded and assigned; then the same checks as a decode.
-/// Skipped and value fields get their `Default`.
-fn decode_into(spec: &KeySpec) -> TokenStream {
+/// The steps of a decode: each component read, in key order, and each
+/// `bucket(field, WIDTH)` then checked against its field. A bucket is read
+/// into a local of its own; a field into a local of its name, or, `into`,
+/// into the field of `self` (an ascending or descending one reusing what it
+/// owns: `KeyDecoder::asc_into`).
+fn decode_steps(spec: &KeySpec, into: bool) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let text = spec.text_sep.is_some();
-    let n = spec.encoded().len();
     let encoded = spec.encoded();
+    let field = |ident: &syn::Ident| match into {
+        true => quote!(self.#ident),
+        false => quote!(#ident),
+    };
     let reads = encoded.iter().enumerate().map(|(i, e)| {
         let (ident, ty) = (&e.field.ident, &checked(e.field));
         let method = step(e.role, ty.span(), text);
@@ -214,21 +196,33 @@ fn decode_into(spec: &KeySpec) -> TokenStream {
                 let bucket = format_ident!("__bucket_{}", i);
                 quote_spanned!(ty.span()=> let #bucket = __decoder.#method::<#ty>()?;)
             }
-            Role::Value(_) if !text => {
-                let into = format_ident!("{}_into", method);
-                quote_spanned!(ty.span()=> __decoder.#into::<#ty>(&mut self.#ident)?;)
+            // Ascending and descending components reuse the field's
+            // buffer; byte-reversed and text ones are decoded and assigned.
+            Role::Value(_) if into && !text => {
+                let method = format_ident!("{}_into", method);
+                quote_spanned!(ty.span()=> __decoder.#method::<#ty>(&mut self.#ident)?;)
             }
-            _ => quote_spanned!(ty.span()=> self.#ident = __decoder.#method::<#ty>()?;),
+            _ if into => quote_spanned!(ty.span()=> self.#ident = __decoder.#method::<#ty>()?;),
+            _ => quote_spanned!(ty.span()=> let #ident = __decoder.#method::<#ty>()?;),
         }
     });
     let checks = encoded.iter().enumerate().filter_map(|(i, e)| {
         let Role::Bucket { width, .. } = e.role else {
             return None;
         };
-        let (ident, ty) = (&e.field.ident, &checked(e.field));
+        let (ty, value) = (&checked(e.field), field(&e.field.ident));
         let bucket = format_ident!("__bucket_{}", i);
-        Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &self.#ident, #width)?;))
+        Some(quote!(__decoder.check_bucket::<#ty>(#i, &#bucket, &#value, #width)?;))
     });
+    (reads.collect(), checks.collect())
+}
+
+/// `decode_scanned_into`: the steps of a decode into the fields of `self`
+/// ([`decode_steps`]), then the same checks as a decode. Skipped and
+/// value fields get their `Default`.
+fn decode_into(spec: &KeySpec) -> TokenStream {
+    let n = spec.encoded().len();
+    let (reads, checks) = decode_steps(spec, true);
     let defaults = spec
         .skipped
         .iter()
