@@ -307,26 +307,24 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         slot: &mut T,
         descending: bool,
     ) -> Result<(), DecodeError> {
-        self.component(descending, |reader| T::decode_key_into(slot, reader))
+        let component = &self.schema.components()[self.next];
+        debug_assert_eq!(component.order() == Order::Descending, descending);
+        let mut reader = Reader::at(self.input, self.pos, descending, component.name());
+        T::decode_key_into(slot, &mut reader)?;
+        self.pos = reader.offset();
+        self.ends[self.next] = self.pos - self.body;
+        self.next += 1;
+        Ok(())
     }
 
     #[inline(always)]
     fn read<T: KeyComponent>(&mut self, descending: bool) -> Result<T, DecodeError> {
-        self.component(descending, T::decode_key)
-    }
-
-    /// Reads the next component with `read` from a reader at it, then
-    /// moves past it.
-    #[inline(always)]
-    fn component<R>(
-        &mut self,
-        descending: bool,
-        read: impl FnOnce(&mut Reader<'a>) -> Result<R, DecodeError>,
-    ) -> Result<R, DecodeError> {
+        // The steps of `read_into`, written out on the hot path: a closure
+        // shared by both measured up to 5% slower on whole scans.
         let component = &self.schema.components()[self.next];
         debug_assert_eq!(component.order() == Order::Descending, descending);
         let mut reader = Reader::at(self.input, self.pos, descending, component.name());
-        let value = read(&mut reader)?;
+        let value = T::decode_key(&mut reader)?;
         self.pos = reader.offset();
         self.ends[self.next] = self.pos - self.body;
         self.next += 1;
