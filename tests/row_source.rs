@@ -2,7 +2,8 @@
 //! same order, on every store: memory and redb (which lend from their own
 //! pages) and a store that keeps the default (which lends the rows `scan`
 //! allocated); for any keys, range and direction, across the memory
-//! store's growing pages.
+//! store's growing pages. `row` and `advance_key` agree with `key`,
+//! `value` and `advance`.
 
 mod common;
 
@@ -18,11 +19,22 @@ where
     let mut rows = store.scan_into(range, direction).expect("scan_into");
     let mut out = Vec::new();
     while rows.advance().expect("advance") {
+        // `row` lends what `key` and `value` lend.
+        assert_eq!(rows.row(), (rows.key(), rows.value()));
         out.push((rows.key().to_vec(), rows.value().to_vec()));
     }
     // After the last row, nothing is lent and nothing moves.
     assert!(rows.key().is_empty() && rows.value().is_empty());
     assert!(!rows.advance().expect("advance"));
+    // `advance_key` moves as `advance` does and lends the key.
+    let mut rows = store.scan_into(range, direction).expect("scan_into");
+    let mut keys = Vec::new();
+    while let Some(key) = rows.advance_key().expect("advance_key") {
+        keys.push(key.to_vec());
+        assert_eq!(rows.key(), keys[keys.len() - 1]);
+    }
+    assert!(rows.advance_key().expect("advance_key").is_none());
+    assert_eq!(keys, out.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>());
     out
 }
 

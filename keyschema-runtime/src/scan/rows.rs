@@ -59,7 +59,7 @@ impl<E> Source<'_, E> {
                 heads.get(start..key_end).unwrap_or_default(),
                 heads.get(key_end..value_end).unwrap_or_default(),
             )),
-            (None, Some(rows)) => Some((rows.key(), rows.value())),
+            (None, Some(rows)) => Some(rows.row()),
             (None, None) => None,
         }
     }
@@ -116,6 +116,10 @@ struct Driver<'s, K, S: Store + 's> {
     /// Merged: one per source. Unordered: the current source.
     sources: Vec<Source<'s, S::Error>>,
     tree: LoserTree,
+    /// Merged: the winner's next row that ranks strictly below this wins
+    /// again without a replay ([`LoserTree::bar`]): a run of rows from one
+    /// source costs one comparison each.
+    bar: u128,
     /// The sources' first rows found by a walk (see [`Source::head`]).
     heads: Vec<u8>,
     /// A store error met while reading ahead, returned after the row in hand.
@@ -137,6 +141,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             core: ScanCore::new(K::schema(), plan, request, options, history),
             sources: Vec::new(),
             tree: LoserTree::default(),
+            bar: 0,
             heads: Vec::new(),
             deferred: None,
             key: PhantomData,
@@ -259,7 +264,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
             source.rank = NO_ROW;
             return Ok(());
         }
-        let advanced = match rows.advance() {
+        let advanced = match rows.advance_key() {
             Ok(advanced) => advanced,
             Err(e) => {
                 source.rows = None;
@@ -267,10 +272,10 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 return Err(e);
             }
         };
-        if advanced {
+        if let Some(key) = advanced {
             source.pulled += 1;
             if self.core.options.ordered {
-                let body = rows.key().get(source.header..).unwrap_or_default();
+                let body = key.get(source.header..).unwrap_or_default();
                 source.rank = rank_of(body, self.core.options.direction);
             }
         } else {
@@ -374,6 +379,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
         let (sources, heads) = (&self.sources, &self.heads);
         let direction = self.core.options.direction;
         self.tree = LoserTree::build(sources.len(), |a, b| less(sources, heads, direction, a, b));
+        self.bar = self.tree.bar(|s| sources.get(s).map_or(NO_ROW, |x| x.rank));
     }
 
     /// The next row of the merge, decoded and finished by `finish` (from
@@ -392,10 +398,14 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
             if let Err(e) = self.pull(w, w) {
                 self.deferred = Some(e);
             }
-            let (sources, heads) = (&self.sources, &self.heads);
-            let direction = self.core.options.direction;
-            self.tree
-                .replay(w, |a, b| less(sources, heads, direction, a, b));
+            // A source without a row ranks NO_ROW, never below the bar.
+            if self.sources[w].rank >= self.bar {
+                let (sources, heads) = (&self.sources, &self.heads);
+                let direction = self.core.options.direction;
+                self.tree
+                    .replay(w, |a, b| less(sources, heads, direction, a, b));
+                self.bar = self.tree.bar(|s| sources.get(s).map_or(NO_ROW, |x| x.rank));
+            }
             if item.is_some() {
                 return item;
             }
@@ -435,7 +445,8 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 self.sources.clear();
                 continue;
             };
-            if let Some(item) = finish.emit(&mut self.core, i, rows.key(), rows.value()) {
+            let (key, value) = rows.row();
+            if let Some(item) = finish.emit(&mut self.core, i, key, value) {
                 return Some(item);
             }
         }
@@ -453,28 +464,42 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
         &mut self,
         mut finish: impl Finish<K, T, S::Error>,
     ) -> Option<Result<T, RowError<S::Error>>> {
-        if let Some(refused) = self.core.take_refusal() {
-            return Some(Err(refused));
+        if !self.core.started || self.core.failed || self.deferred.is_some() {
+            if let Err(stop) = self.prepare() {
+                return stop.map(Err);
+            }
         }
         if self.core.limit_reached() {
             return None;
-        }
-        if let Some(e) = self.deferred.take() {
-            return Some(Err(self.fail(e)));
-        }
-        if !self.core.started {
-            self.core.start();
-            if self.core.options.ordered {
-                if let Err(e) = self.start_merge() {
-                    return Some(Err(self.fail(e)));
-                }
-            }
         }
         if self.core.options.ordered {
             self.next_merged(&mut finish)
         } else {
             self.next_unordered(&mut finish)
         }
+    }
+
+    /// Off the per-row path: a refusal, the end after a failure, an error
+    /// met while reading ahead, or the start. `Err` ends the call with
+    /// its item.
+    #[cold]
+    fn prepare(&mut self) -> Result<(), Option<RowError<S::Error>>> {
+        if let Some(refused) = self.core.take_refusal() {
+            return Err(Some(refused));
+        }
+        if self.core.limit_reached() {
+            return Err(None);
+        }
+        if let Some(e) = self.deferred.take() {
+            return Err(Some(self.fail(e)));
+        }
+        if !self.core.started {
+            self.core.start();
+            if self.core.options.ordered {
+                self.start_merge().map_err(|e| Some(self.fail(e)))?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -69,6 +69,24 @@ impl LoserTree {
         }
         self.nodes[0] = winner;
     }
+
+    /// The smallest `rank` of the losers on the winner's path to the root:
+    /// the sources it beat directly, among which is the next row after its
+    /// own. While the winner's next row ranks strictly below this bar, it
+    /// wins again: a replay would leave every node as it is.
+    pub(super) fn bar(&self, rank: impl Fn(usize) -> u128) -> u128 {
+        let k = self.nodes.len();
+        let Some(w) = self.winner() else {
+            return 0;
+        };
+        let mut bar = u128::MAX;
+        let mut node = (w + k) / 2;
+        while node > 0 {
+            bar = bar.min(rank(self.nodes[node]));
+            node /= 2;
+        }
+        bar
+    }
 }
 
 #[cfg(test)]
@@ -108,6 +126,61 @@ mod tests {
                 tree.replay(w, |a, b| less(&runs, a, b));
             }
             assert_eq!(merged, expected, "{k} sources");
+        }
+    }
+
+    /// Skipping the replay while the winner's next value is below the
+    /// bar merges as replaying every time does, ties (equal values in
+    /// several runs) included.
+    #[test]
+    fn the_bar_skips_only_replays_that_change_nothing() {
+        let mut state = 7u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (state >> 33) as u32
+        };
+        for k in 1..10usize {
+            for spread in [3u32, 50, 1_000] {
+                let mut runs: Vec<Vec<u32>> = (0..k)
+                    .map(|_| (0..next() % 40).map(|_| next() % spread).collect())
+                    .collect();
+                for run in &mut runs {
+                    run.sort_unstable();
+                    run.reverse();
+                }
+                let mut expected: Vec<(u32, usize)> = runs
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(s, run)| run.iter().map(move |&v| (v, s)))
+                    .collect();
+                expected.sort_unstable();
+                let rank = |runs: &Vec<Vec<u32>>, s: usize| {
+                    runs.get(s)
+                        .and_then(|r| r.last())
+                        .map_or(u128::MAX, |&v| u128::from(v))
+                };
+                let less = |runs: &Vec<Vec<u32>>, a: usize, b: usize| {
+                    (rank(runs, a), a) < (rank(runs, b), b)
+                };
+                let mut tree = LoserTree::build(k, |a, b| less(&runs, a, b));
+                let mut bar = tree.bar(|s| rank(&runs, s));
+                let mut merged = Vec::new();
+                let mut replays = 0;
+                while let Some(w) = tree.winner() {
+                    let Some(v) = runs[w].pop() else { break };
+                    merged.push((v, w));
+                    if rank(&runs, w) >= bar {
+                        tree.replay(w, |a, b| less(&runs, a, b));
+                        bar = tree.bar(|s| rank(&runs, s));
+                        replays += 1;
+                    }
+                }
+                assert_eq!(merged, expected, "{k} sources, values below {spread}");
+                if k == 1 {
+                    // One source beats nobody: only its end is replayed.
+                    assert!(replays <= 1, "{replays} replays of one source");
+                }
+            }
         }
     }
 }

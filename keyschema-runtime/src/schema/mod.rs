@@ -99,6 +99,9 @@ pub struct Schema {
     entries: Option<EntriesFn>,
     /// An index's entry layout declared `building`.
     building: bool,
+    /// The length of the prefix and the salt ([`header_len`](Self::header_len)),
+    /// computed once: every decode reads it.
+    header_len: usize,
 }
 
 /// Appends the index entry keys of the row stored under a key with a
@@ -136,6 +139,7 @@ impl Schema {
             indexes: &[],
             entries: None,
             building: false,
+            header_len: header_len(prefix, salt, format),
         }
     }
 
@@ -430,8 +434,10 @@ impl Schema {
     }
 
     /// The length of the prefix and the salt: where the first component starts.
+    #[inline]
     pub fn header_len(&self) -> usize {
-        self.head().len()
+        debug_assert_eq!(self.header_len, self.head().len());
+        self.header_len
     }
 
     /// Appends the prefix and the salt of `bucket` (zeros when `None`, to be
@@ -529,4 +535,30 @@ const fn salt_span(salt: Option<Salt>, components: &[Component]) -> Option<(usiz
         k += 1;
     }
     Some((hashed[0], hashed[hashed.len() - 1]))
+}
+
+/// The length of the prefix and the salt of a layout, as
+/// [`Header::len`](header::Header::len) counts it, at compile time.
+const fn header_len(prefix: &[u8], salt: Option<Salt>, format: Format) -> usize {
+    let text = matches!(format, Format::Text { .. });
+    let mut len = 0;
+    if !prefix.is_empty() {
+        // The prefix, its escapes in a binary key, and its terminator or
+        // separator.
+        len = prefix.len() + 1;
+        let mut i = 0;
+        while i < prefix.len() && !text {
+            if prefix[i] <= crate::encoding::bytes::ESCAPE {
+                len += 1;
+            }
+            i += 1;
+        }
+    }
+    if let Some(salt) = salt {
+        len += match text {
+            true => crate::salt::decimal_width(salt.buckets) + 1,
+            false => crate::salt::width(salt.buckets),
+        };
+    }
+    len
 }

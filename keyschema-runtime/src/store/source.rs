@@ -40,6 +40,20 @@ pub trait RowSource {
     /// The current row's value (empty before the first row and after the
     /// last).
     fn value(&self) -> &[u8];
+
+    /// The current row's key and value: [`key`](Self::key) and
+    /// [`value`](Self::value) in one call (a typed scan calls through a
+    /// box once per row for them, not twice).
+    fn row(&self) -> (&[u8], &[u8]) {
+        (self.key(), self.value())
+    }
+
+    /// Moves to the next row and lends its key: [`advance`](Self::advance)
+    /// and [`key`](Self::key) in one call; `Ok(None)` when the scan has no
+    /// more.
+    fn advance_key(&mut self) -> Result<Option<&[u8]>, Self::Error> {
+        Ok(self.advance()?.then(|| self.key()))
+    }
 }
 
 /// A scan's rows boxed, as [`Store::scan_into`](super::Store::scan_into)
@@ -88,5 +102,9 @@ where
 
     fn value(&self) -> &[u8] {
         &self.current.1
+    }
+
+    fn row(&self) -> (&[u8], &[u8]) {
+        (&self.current.0, &self.current.1)
     }
 }
