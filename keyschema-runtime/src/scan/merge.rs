@@ -202,6 +202,7 @@ impl ScanCore {
     }
 
     /// Where the components start in the keys of source `i`.
+    #[inline]
     pub(super) fn header_of(&self, i: usize) -> usize {
         match self.history {
             Some((_, older)) if self.plan.bucket(i) & OLDER_LAYOUT != 0 => older,
@@ -256,11 +257,13 @@ impl ScanCore {
         }
     }
 
+    #[inline]
     pub(super) fn limit_reached(&self) -> bool {
         self.failed || self.options.limit.is_some_and(|n| self.returned >= n)
     }
 
     /// The per-bucket limit pushed down to each source.
+    #[inline]
     pub(super) fn per_source_limit(&self) -> Option<usize> {
         // Across a layout history some rows of a source are skipped (keys
         // of the other layout): a source may need more than the limit.

@@ -5,13 +5,14 @@
 //! The files, in the order a scan goes through them: `builder` (the bound
 //! components and their key ranges), `request` (the request and the
 //! builder's argument kinds), `cursor` (where a scan stopped), `merge` (the
-//! fetch-independent core), `projected` (a scan read as a projection),
-//! `rows` (the sync driver over a
+//! fetch-independent core), `finish` (what the drivers make of each row),
+//! `projected` (a scan read as a projection), `rows` (the sync driver over a
 //! [`Store`](crate::store::Store)) and `stream` (the async driver over an
 //! [`AsyncStore`](crate::store::AsyncStore)).
 
 pub(crate) mod builder;
 mod cursor;
+mod finish;
 mod merge;
 mod plan;
 mod projected;

@@ -39,6 +39,7 @@ impl Plan {
     }
 
     /// The number of sources.
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         match self {
             Plan::Listed(ranges) => ranges.len(),
@@ -62,6 +63,7 @@ impl Plan {
     }
 
     /// Source `i`'s bucket tag (its range's [`KeyRange::bucket`]).
+    #[inline]
     pub(crate) fn bucket(&self, i: usize) -> u32 {
         match self {
             Plan::Listed(ranges) => ranges.get(i).map_or(0, KeyRange::bucket),

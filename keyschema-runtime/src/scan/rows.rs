@@ -4,6 +4,7 @@
 //! row; unordered, one source is open at a time, opened when reached.
 
 use super::cursor::Cursor;
+use super::finish::{Finish, Lend};
 use super::merge::{before, Keyed, ScanCore, ScanOptions};
 use super::plan::Plan;
 use super::tree::LoserTree;
@@ -59,7 +60,10 @@ impl<E> Source<'_, E> {
                 heads.get(start..key_end).unwrap_or_default(),
                 heads.get(key_end..value_end).unwrap_or_default(),
             )),
-            (None, Some(rows)) => Some(rows.row()),
+            // Two calls, each returning its slice in registers (one call
+            // returning both returns them through memory, and reading
+            // them back right away stalls: measured slower).
+            (None, Some(rows)) => Some((rows.key(), rows.value())),
             (None, None) => None,
         }
     }
@@ -106,7 +110,11 @@ pub struct TypedRows<'s, K, S: Store + 's> {
     driver: Driver<'s, K, S>,
     /// The row [`next_ref`](Self::next_ref) decodes into, and its value.
     lent: Option<K>,
+    /// The lent value is `lent_value[..lent_len]`: the buffer only grows,
+    /// and its length is kept apart (reading a `Vec`'s pointer and length
+    /// together right after its length was written stalls the load).
     lent_value: Vec<u8>,
+    lent_len: usize,
 }
 
 /// The sources of a typed scan and where it stands.
@@ -150,6 +158,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
             driver,
             lent: None,
             lent_value: Vec::new(),
+            lent_len: 0,
         }
     }
 
@@ -217,9 +226,13 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         let item = self.driver.next_row(Lend {
             slot: &mut self.lent,
             value: &mut self.lent_value,
+            len: &mut self.lent_len,
         });
         match item? {
-            Ok(()) => Some(Ok((self.lent.as_ref()?, &self.lent_value))),
+            Ok(()) => {
+                let value = self.lent_value.get(..self.lent_len).unwrap_or_default();
+                Some(Ok((self.lent.as_ref()?, value)))
+            }
             Err(e) => Some(Err(e)),
         }
     }
@@ -406,8 +419,8 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                     .replay(w, |a, b| less(sources, heads, direction, a, b));
                 self.bar = self.tree.bar(|s| sources.get(s).map_or(NO_ROW, |x| x.rank));
             }
-            if item.is_some() {
-                return item;
+            if let Some(item) = item {
+                return Some(item.map_err(|e| *e));
             }
         }
     }
@@ -445,9 +458,8 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 self.sources.clear();
                 continue;
             };
-            let (key, value) = rows.row();
-            if let Some(item) = finish.emit(&mut self.core, i, key, value) {
-                return Some(item);
+            if let Some(item) = finish.emit(&mut self.core, i, rows.key(), rows.value()) {
+                return Some(item.map_err(|e| *e));
             }
         }
     }
@@ -500,61 +512,6 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
             }
         }
         Ok(())
-    }
-}
-
-/// What a scan makes of a row the store lends: a typed row, a keyed one,
-/// a whole record (a closure given the decoded row and the lent key and
-/// value), or a lent row ([`Lend`]).
-pub(crate) trait Finish<K, T, E> {
-    /// Decodes the row of source `source` through `core` (which counts
-    /// it) and makes the item; `None` for a row the scan skips.
-    fn emit(
-        &mut self,
-        core: &mut ScanCore,
-        source: usize,
-        key: &[u8],
-        value: &[u8],
-    ) -> Option<Result<T, RowError<E>>>;
-}
-
-impl<K: RowKey, T, E, F> Finish<K, T, E> for F
-where
-    F: FnMut(K, &[u8], &[u8]) -> Result<T, RowError<E>>,
-{
-    #[inline]
-    fn emit(
-        &mut self,
-        core: &mut ScanCore,
-        source: usize,
-        key: &[u8],
-        value: &[u8],
-    ) -> Option<Result<T, RowError<E>>> {
-        let row = core.emit::<K, E>(source, key)?;
-        Some(row.and_then(|row| self(row, key, value)))
-    }
-}
-
-/// Decodes each row into the same slot and copies its value into the same
-/// buffer ([`TypedRows::next_ref`]).
-struct Lend<'a, K> {
-    slot: &'a mut Option<K>,
-    value: &'a mut Vec<u8>,
-}
-
-impl<K: RowKey, E> Finish<K, (), E> for Lend<'_, K> {
-    #[inline]
-    fn emit(
-        &mut self,
-        core: &mut ScanCore,
-        source: usize,
-        key: &[u8],
-        value: &[u8],
-    ) -> Option<Result<(), RowError<E>>> {
-        let row = core.emit_into::<K, E>(source, key, self.slot)?;
-        self.value.clear();
-        self.value.extend_from_slice(value);
-        Some(row)
     }
 }
 

@@ -46,6 +46,7 @@ impl LoserTree {
     }
 
     /// The source whose row comes first (`None` for no sources).
+    #[inline]
     pub(super) fn winner(&self) -> Option<usize> {
         self.nodes.first().copied().filter(|&w| w != EMPTY)
     }

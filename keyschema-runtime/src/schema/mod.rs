@@ -385,6 +385,7 @@ impl Schema {
     }
 
     /// The salt, when the key has one.
+    #[inline]
     pub fn salt(&self) -> Option<&Salt> {
         self.salt.as_ref()
     }
@@ -395,6 +396,7 @@ impl Schema {
     }
 
     /// The key's components, in key order.
+    #[inline]
     pub fn components(&self) -> &'static [Component] {
         self.components
     }
@@ -405,6 +407,7 @@ impl Schema {
     }
 
     /// The separator of a text key.
+    #[inline]
     pub(crate) fn sep(&self) -> Option<u8> {
         match self.format {
             Format::Text { sep } => Some(sep),

@@ -231,6 +231,7 @@ impl Component {
     }
 
     /// The field name.
+    #[inline]
     pub fn name(&self) -> &'static str {
         self.name
     }
@@ -241,6 +242,7 @@ impl Component {
     }
 
     /// Ascending, or descending for `rev(field)`.
+    #[inline]
     pub fn order(&self) -> Order {
         self.order
     }

@@ -316,11 +316,6 @@ impl RowSource for MemoryRows {
     }
 
     #[inline]
-    fn row(&self) -> (&[u8], &[u8]) {
-        (self.page.key(), self.page.value())
-    }
-
-    #[inline]
     fn advance_key(&mut self) -> Result<Option<&[u8]>, KeyTooLong> {
         Ok(self.advance()?.then(|| self.page.key()))
     }

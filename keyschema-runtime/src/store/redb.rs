@@ -412,10 +412,6 @@ impl RowSource for RedbRows {
         &self.value
     }
 
-    fn row(&self) -> (&[u8], &[u8]) {
-        (&self.key, &self.value)
-    }
-
     fn advance_key(&mut self) -> Result<Option<&[u8]>, redb::Error> {
         Ok(self.advance()?.then_some(self.key.as_slice()))
     }

@@ -41,13 +41,6 @@ pub trait RowSource {
     /// last).
     fn value(&self) -> &[u8];
 
-    /// The current row's key and value: [`key`](Self::key) and
-    /// [`value`](Self::value) in one call (a typed scan calls through a
-    /// box once per row for them, not twice).
-    fn row(&self) -> (&[u8], &[u8]) {
-        (self.key(), self.value())
-    }
-
     /// Moves to the next row and lends its key: [`advance`](Self::advance)
     /// and [`key`](Self::key) in one call; `Ok(None)` when the scan has no
     /// more.
@@ -102,9 +95,5 @@ where
 
     fn value(&self) -> &[u8] {
         &self.current.1
-    }
-
-    fn row(&self) -> (&[u8], &[u8]) {
-        (&self.current.0, &self.current.1)
     }
 }
