@@ -10,8 +10,9 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 /// A thread-safe, in-memory [`Store`]. Batches are atomic; scans page through
 /// the map (16 rows under the first lock, then twice as many each time up
-/// to 1,024), so they see writes made while they run and
-/// never copy a whole range. A write of a key longer than
+/// to 1,024) and never copy a whole range. A scan is not a snapshot: it
+/// sees the writes made between its pages, and returns each row as it was
+/// when its page was read (a row deleted after that is still returned). A write of a key longer than
 /// [`MAX_KEY_LEN`](crate::MAX_KEY_LEN) is refused ([`KeyTooLong`]), and
 /// nothing of its batch is written: no key type would decode it back.
 ///
