@@ -1,8 +1,8 @@
 //! Lent rows: `TypedRows::next_ref` decodes each row into one reused row
 //! (`RowKey::decode_scanned_into`) and lends it with its value.
 //!
-//! * Decoding into a row that held another is the same as decoding a new
-//!   one, for every layout of the catalog (escaped, `rev`, byte-reversed,
+//! * Decoding into a row that held another (or the same row: its equal
+//!   strings are kept) is the same as decoding a new one, for every layout of the catalog (escaped, `rev`, byte-reversed,
 //!   bucketed, text and time components), for damaged keys too (the same
 //!   error), and for a type with skipped and value fields (reset to their
 //!   `Default`).
@@ -42,18 +42,24 @@ impl Visit for DecodeInto {
                     "{}",
                     K::DECLARATION
                 );
+                // Into a slot that holds the same row (its strings are
+                // kept as they are, unchanged): the same row.
+                let mut same = row.clone();
+                prop_assert_eq!(same.decode_scanned_into(&key), Ok(()));
+                prop_assert_eq!(format!("{same:?}"), format!("{new:?}"));
                 // A damaged key: the same answer as a new decode.
                 let mut damaged = key.clone();
                 let i = at % damaged.len();
                 damaged[i] ^= byte | 1;
-                let mut slot = held;
-                let into = slot.decode_scanned_into(&damaged);
-                match K::decode_scanned(&damaged) {
-                    Ok(new) => {
-                        prop_assert_eq!(into, Ok(()));
-                        prop_assert_eq!(format!("{slot:?}"), format!("{new:?}"));
+                for mut slot in [held, row.clone()] {
+                    let into = slot.decode_scanned_into(&damaged);
+                    match K::decode_scanned(&damaged) {
+                        Ok(new) => {
+                            prop_assert_eq!(into, Ok(()));
+                            prop_assert_eq!(format!("{slot:?}"), format!("{new:?}"));
+                        }
+                        Err(e) => prop_assert_eq!(into, Err(e)),
                     }
-                    Err(e) => prop_assert_eq!(into, Err(e)),
                 }
                 Ok(())
             },

@@ -95,12 +95,18 @@ impl KeyComponent for String {
         let bytes = input.read_escaped_owned("a string ending in 0x00")?;
         String::from_utf8(bytes).map_err(|_| input.invalid_utf8())
     }
-    /// Into the slot's own buffer: no allocation once it has room.
+    /// Into the slot's own buffer: no allocation once it has room. A
+    /// string equal to the slot's is kept as it is: neither copied nor
+    /// validated again.
     #[inline(always)]
     fn decode_key_into(slot: &mut String, input: &mut Reader<'_>) -> Result<(), DecodeError> {
         if let Some(plain) = input.read_plain_terminated() {
-            slot.clear();
-            slot.push_str(std::str::from_utf8(plain).map_err(|_| input.invalid_utf8())?);
+            // Rows read in key order often repeat a component (a user's
+            // rows are adjacent): the slot already holds it, validated.
+            if !same_bytes(slot.as_bytes(), plain) {
+                slot.clear();
+                slot.push_str(std::str::from_utf8(plain).map_err(|_| input.invalid_utf8())?);
+            }
             return Ok(());
         }
         let mut bytes = std::mem::take(slot).into_bytes();
@@ -211,6 +217,38 @@ impl<const N: usize> KeyArg<[u8; N]> for &[u8; N] {
     }
 }
 
+/// Whether `a` and `b` hold the same bytes: for 4 to 16 bytes (most key
+/// strings) by two overlapping word loads each, inline, where `==` calls
+/// `memcmp`.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    fn words<const N: usize>(x: &[u8]) -> Option<([u8; N], [u8; N])> {
+        Some((*x.first_chunk::<N>()?, *x.last_chunk::<N>()?))
+    }
+    match a.len() {
+        8..=16 => match (words::<8>(a), words::<8>(b)) {
+            (Some((ah, at)), Some((bh, bt))) => {
+                let diff = (u64::from_ne_bytes(ah) ^ u64::from_ne_bytes(bh))
+                    | (u64::from_ne_bytes(at) ^ u64::from_ne_bytes(bt));
+                diff == 0
+            }
+            _ => a == b,
+        },
+        4..=7 => match (words::<4>(a), words::<4>(b)) {
+            (Some((ah, at)), Some((bh, bt))) => {
+                let diff = (u32::from_ne_bytes(ah) ^ u32::from_ne_bytes(bh))
+                    | (u32::from_ne_bytes(at) ^ u32::from_ne_bytes(bt));
+                diff == 0
+            }
+            _ => a == b,
+        },
+        _ => a == b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +285,21 @@ mod tests {
             }
         }
         assert!(!needs_escape(b""));
+    }
+
+    /// The inline comparison agrees with `==` on every length to 20, for
+    /// equal bytes and for a difference at every position.
+    #[test]
+    fn same_bytes_is_equality() {
+        for n in 0..=20usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
+            assert!(super::same_bytes(&a, &a.clone()), "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x40;
+                assert!(!super::same_bytes(&a, &b), "{n} {at}");
+            }
+            assert!(!super::same_bytes(&a, &a[..n.saturating_sub(1)]) || n == 0);
+        }
     }
 }
