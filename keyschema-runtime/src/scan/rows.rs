@@ -392,7 +392,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
         let (sources, heads) = (&self.sources, &self.heads);
         let direction = self.core.options.direction;
         self.tree = LoserTree::build(sources.len(), |a, b| less(sources, heads, direction, a, b));
-        self.bar = self.tree.bar(|s| sources.get(s).map_or(NO_ROW, |x| x.rank));
+        self.bar = bar(&self.tree, sources);
     }
 
     /// The next row of the merge, decoded and finished by `finish` (from
@@ -417,7 +417,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 let direction = self.core.options.direction;
                 self.tree
                     .replay(w, |a, b| less(sources, heads, direction, a, b));
-                self.bar = self.tree.bar(|s| sources.get(s).map_or(NO_ROW, |x| x.rank));
+                self.bar = bar(&self.tree, sources);
             }
             if let Some(item) = item {
                 return Some(item.map_err(|e| *e));
@@ -513,6 +513,12 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
         }
         Ok(())
     }
+}
+
+/// The tree's [`bar`](LoserTree::bar) over the sources' ranks.
+#[inline]
+fn bar<E>(tree: &LoserTree, sources: &[Source<'_, E>]) -> u128 {
+    tree.bar(|s| sources.get(s).map_or(NO_ROW, |x| x.rank))
 }
 
 /// Whether source `a`'s row comes before source `b`'s in the merge (a

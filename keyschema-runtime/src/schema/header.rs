@@ -20,14 +20,20 @@ pub(crate) struct Header<'a> {
 impl Header<'_> {
     /// Where the salt starts: after the prefix as written (see
     /// [`push_prefix`](Self::push_prefix)).
-    pub(crate) fn salt_at(&self) -> usize {
+    pub(crate) const fn salt_at(&self) -> usize {
         if self.prefix.is_empty() {
             return 0;
         }
-        let escapes = match self.sep {
-            Some(_) => 0,
-            None => self.prefix.iter().filter(|&&b| b <= ESCAPE).count(),
-        };
+        // A text key's prefix is not escaped; a binary key's escapes each
+        // byte up to `ESCAPE` (a loop: `const` has no iterators).
+        let mut escapes = 0;
+        let mut i = 0;
+        while i < self.prefix.len() && self.sep.is_none() {
+            if self.prefix[i] <= ESCAPE {
+                escapes += 1;
+            }
+            i += 1;
+        }
         self.prefix.len() + escapes + 1
     }
 
@@ -50,7 +56,7 @@ impl Header<'_> {
     }
 
     /// The salt's length: 1 or 2 bytes, or the decimal digits of `N - 1`.
-    pub(crate) fn salt_len(&self) -> usize {
+    pub(crate) const fn salt_len(&self) -> usize {
         match (self.salt, self.sep) {
             (None, _) => 0,
             (Some((n, _)), None) => salt::width(n),
@@ -59,8 +65,8 @@ impl Header<'_> {
     }
 
     /// The length of the prefix and the salt: where the first component starts.
-    pub(crate) fn len(&self) -> usize {
-        let sep = usize::from(self.sep.is_some() && self.salt.is_some());
+    pub(crate) const fn len(&self) -> usize {
+        let sep = (self.sep.is_some() && self.salt.is_some()) as usize;
         self.salt_at() + self.salt_len() + sep
     }
 

@@ -123,7 +123,7 @@ impl Schema {
         components: &'static [Component],
         format: Format,
     ) -> Self {
-        Schema {
+        let mut schema = Schema {
             name,
             prefix,
             salt,
@@ -139,8 +139,10 @@ impl Schema {
             indexes: &[],
             entries: None,
             building: false,
-            header_len: header_len(prefix, salt, format),
-        }
+            header_len: 0,
+        };
+        schema.header_len = schema.head().len();
+        schema
     }
 
     /// Marks an index's entry layout as declared `building`.
@@ -408,7 +410,7 @@ impl Schema {
 
     /// The separator of a text key.
     #[inline]
-    pub(crate) fn sep(&self) -> Option<u8> {
+    pub(crate) const fn sep(&self) -> Option<u8> {
         match self.format {
             Format::Text { sep } => Some(sep),
             Format::Binary => None,
@@ -417,12 +419,15 @@ impl Schema {
 
     /// The prefix and salt of the layout, which dynamic schemas share.
     #[inline]
-    pub(crate) fn head(&self) -> Header<'static> {
+    pub(crate) const fn head(&self) -> Header<'static> {
         Header {
             name: self.name,
             prefix: self.prefix,
             sep: self.sep(),
-            salt: self.salt.map(|s| (s.buckets, s.random)),
+            salt: match self.salt {
+                Some(s) => Some((s.buckets, s.random)),
+                None => None,
+            },
         }
     }
 
@@ -439,7 +444,6 @@ impl Schema {
     /// The length of the prefix and the salt: where the first component starts.
     #[inline]
     pub fn header_len(&self) -> usize {
-        debug_assert_eq!(self.header_len, self.head().len());
         self.header_len
     }
 
@@ -538,30 +542,4 @@ const fn salt_span(salt: Option<Salt>, components: &[Component]) -> Option<(usiz
         k += 1;
     }
     Some((hashed[0], hashed[hashed.len() - 1]))
-}
-
-/// The length of the prefix and the salt of a layout, as
-/// [`Header::len`](header::Header::len) counts it, at compile time.
-const fn header_len(prefix: &[u8], salt: Option<Salt>, format: Format) -> usize {
-    let text = matches!(format, Format::Text { .. });
-    let mut len = 0;
-    if !prefix.is_empty() {
-        // The prefix, its escapes in a binary key, and its terminator or
-        // separator.
-        len = prefix.len() + 1;
-        let mut i = 0;
-        while i < prefix.len() && !text {
-            if prefix[i] <= crate::encoding::bytes::ESCAPE {
-                len += 1;
-            }
-            i += 1;
-        }
-    }
-    if let Some(salt) = salt {
-        len += match text {
-            true => crate::salt::decimal_width(salt.buckets) + 1,
-            false => crate::salt::width(salt.buckets),
-        };
-    }
-    len
 }

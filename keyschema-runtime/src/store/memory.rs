@@ -12,9 +12,10 @@ use std::sync::{Arc, PoisonError, RwLock};
 /// the map (16 rows under the first lock, then twice as many each time up
 /// to 1,024) and never copy a whole range. A scan is not a snapshot: it
 /// sees the writes made between its pages, and returns each row as it was
-/// when its page was read (a row deleted after that is still returned). A write of a key longer than
-/// [`MAX_KEY_LEN`](crate::MAX_KEY_LEN) is refused ([`KeyTooLong`]), and
-/// nothing of its batch is written: no key type would decode it back.
+/// when its page was read (a row deleted after that is still returned). A
+/// write of a key longer than [`MAX_KEY_LEN`](crate::MAX_KEY_LEN) is
+/// refused ([`KeyTooLong`]), and nothing of its batch is written: no key
+/// type would decode it back.
 ///
 /// ```
 /// use keyschema::store::{Direction, MemoryStore, Store};
@@ -314,10 +315,5 @@ impl RowSource for MemoryRows {
     #[inline]
     fn value(&self) -> &[u8] {
         self.page.value()
-    }
-
-    #[inline]
-    fn advance_key(&mut self) -> Result<Option<&[u8]>, KeyTooLong> {
-        Ok(self.advance()?.then(|| self.page.key()))
     }
 }

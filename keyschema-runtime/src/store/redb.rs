@@ -411,8 +411,4 @@ impl RowSource for RedbRows {
     fn value(&self) -> &[u8] {
         &self.value
     }
-
-    fn advance_key(&mut self) -> Result<Option<&[u8]>, redb::Error> {
-        Ok(self.advance()?.then_some(self.key.as_slice()))
-    }
 }
