@@ -90,7 +90,7 @@ impl<'a, const N: usize> KeyEncoder<'a, N> {
     }
 
     /// Computes and writes the salt.
-    #[inline]
+    #[inline(always)]
     pub fn finish(&mut self) {
         debug_assert_eq!(self.next, N, "every component is encoded");
         if let Some(s) = self.schema.salt() {
@@ -356,7 +356,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
     }
 
     /// Rejects trailing bytes, then checks the salt.
-    #[inline]
+    #[inline(always)]
     pub fn finish(&self) -> Result<(), DecodeError> {
         if self.pos < self.input.len() {
             return Err(DecodeError::TrailingBytes {

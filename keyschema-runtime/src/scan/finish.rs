@@ -3,6 +3,7 @@
 //! drivers' per-row paths end here.
 
 use super::merge::ScanCore;
+use crate::encoding::bytes::copy_front;
 use crate::key::RowKey;
 use crate::store::RowError;
 
@@ -49,7 +50,7 @@ pub(super) struct Lend<'a, K> {
 }
 
 impl<K: RowKey, E> Finish<K, (), E> for Lend<'_, K> {
-    #[inline]
+    #[inline(always)]
     fn emit(
         &mut self,
         core: &mut ScanCore,
@@ -58,13 +59,7 @@ impl<K: RowKey, E> Finish<K, (), E> for Lend<'_, K> {
         value: &[u8],
     ) -> Option<Result<(), Box<RowError<E>>>> {
         let row = core.emit_into::<K, E>(source, key, self.slot)?;
-        if self.value.len() < value.len() {
-            self.value.resize(value.len(), 0);
-        }
-        if let Some(buffer) = self.value.get_mut(..value.len()) {
-            buffer.copy_from_slice(value);
-        }
-        *self.len = value.len();
+        *self.len = copy_front(self.value, value);
         Some(row.map_err(Box::new))
     }
 }

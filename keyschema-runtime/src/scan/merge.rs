@@ -6,6 +6,7 @@
 
 use super::cursor::{fingerprint, Cursor, Position};
 use super::plan::Plan;
+use crate::encoding::bytes::copy_front;
 use crate::error::CursorError;
 use crate::history::{Cut, History, LayoutError, Phase};
 use crate::key::RowKey;
@@ -92,9 +93,10 @@ pub(crate) struct ScanCore {
     resume: Position,
     resume_source: usize,
     /// The part after the header of the last row returned (merged), or of
-    /// the last row returned from `current` (unordered); `has_last` says
-    /// whether it is set (the buffer is reused).
+    /// the last row returned from `current` (unordered): `last[..last_len]`
+    /// (the buffer only grows); `has_last` says whether it is set.
     last: Vec<u8>,
+    last_len: usize,
     has_last: bool,
     /// Unordered: the source being read; every one before it is done.
     pub(super) current: usize,
@@ -134,6 +136,7 @@ impl ScanCore {
             resume: Position::Start,
             resume_source: 0,
             last: Vec::new(),
+            last_len: 0,
             has_last: false,
             current: 0,
             last_source: 0,
@@ -302,7 +305,7 @@ impl ScanCore {
     /// [`emit`](Self::emit) into the row in `slot`, reusing what its fields
     /// own ([`RowKey::decode_scanned_into`]): no allocation once the slot
     /// holds a row.
-    #[inline]
+    #[inline(always)]
     pub(super) fn emit_into<K: RowKey, E>(
         &mut self,
         source: usize,
@@ -334,14 +337,18 @@ impl ScanCore {
 
     /// Counts a row returned from source `source` and keeps its part after
     /// the header for the cursor.
-    #[inline]
+    #[inline(always)]
     fn returned(&mut self, source: usize, key: &[u8]) {
         self.returned += 1;
         self.last_source = source;
         let body = key.get(self.header_of(source)..).unwrap_or_default();
-        self.last.clear();
-        self.last.extend_from_slice(body);
+        self.last_len = copy_front(&mut self.last, body);
         self.has_last = true;
+    }
+
+    /// The part after the header of the last row returned.
+    fn last_body(&self) -> &[u8] {
+        self.last.get(..self.last_len).unwrap_or_default()
     }
 
     pub(super) fn cursor(&self) -> Cursor {
@@ -351,7 +358,7 @@ impl ScanCore {
             let position = if self.open == 0 {
                 Position::Done
             } else if self.has_last {
-                Position::After(self.last.clone())
+                Position::After(self.last_body().to_vec())
             } else {
                 self.resume.clone()
             };
@@ -359,7 +366,7 @@ impl ScanCore {
         } else if self.current >= self.plan.len() {
             (self.plan.len(), Position::Done)
         } else if self.has_last {
-            (self.current, Position::After(self.last.clone()))
+            (self.current, Position::After(self.last_body().to_vec()))
         } else if self.current == self.resume_source {
             (self.current, self.resume.clone())
         } else {

@@ -186,7 +186,7 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
         &mut self,
         finish: impl Finish<K, T, S::Error>,
     ) -> Option<Result<T, RowError<S::Error>>> {
-        self.driver.next_row(finish)
+        Some(self.driver.next_row(finish)?.map_err(|e| *e))
     }
 
     /// The next row, lent: decoded into a row the scan keeps and reuses
@@ -233,14 +233,13 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
                 let value = self.lent_value.get(..self.lent_len).unwrap_or_default();
                 Some(Ok((self.lent.as_ref()?, value)))
             }
-            Err(e) => Some(Err(e)),
+            Err(e) => Some(Err(*e)),
         }
     }
 
     /// The next row with its key bytes.
     pub(crate) fn next_keyed(&mut self) -> Option<Result<Keyed<K>, RowError<S::Error>>> {
-        self.driver
-            .next_row(|row, key: &[u8], value: &[u8]| Ok((key.to_vec(), row, value.to_vec())))
+        self.next_row(|row, key: &[u8], value: &[u8]| Ok((key.to_vec(), row, value.to_vec())))
     }
 }
 
@@ -262,7 +261,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
 
     /// Moves source `i` (in `slot`) to its next row, honouring the
     /// per-bucket limit; marks it done in the core when the store ran out.
-    #[inline]
+    #[inline(always)]
     fn pull(&mut self, slot: usize, i: usize) -> Result<(), S::Error> {
         if self.sources[slot].head.is_some() {
             self.open_after_head(slot, i)?;
@@ -401,7 +400,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
     fn next_merged<T>(
         &mut self,
         finish: &mut impl Finish<K, T, S::Error>,
-    ) -> Option<Result<T, RowError<S::Error>>> {
+    ) -> Option<Result<T, Box<RowError<S::Error>>>> {
         loop {
             let w = self.tree.winner()?;
             let (key, value) = self.sources.get(w)?.row(&self.heads)?;
@@ -420,7 +419,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 self.bar = bar(&self.tree, sources);
             }
             if let Some(item) = item {
-                return Some(item.map_err(|e| *e));
+                return Some(item);
             }
         }
     }
@@ -430,7 +429,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
     fn next_unordered<T>(
         &mut self,
         finish: &mut impl Finish<K, T, S::Error>,
-    ) -> Option<Result<T, RowError<S::Error>>> {
+    ) -> Option<Result<T, Box<RowError<S::Error>>>> {
         loop {
             let i = self.core.current;
             if i >= self.core.plan.len() {
@@ -443,11 +442,11 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                         continue;
                     }
                     Ok(source) => self.sources.push(source),
-                    Err(e) => return Some(Err(self.fail(e))),
+                    Err(e) => return Some(Err(Box::new(self.fail(e)))),
                 }
             }
             if let Err(e) = self.pull(0, i) {
-                return Some(Err(self.fail(e)));
+                return Some(Err(Box::new(self.fail(e))));
             }
             let Some(rows) = self.sources[0].rows.as_ref() else {
                 if self.core.current == i {
@@ -459,7 +458,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 continue;
             };
             if let Some(item) = finish.emit(&mut self.core, i, rows.key(), rows.value()) {
-                return Some(item.map_err(|e| *e));
+                return Some(item);
             }
         }
     }
@@ -470,15 +469,16 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
     }
 
     /// The next row, finished by `finish` from the decoded row and the
-    /// key and value the store lends.
+    /// key and value the store lends. The error is boxed: on the per-row
+    /// path only a pointer is passed back.
     #[inline]
     pub(crate) fn next_row<T>(
         &mut self,
         mut finish: impl Finish<K, T, S::Error>,
-    ) -> Option<Result<T, RowError<S::Error>>> {
+    ) -> Option<Result<T, Box<RowError<S::Error>>>> {
         if !self.core.started || self.core.failed || self.deferred.is_some() {
             if let Err(stop) = self.prepare() {
-                return stop.map(Err);
+                return stop.map(|e| Err(Box::new(e)));
             }
         }
         if self.core.limit_reached() {
@@ -558,7 +558,6 @@ impl<K: RowKey, S: Store> Iterator for TypedRows<'_, K, S> {
     /// then resumes exactly after the rows returned.
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.driver
-            .next_row(|row, _: &[u8], value: &[u8]| Ok((row, value.to_vec())))
+        self.next_row(|row, _: &[u8], value: &[u8]| Ok((row, value.to_vec())))
     }
 }
