@@ -26,7 +26,7 @@
 //! Run: `cargo bench --bench scan --all-features` (about five minutes).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use keyschema::store::{Direction, MemoryStore, Mutation, RedbStore, Store};
+use keyschema::store::{Direction, MemoryStore, Mutation, RedbStore, RowSource, Store};
 use keyschema::{RowKey, TypedRows};
 use std::hint::black_box;
 use std::time::Duration;

@@ -187,6 +187,7 @@ impl Store for Failing<'_> {
         = Box<dyn Iterator<Item = Result<keyschema::store::Row, std::io::Error>> + 'a>
     where
         Self: 'a;
+    common::lend_scanned_rows!();
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
         self.inner.get(key).map_err(io)
     }
@@ -387,6 +388,17 @@ impl Store for Interleaved<'_> {
         = <keyschema::store::MemoryStore as Store>::Rows<'b>
     where
         Self: 'b;
+    type Lent<'a>
+        = <keyschema::store::MemoryStore as Store>::Lent<'a>
+    where
+        Self: 'a;
+    fn scan_into(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+    ) -> Result<Self::Lent<'_>, Self::Error> {
+        self.inner.scan_into(range, direction)
+    }
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
         self.inner.get(key)
     }

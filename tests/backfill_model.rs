@@ -38,6 +38,7 @@ impl<S: Store> Store for Failing<'_, S> {
         = Box<dyn Iterator<Item = Result<keyschema::store::Row, Died>> + 'a>
     where
         Self: 'a;
+    common::lend_scanned_rows!();
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Died> {
         self.inner.get(key).map_err(|_| Died)
     }

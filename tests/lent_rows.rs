@@ -9,7 +9,7 @@
 //! * `next_ref` yields exactly the rows and errors the iterator yields, in
 //!   the same order, with the same cursor after every page, ordered and
 //!   unordered, both directions, mixed with the iterator, on memory, redb
-//!   and a store that keeps the default `scan_into`.
+//!   and a store that lends `scan`'s rows (`OwnedRows`).
 
 mod common;
 

@@ -8,7 +8,7 @@
 //! between), with keys another program wrote: a salt other than the hash
 //! (the same body in two buckets), a salt past the last bucket, a body
 //! that does not decode, another prefix. On memory, redb and a store that
-//! keeps the default `scan_into`.
+//! lends `scan`'s rows (`OwnedRows`).
 
 mod common;
 

@@ -115,6 +115,14 @@ fn replace_is_one_batch_of_a_put_and_the_other_deletes() {
     impl Store for Counting {
         type Error = keyschema::KeyTooLong;
         type Rows<'a> = <MemoryStore as Store>::Rows<'a>;
+        type Lent<'a> = <MemoryStore as Store>::Lent<'a>;
+        fn scan_into(
+            &self,
+            range: &KeyRange,
+            direction: keyschema::store::Direction,
+        ) -> Result<Self::Lent<'_>, Self::Error> {
+            self.inner.scan_into(range, direction)
+        }
         fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error> {
             self.inner.get(key)
         }

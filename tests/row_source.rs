@@ -1,13 +1,14 @@
 //! `Store::scan_into` lends exactly the rows `Store::scan` yields, in the
 //! same order, on every store: memory and redb (which lend from their own
-//! pages) and a store that keeps the default (which lends the rows `scan`
-//! allocated); for any keys, range and direction, across the memory
+//! pages) and a store that lends the rows `scan` allocated (`OwnedRows`); for any keys, range and direction, across the memory
 //! store's growing pages. `advance_key` agrees with `advance` and `key`.
 
 mod common;
 
 use common::no_txn::NoTxn;
-use keyschema::store::{Direction, MemoryStore, Mutation, RedbStore, Store};
+use keyschema::store::{
+    BoxRowSource, Direction, MemoryStore, Mutation, RedbStore, RowSource, Store,
+};
 use keyschema::KeyRange;
 use proptest::prelude::*;
 
@@ -32,6 +33,15 @@ where
     }
     assert!(rows.advance_key().expect("advance_key").is_none());
     assert_eq!(keys, out.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>());
+    // Boxed (a `BoxRowSource`, for a store over several others), the same.
+    let mut boxed: BoxRowSource<'_, S::Error> =
+        Box::new(store.scan_into(range, direction).expect("scan_into"));
+    let mut again = Vec::new();
+    while let Some(key) = boxed.advance_key().expect("advance_key") {
+        let key = key.to_vec();
+        again.push((key, boxed.value().to_vec()));
+    }
+    assert_eq!(again, out);
     out
 }
 
@@ -84,8 +94,8 @@ proptest! {
         prop_assert_eq!(&lent(&redb, &range, direction), &expected);
         prop_assert_eq!(&scanned(&redb, &range, direction), &expected);
 
-        let default = NoTxn::new();
-        default.write_batch(&batch).expect("write");
-        prop_assert_eq!(&lent(&default, &range, direction), &expected);
+        let owned = NoTxn::new();
+        owned.write_batch(&batch).expect("write");
+        prop_assert_eq!(&lent(&owned, &range, direction), &expected);
     }
 }

@@ -45,7 +45,9 @@ impl KeyRange {
 
     /// The salt bucket every key of the range is in (0 when unsalted). A
     /// range in a key type's older layout (`#[rowkey_was]`) has the bit
-    /// [`OLDER_LAYOUT`] set as well.
+    /// [`OLDER_LAYOUT`] set as well. A range that spans buckets (given
+    /// only to a store that [reads across
+    /// buckets](crate::store::Store::reads_across_buckets)) is tagged 0.
     pub fn bucket(&self) -> u32 {
         self.bucket
     }

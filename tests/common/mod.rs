@@ -3,6 +3,28 @@
 //! server, a TCP proxy and an HTTP proxy that injects DynamoDB faults.
 #![allow(dead_code, unused_macros, unused_imports)]
 
+/// A test store's `Lent` and `scan_into`: the rows its own `scan` yields,
+/// lent (`OwnedRows`), so that what its scan does (faults, counts) reaches
+/// the typed scans.
+macro_rules! lend_scanned_rows {
+    () => {
+        type Lent<'a>
+            = keyschema::store::OwnedRows<Self::Rows<'a>>
+        where
+            Self: 'a;
+        fn scan_into(
+            &self,
+            range: &keyschema::KeyRange,
+            direction: keyschema::store::Direction,
+        ) -> Result<Self::Lent<'_>, Self::Error> {
+            Ok(keyschema::store::OwnedRows::new(
+                self.scan(range, direction)?,
+            ))
+        }
+    };
+}
+pub(crate) use lend_scanned_rows;
+
 pub mod cbt;
 pub mod cli;
 pub mod cut;
@@ -16,6 +38,7 @@ pub mod latency;
 pub mod layout_model;
 pub mod model;
 pub mod no_txn;
+pub mod paging;
 pub mod proxy;
 pub mod rows;
 pub mod rows_model;

@@ -61,6 +61,7 @@ type NoTxnRows = std::iter::Map<
 impl Store for NoTxn {
     type Error = NoTxnError;
     type Rows<'a> = NoTxnRows;
+    crate::common::lend_scanned_rows!();
 
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, NoTxnError> {
         Ok(self.inner.get(key)?)
@@ -81,5 +82,9 @@ impl Store for NoTxn {
     }
     fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, NoTxnError> {
         Ok(self.inner.compare_and_write(batch)?)
+    }
+    /// The memory store's one key space: merges over many buckets walk it.
+    fn reads_across_buckets(&self) -> bool {
+        true
     }
 }

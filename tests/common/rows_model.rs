@@ -409,6 +409,13 @@ fn scan_while_writing(
         for row in &page {
             prop_assert!(seen.insert(row.ts), "{}: row {} read twice", at, row.ts);
         }
+        // A finished cursor: the page took every row the map held ahead of
+        // it (a page that ends on the last row knows it). Rows written
+        // after that are not this scan's.
+        if cursor.is_finished() {
+            prop_assert_eq!(page.len(), ahead.len(), "{}: finished early", at);
+            return Ok(());
+        }
         if page.len() < limit {
             return Ok(());
         }

@@ -265,12 +265,17 @@ impl ScanCore {
         self.failed || self.options.limit.is_some_and(|n| self.returned >= n)
     }
 
-    /// The per-bucket limit pushed down to each source.
+    /// The per-bucket limit pushed down to each source: one row past the
+    /// scan's limit, so that a bucket that ran out with a full page is
+    /// known done and the page's cursor is finished when no row is left
+    /// (the row past the limit is never returned: the scan's limit stops
+    /// first; a stream that ends is one that ran out, never one cut here).
     #[inline]
     pub(super) fn per_source_limit(&self) -> Option<usize> {
         // Across a layout history some rows of a source are skipped (keys
         // of the other layout): a source may need more than the limit.
-        self.options.limit.filter(|_| self.history.is_none())
+        let limit = self.options.limit.filter(|_| self.history.is_none())?;
+        Some(limit.saturating_add(1))
     }
 
     /// Source `i` has no more rows: merged, one fewer open; unordered, the

@@ -303,7 +303,11 @@ impl<K: RowKey, P> ScanRequest<K, P> {
         ScanRangeSet::from_sorted_unchecked(ranges)
     }
 
-    /// Returns at most `n` rows; each bucket is asked for at most `n`.
+    /// Returns at most `n` rows; each bucket is asked for at most `n + 1`
+    /// (the row past the limit says whether the bucket ran out with the
+    /// page, so that the page's cursor is finished when no row is left).
+    /// `limit(0)` reads nothing and leaves the cursor where it was: a
+    /// paging loop stops on an empty page as well as on a finished cursor.
     pub fn limit(mut self, n: usize) -> Self {
         self.options.limit = Some(n);
         self
@@ -328,7 +332,9 @@ impl<K: RowKey, P> ScanRequest<K, P> {
         self
     }
 
-    /// Rows as they come, bucket after bucket, without merging into key order.
+    /// Rows as they come, bucket after bucket, without merging into key
+    /// order. Buckets are read in ascending order in both directions
+    /// (`.reverse()` reverses the rows within each bucket).
     pub fn unordered(mut self) -> Self {
         self.options.ordered = false;
         self

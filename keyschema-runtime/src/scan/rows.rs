@@ -11,14 +11,16 @@ use super::tree::LoserTree;
 use crate::history::Phase;
 use crate::key::RowKey;
 use crate::range::Direction;
-use crate::store::{BoxRowSource, LentRow, RowError, Store, TypedRow};
+use crate::store::{LentRow, RowError, RowSource, Store, TypedRow};
 use std::marker::PhantomData;
 
 /// One bucket's scan in the sync driver.
-struct Source<'s, E> {
+struct Source<R> {
     /// Once read from: lends a row not yet returned; `None` when the
     /// source ran out, reached its limit or failed.
-    rows: Option<BoxRowSource<'s, E>>,
+    /// Boxed: a store's lent rows hold their page (a `MemoryRows` is about
+    /// 200 bytes), and a merge over 65,536 buckets holds a source each.
+    rows: Option<Box<R>>,
     /// The source's first row, found by a walk over every bucket
     /// ([`walk`](super::walk)) and held in the driver's `heads` (where its
     /// key starts and ends and its value ends) until the merge takes it;
@@ -50,7 +52,7 @@ fn rank_of(body: &[u8], direction: Direction) -> u128 {
     }
 }
 
-impl<E> Source<'_, E> {
+impl<R: RowSource> Source<R> {
     /// The current row's key and value: the head found by the walk (in
     /// `heads`), or where the store lends it.
     #[inline]
@@ -122,7 +124,7 @@ struct Driver<'s, K, S: Store + 's> {
     store: &'s S,
     core: ScanCore,
     /// Merged: one per source. Unordered: the current source.
-    sources: Vec<Source<'s, S::Error>>,
+    sources: Vec<Source<S::Lent<'s>>>,
     tree: LoserTree,
     /// Merged: the winner's next row that ranks strictly below this wins
     /// again without a replay ([`LoserTree::bar`]): a run of rows from one
@@ -163,7 +165,9 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
     }
 
     /// Where the scan stands: resume with `.after(cursor)` on the same request
-    /// to get exactly the rows not yet returned.
+    /// to get exactly the rows not yet returned. Before the first row, the
+    /// cursor given (or this request's start); after a refused cursor
+    /// (`RowError::Cursor`), this request's start.
     pub fn cursor(&self) -> Cursor {
         self.driver.core.cursor()
     }
@@ -245,9 +249,11 @@ impl<'s, K: RowKey, S: Store> TypedRows<'s, K, S> {
 
 impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
     /// Opens source `i`'s store scan, narrowed past the cursor.
-    fn open(&self, i: usize) -> Result<Source<'s, S::Error>, S::Error> {
+    fn open(&self, i: usize) -> Result<Source<S::Lent<'s>>, S::Error> {
         let rows = match self.core.range_for(i) {
-            Some(range) => Some(self.store.scan_into(&range, self.core.options.direction)?),
+            Some(range) => Some(Box::new(
+                self.store.scan_into(&range, self.core.options.direction)?,
+            )),
             None => None,
         };
         Ok(Source {
@@ -320,7 +326,7 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
             .range(i)
             .and_then(|r| r.after(head, direction))
         {
-            Some(range) => source.rows = Some(self.store.scan_into(&range, direction)?),
+            Some(range) => source.rows = Some(Box::new(self.store.scan_into(&range, direction)?)),
             None => self.core.mark_done(i),
         }
         Ok(())
@@ -369,7 +375,10 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
 
     /// Merged: opens every source and reads its first row.
     fn start_merge(&mut self) -> Result<(), S::Error> {
-        if self.core.plan.len() > WALK_FROM && self.start_walk()? {
+        if self.core.plan.len() > WALK_FROM
+            && self.store.reads_across_buckets()
+            && self.start_walk()?
+        {
             self.build_tree();
             return Ok(());
         }
@@ -458,6 +467,13 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
                 continue;
             };
             if let Some(item) = finish.emit(&mut self.core, i, rows.key(), rows.value()) {
+                if self.core.limit_reached() {
+                    // The page is full: one more read says whether the
+                    // bucket ran out with it (then the cursor names the next
+                    // bucket, or is finished after the last). The row read
+                    // is not returned; an error here is the next page's.
+                    let _ = self.pull(0, i);
+                }
                 return Some(item);
             }
         }
@@ -517,15 +533,15 @@ impl<'s, K: RowKey, S: Store> Driver<'s, K, S> {
 
 /// The tree's [`bar`](LoserTree::bar) over the sources' ranks.
 #[inline]
-fn bar<E>(tree: &LoserTree, sources: &[Source<'_, E>]) -> u128 {
+fn bar<R>(tree: &LoserTree, sources: &[Source<R>]) -> u128 {
     tree.bar(|s| sources.get(s).map_or(NO_ROW, |x| x.rank))
 }
 
 /// Whether source `a`'s row comes before source `b`'s in the merge (a
 /// source without a row never does).
 #[inline]
-fn less<E>(
-    sources: &[Source<'_, E>],
+fn less<R: RowSource>(
+    sources: &[Source<R>],
     heads: &[u8],
     direction: Direction,
     a: usize,

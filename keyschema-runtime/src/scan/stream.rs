@@ -70,6 +70,9 @@ pub struct AsyncTypedRows<K, E> {
     in_flight: usize,
     /// Unordered: how many sources after the current one are read ahead.
     ahead: usize,
+    /// The page is full and the bucket of its last row was read once more
+    /// ([`poll_page_end`](Self::poll_page_end)).
+    page_ended: bool,
     /// The store's refusal of the key type, returned first.
     refused: Option<E>,
     /// Whether an error concerns one item and the scan reads on.
@@ -111,6 +114,7 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
             refill: None,
             in_flight: 0,
             ahead: 0,
+            page_ended: false,
             refused: store.check_key_type(K::schema()).err(),
             item_error: S::item_error,
             key: PhantomData,
@@ -207,7 +211,7 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
         }
         loop {
             if self.core.limit_reached() {
-                return Poll::Ready(None);
+                return self.poll_page_end(cx).map(|()| None);
             }
             let next = if self.core.options.ordered {
                 self.poll_merged(cx)
@@ -225,6 +229,38 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
             }
             // A row of the other layout: on to the next.
         }
+    }
+
+    /// The page is full: the bucket its last row came from is read once
+    /// more (merged, the refill of the row's source; unordered, the
+    /// current source), so that a bucket that ran out with the page is done
+    /// in the cursor, which is then finished when no row is left. Its row
+    /// is not returned, and an error here is the next page's. The row is
+    /// within what the bucket was asked for (one past the limit), so most
+    /// often already received.
+    fn poll_page_end(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.page_ended || self.core.failed || self.core.returned == 0 {
+            return Poll::Ready(());
+        }
+        let i = if self.core.options.ordered {
+            match self.refill {
+                Some(i) => i,
+                None => return Poll::Ready(()),
+            }
+        } else {
+            self.core.current
+        };
+        if i >= self.sources.len() {
+            return Poll::Ready(());
+        }
+        match self.poll_source(cx, i) {
+            Polled::Waiting => return Poll::Pending,
+            Polled::Ended => self.core.mark_done(i),
+            Polled::Row | Polled::Error(_) => {}
+        }
+        self.refill = None;
+        self.page_ended = true;
+        Poll::Ready(())
     }
 
     /// Merged: the next row in key order and its source.

@@ -16,7 +16,7 @@
 use super::plan::Plan;
 use crate::range::{Direction, KeyRange};
 use crate::schema::Schema;
-use crate::store::{BoxRowSource, Store};
+use crate::store::{RowSource, Store};
 
 /// Rows of buckets already settled (or outside every range) read in a row
 /// before the walk seeks the next bucket instead.
@@ -118,11 +118,7 @@ impl<'a, S: Store> Walk<'a, S> {
 
     /// A scan from the bucket at `place` (narrowed by `near`, its range
     /// past the cursor) to the end of its window; the window's end place.
-    fn scan_from(
-        &self,
-        place: usize,
-        near: &KeyRange,
-    ) -> Result<(BoxRowSource<'a, S::Error>, usize), S::Error> {
+    fn scan_from(&self, place: usize, near: &KeyRange) -> Result<(S::Lent<'a>, usize), S::Error> {
         let end = (place + WINDOW).min(self.plan.len());
         let far = self.plan.range(self.bucket_at(end - 1));
         let far = far.as_ref().unwrap_or(near);

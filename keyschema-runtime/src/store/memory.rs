@@ -1,6 +1,6 @@
 //! An in-memory store on a `BTreeMap`, for tests and examples.
 
-use super::source::{BoxRowSource, RowSource};
+use super::source::RowSource;
 use super::{Cas, Direction, Mutation, Plan, Row, Store};
 use crate::limits::{check_key_len, KeyTooLong};
 use crate::range::KeyRange;
@@ -57,6 +57,7 @@ impl MemoryStore {
 impl Store for MemoryStore {
     type Error = KeyTooLong;
     type Rows<'a> = MemoryRows;
+    type Lent<'a> = MemoryRows;
 
     /// `memory:` and the address of the map its clones share.
     fn identity(&self) -> Option<String> {
@@ -99,6 +100,11 @@ impl Store for MemoryStore {
     /// then every key checked, then all applied, or nothing.
     /// One transaction (one lock on memory).
     fn planned_writes_are_atomic(&self) -> bool {
+        true
+    }
+
+    /// One ordered key space: a range is read by its bounds alone.
+    fn reads_across_buckets(&self) -> bool {
         true
     }
 
@@ -153,12 +159,8 @@ impl Store for MemoryStore {
 
     /// Copies each page of rows into one buffer and lends each row from
     /// it: no allocation per row.
-    fn scan_into(
-        &self,
-        range: &KeyRange,
-        direction: Direction,
-    ) -> Result<BoxRowSource<'_, KeyTooLong>, KeyTooLong> {
-        Ok(Box::new(self.scan(range, direction)?))
+    fn scan_into(&self, range: &KeyRange, direction: Direction) -> Result<MemoryRows, KeyTooLong> {
+        self.scan(range, direction)
     }
 
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<MemoryRows, KeyTooLong> {

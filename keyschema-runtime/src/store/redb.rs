@@ -1,6 +1,6 @@
 //! The persistent embedded store, on redb.
 
-use super::source::{BoxRowSource, RowSource};
+use super::source::RowSource;
 use super::{Cas, Direction, Mutation, Plan, Row, Store};
 use crate::range::KeyRange;
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
@@ -163,6 +163,7 @@ impl RedbStore {
 impl Store for RedbStore {
     type Error = redb::Error;
     type Rows<'a> = RedbRows;
+    type Lent<'a> = RedbRows;
 
     /// `redb:` and the database file's absolute path.
     fn identity(&self) -> Option<String> {
@@ -233,6 +234,11 @@ impl Store for RedbStore {
         true
     }
 
+    /// One ordered key space: a range is read by its bounds alone.
+    fn reads_across_buckets(&self) -> bool {
+        true
+    }
+
     fn write_batch_planned(&self, batch: &[Mutation], plan: &mut Plan) -> Result<(), redb::Error> {
         self.check_file()?;
         let txn = self.db.begin_write()?;
@@ -294,12 +300,8 @@ impl Store for RedbStore {
 
     /// Lends each row from two buffers it is copied into (its checksum
     /// checked): no allocation per row.
-    fn scan_into(
-        &self,
-        range: &KeyRange,
-        direction: Direction,
-    ) -> Result<BoxRowSource<'_, redb::Error>, redb::Error> {
-        Ok(Box::new(self.scan(range, direction)?))
+    fn scan_into(&self, range: &KeyRange, direction: Direction) -> Result<RedbRows, redb::Error> {
+        self.scan(range, direction)
     }
 
     fn scan(&self, range: &KeyRange, direction: Direction) -> Result<RedbRows, redb::Error> {
