@@ -90,3 +90,83 @@ async fn rust_reads_what_boto3_wrote() {
     let rows = invoice_lines(&store, "INV-PY").await;
     assert_eq!(rows, [ledger("INV-PY", 1), want]);
 }
+
+/// A row of floats at DynamoDB's extremes.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = (id), n)]
+struct Extremes {
+    id: String,
+    n: u16,
+    #[rowkey(value)]
+    x: f64,
+    #[rowkey(value)]
+    y: f32,
+}
+
+/// boto3's resource API reads numbers into a `Decimal` of 38 digits and
+/// raises `decimal.Rounded` on more. DynamoDB (and both local servers)
+/// give every number back in plain form whatever text was sent (boto3
+/// issues #2500 and #4636), so a float of magnitude 1e38 or more cannot be
+/// read by it, whoever wrote it; every float below that can, at both ends
+/// of DynamoDB's range and of an `f32`'s.
+#[tokio::test]
+async fn boto3s_resource_api_scans_floats_at_dynamodbs_extremes() {
+    let store = store::<Extremes>("boto3-extremes").await;
+    let cases: [(f64, f32); 7] = [
+        (1e37, f32::MIN_POSITIVE),
+        (1e-130, 0.9),
+        (-9.99e37, -1e-10),
+        (123456789012345678901234567890.0, 1e30),
+        (0.1, 16777217.0),
+        (-0.0, -0.0),
+        (-2.5e-100, 3.0e37),
+    ];
+    let rows: Vec<Extremes> = (0u16..)
+        .zip(cases)
+        .map(|(n, (x, y))| Extremes {
+            id: "e".into(),
+            n,
+            x,
+            y,
+        })
+        .collect();
+    store.put_records(&rows).await.expect("put");
+    let printed = interop::run(
+        "boto3_item.py",
+        &["scan", &endpoint(), store.table(), "n", "x", "y"],
+    );
+    let lines: Vec<&str> = printed.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "0.0 1e+37 1.1754944e-38",
+            "1.0 1e-130 0.9",
+            "2.0 -9.99e+37 -1e-10",
+            "3.0 1.2345678901234568e+29 1e+30",
+            "4.0 0.1 16777216.0",
+            "5.0 0.0 0.0",
+            "6.0 -2.5e-100 3e+37",
+        ],
+        "{printed}"
+    );
+    // 1e38 and beyond: DynamoDB holds it and gives it back as 39 digits
+    // or more, which the resource API refuses for the whole scan.
+    let big = Extremes {
+        id: "e".into(),
+        n: 7,
+        x: 1e125,
+        y: 0.0,
+    };
+    store.put_record(&big).await.expect("DynamoDB holds 1e125");
+    let printed = interop::run(
+        "boto3_item.py",
+        &["scan", &endpoint(), store.table(), "n", "x", "y"],
+    );
+    assert_eq!(printed, "decimal.Rounded\n", "{printed}");
+    // The low-level client and keyschema read it.
+    let got = store
+        .get_record::<Extremes>(&big.encode())
+        .await
+        .expect("get");
+    assert_eq!(got, Some(big));
+}

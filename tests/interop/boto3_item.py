@@ -8,8 +8,14 @@
     boto3_item.py filter ENDPOINT TABLE
         prints the memo of every item whose amount is above 600, by a Scan
         with a FilterExpression on the value attribute
+    boto3_item.py scan ENDPOINT TABLE ATTRIBUTE...
+        scans the whole table with the Table resource (numbers as Decimal,
+        in boto3's 38-digit context) and prints each item's ATTRIBUTEs,
+        numbers as Python floats, one item a line, sorted; or the name of
+        the decimal signal that failed the scan
 """
 
+import decimal
 import sys
 from decimal import Decimal
 
@@ -42,9 +48,26 @@ def ordered(value):
     return value
 
 
+def shown(value):
+    """A scanned value: a number as the Python float it is, else its repr."""
+    if isinstance(value, Decimal):
+        return repr(float(value))
+    return repr(value)
+
+
 def main(argv):
     command, endpoint, table = argv[1], argv[2], argv[3]
     dynamodb = resource(endpoint)
+    if command == "scan":
+        try:
+            items = dynamodb.Table(table).scan(ConsistentRead=True)["Items"]
+        except (decimal.Rounded, decimal.Inexact) as error:
+            print(f"decimal.{type(error).__name__}")
+            return 0
+        lines = [" ".join(shown(item.get(a)) for a in argv[4:]) for item in items]
+        for line in sorted(lines):
+            print(line)
+        return 0
     if command == "filter":
         items = dynamodb.Table(table).scan(FilterExpression=Attr("amount").gt(600))["Items"]
         for memo in sorted(item["memo"] for item in items):

@@ -29,7 +29,7 @@ impl DynamoStore {
         shape: ItemShape,
     ) -> Result<Self, DynamoError> {
         let client = Self::environment_client().await;
-        let store = Self::from_client::<K>(client, table)?.with_shape(shape)?;
+        let store = Self::from_client_with::<K>(client, table, shape)?;
         store.check_table().await?;
         Ok(store)
     }
@@ -71,6 +71,18 @@ impl DynamoStore {
         Self::for_schema(client, table, K::schema())
     }
 
+    /// [`from_client`](Self::from_client), for items of another
+    /// [`ItemShape`]: also the way to a key type whose default shape
+    /// clashes (a key field named `pk`, or `v` beside a raw value, with
+    /// [`ItemShape::key_fields`] off).
+    pub fn from_client_with<K: RowKey>(
+        client: Client,
+        table: &str,
+        shape: ItemShape,
+    ) -> Result<Self, DynamoError> {
+        Self::for_schema_with(client, table, K::schema(), shape)
+    }
+
     /// A store for the rows of `schema` on `client`: for a tool reading a
     /// table from its schema document ([`Schema::from_document`]). A key
     /// type's store is [`from_client`](Self::from_client)'s.
@@ -78,6 +90,15 @@ impl DynamoStore {
         client: Client,
         table: &str,
         schema: &'static Schema,
+    ) -> Result<Self, DynamoError> {
+        Self::for_schema_with(client, table, schema, ItemShape::default())
+    }
+
+    fn for_schema_with(
+        client: Client,
+        table: &str,
+        schema: &'static Schema,
+        shape: ItemShape,
     ) -> Result<Self, DynamoError> {
         if schema.partition_components().is_none() {
             return Err(DynamoError::NoPartition {
@@ -95,6 +116,6 @@ impl DynamoStore {
             gsis: gsi::Gsi::all_of(schema),
         };
         store.check_indexes()?;
-        store.with_shape(ItemShape::default())
+        store.with_shape(shape)
     }
 }

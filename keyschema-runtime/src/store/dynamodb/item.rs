@@ -118,9 +118,7 @@ fn key_attribute(value: Value) -> Option<AttributeValue> {
         Value::I32(v) => number(v.to_string()),
         Value::I64(v) => number(v.to_string()),
         Value::I128(v) => number(v.to_string()),
-        Value::F32(v) => float(f64::from(v))
-            .ok()
-            .map(|_| AttributeValue::N(v.to_string())),
+        Value::F32(v) => float32(v).ok().map(AttributeValue::N),
         Value::F64(v) => float(v).ok().map(AttributeValue::N),
         Value::Bool(v) => Some(AttributeValue::Bool(v)),
         Value::Char(v) => Some(AttributeValue::S(v.to_string())),
@@ -139,16 +137,51 @@ fn key_attribute(value: Value) -> Option<AttributeValue> {
 
 /// A float as DynamoDB's `N`, or why it cannot be one.
 fn float(v: f64) -> Result<String, String> {
+    check_float(v)?;
+    Ok(number_text(v, v))
+}
+
+/// An `f32` as DynamoDB's `N` (its own shortest form: `0.1`, not
+/// `0.10000000149011612`), or why it cannot be one.
+fn float32(v: f32) -> Result<String, String> {
+    check_float(f64::from(v))?;
+    Ok(number_text(v, f64::from(v)))
+}
+
+/// Refuses a float DynamoDB's `N` cannot hold: NaN, an infinity, a
+/// magnitude outside 1E-130 to 9.99E+125 (zero is held).
+fn check_float(v: f64) -> Result<(), String> {
     if !v.is_finite() {
         return Err(format!("{v} is not a number DynamoDB holds (N is finite)"));
     }
     let magnitude = v.abs();
     if magnitude != 0.0 && !(MIN_NUMBER..MAX_NUMBER).contains(&magnitude) {
         return Err(format!(
-            "{v:e} is outside DynamoDB's number range (1E-130 to 9.99E+125 in magnitude)"
+            "{v:e} is outside DynamoDB's number range (1E-130 to 9.99E+125 in magnitude, or zero)"
         ));
     }
-    Ok(v.to_string())
+    Ok(())
+}
+
+/// The magnitudes written plain: from 1e-7 up to 1e21, as JavaScript prints
+/// numbers; outside, the exponent form.
+const PLAIN: std::ops::Range<f64> = 1e-7..1e21;
+
+/// A finite float's `N` text: the shortest decimal that reads back as the
+/// same value of its width, plain for magnitudes in [`PLAIN`] (`0.25`,
+/// `1500`) and in exponent form outside (`1e125`, `-1.5e-9`), so that it
+/// never has more than 38 digits (boto3's resource API reads an `N` into a
+/// 38-digit `Decimal` and raises on more, and `1e38` written plain has 39);
+/// a zero of either sign as `0`, since DynamoDB has no negative zero (it
+/// gives `-0` back as `0`).
+fn number_text<F: fmt::Display + fmt::LowerExp>(v: F, as_f64: f64) -> String {
+    if as_f64 == 0.0 {
+        "0".to_string()
+    } else if PLAIN.contains(&as_f64.abs()) {
+        v.to_string()
+    } else {
+        format!("{v:e}")
+    }
 }
 
 /// A value at nesting level `.0` (1 for a field), read into an attribute.
@@ -179,9 +212,7 @@ impl<'de> Visitor<'de> for Level {
         Ok(AttributeValue::N(v.to_string()))
     }
     fn visit_f32<E: serde::de::Error>(self, v: f32) -> Result<AttributeValue, E> {
-        float(f64::from(v)).map_err(E::custom)?;
-        // The f32's own shortest form: 0.1, not 0.10000000149011612.
-        Ok(AttributeValue::N(v.to_string()))
+        float32(v).map(AttributeValue::N).map_err(E::custom)
     }
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<AttributeValue, E> {
         float(v).map(AttributeValue::N).map_err(E::custom)
@@ -389,5 +420,30 @@ mod tests {
         }
         assert_eq!(float(0.0).as_deref(), Ok("0"));
         assert_eq!(float(-2.5).as_deref(), Ok("-2.5"));
+    }
+
+    #[test]
+    fn floats_are_their_shortest_decimal_plain_or_in_exponent_form() {
+        for (v, text) in [
+            (-0.0, "0"),
+            (0.25, "0.25"),
+            (1500.0, "1500"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e21"),
+            (1e38, "1e38"),
+            (1e125, "1e125"),
+            (-1e125, "-1e125"),
+            (123456789012345678901234567890.0, "1.2345678901234568e29"),
+            (1e-7, "0.0000001"),
+            (1.5e-9, "1.5e-9"),
+            (1e-130, "1e-130"),
+        ] {
+            assert_eq!(float(v).as_deref(), Ok(text), "{v:e}");
+            assert_eq!(text.parse::<f64>(), Ok(v), "{text} reads back");
+        }
+        assert_eq!(float32(-0.0).as_deref(), Ok("0"));
+        assert_eq!(float32(0.9).as_deref(), Ok("0.9"));
+        assert_eq!(float32(f32::MAX).as_deref(), Ok("3.4028235e38"));
+        assert_eq!(float32(1e-10).as_deref(), Ok("1e-10"));
     }
 }

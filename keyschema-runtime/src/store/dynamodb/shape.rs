@@ -57,8 +57,10 @@ impl ItemShape {
 
     /// Refuses a shape whose attribute names `schema`'s items cannot all
     /// have: an empty or too long key attribute name, the two key
-    /// attributes under one name, or a key attribute with the name of a
-    /// field stored beside it (or of `v`, the raw value's attribute).
+    /// attributes under one name, a key attribute with the name of a
+    /// field stored beside it (or of `v`, the raw value's attribute), a key
+    /// field named `v` beside a raw value, or a field or key attribute
+    /// named like an index's GSI attribute (`Name_pk`, `Name_sk`).
     pub(super) fn check(&self, schema: &Schema) -> Result<(), DynamoError> {
         let refuse = |reason: String| {
             Err(DynamoError::Shape {
@@ -99,12 +101,42 @@ impl ItemShape {
         if self.key_fields {
             beside.extend(schema.components().iter().map(|c| (c.name(), "key field")));
         }
+        // A key field under the raw value's name would lose its attribute
+        // to the value (the same item cannot hold both).
+        if schema.values().is_empty() && self.key_fields {
+            if let Some(field) = schema.components().iter().find(|c| c.name() == VALUE) {
+                return refuse(format!(
+                    "the key field `{}` has the name of the raw value's attribute `{VALUE}`, and one item cannot hold both: rename the field, or turn key-field attributes off (DynamoStore::from_client_with or connect_with, with ItemShape::default().key_fields(false))",
+                    field.name()
+                ));
+            }
+        }
+        // An index's GSI key attributes sit beside the fields.
+        for index in schema.indexes() {
+            for gsi_attribute in [
+                format!("{}_pk", index.name()),
+                format!("{}_sk", index.name()),
+            ] {
+                if let Some((_, role)) = beside.iter().find(|(name, _)| *name == gsi_attribute) {
+                    return refuse(format!(
+                        "the {role} `{gsi_attribute}` has the name of a key attribute of the index `{}`'s GSI, and one item cannot hold both: rename the field or the index",
+                        index.name()
+                    ));
+                }
+                if keys.iter().any(|(_, key)| **key == gsi_attribute) {
+                    return refuse(format!(
+                        "the key attribute `{gsi_attribute}` has the name of a key attribute of the index `{}`'s GSI: name the key attributes otherwise (ItemShape::key_attributes)",
+                        index.name()
+                    ));
+                }
+            }
+        }
         for (what, key) in &keys {
             if let Some((_, role)) = beside.iter().find(|(name, _)| name == key) {
                 return refuse(format!(
                     "the {what}-key attribute `{key}` has the name of a {role}: name the key attributes otherwise (ItemShape::key_attributes){}",
                     if *role == "key field" {
-                        ", or turn key-field attributes off (ItemShape::key_fields(false))"
+                        ", or turn key-field attributes off (DynamoStore::from_client_with or connect_with, with ItemShape::default().key_fields(false))"
                     } else {
                         ""
                     }

@@ -75,8 +75,9 @@ impl DynamoStore {
 
     /// The item a put of `value` under `key` writes (item `index` of its
     /// batch), checked against DynamoDB's key and item limits: the key
-    /// attributes, the key fields' own attributes, and the value fields
-    /// (a field map, for whole rows) or the raw value.
+    /// attributes, the key fields' own attributes, the index key
+    /// attributes, and the value fields (a field map, for whole rows) or
+    /// the raw value.
     pub(super) fn put_item(
         &self,
         index: usize,
@@ -90,8 +91,6 @@ impl DynamoStore {
                 item.insert(name, attribute);
             }
         }
-        // The index key attributes: DynamoDB keeps each index's GSI.
-        item.extend(self.index_attributes(index, key, value)?);
         if self.whole_rows() {
             let fields = super::item::to_attributes(value).map_err(|(field, message)| {
                 if field.is_empty() {
@@ -110,8 +109,18 @@ impl DynamoStore {
                     }
                 }
             })?;
+            // The index key attributes, from the fields as DynamoDB gives
+            // them back (a `-0.0` is read as `0`): a read checks an entry
+            // against the row it reads, so the entry is the read row's.
+            if self.schema.has_indexes() {
+                let stored =
+                    super::item::to_field_map(&fields.iter().cloned().collect(), |_| false);
+                item.extend(self.index_attributes(index, key, &stored)?);
+            }
             item.extend(fields);
         } else {
+            // The index key attributes: DynamoDB keeps each index's GSI.
+            item.extend(self.index_attributes(index, key, value)?);
             item.insert(
                 VALUE.to_string(),
                 AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(value.to_vec())),
@@ -284,14 +293,15 @@ fn key_of(m: &Mutation) -> &[u8] {
     }
 }
 
-/// The size DynamoDB counts for an attribute value (its documented item
-/// size rules: a number is about one byte per two significant digits plus
-/// one, a list or map 3 bytes plus one per element, with its names).
-fn attr_len(value: &AttributeValue) -> usize {
+/// The size DynamoDB counts for an attribute value, never less than the
+/// service's own count: a string's UTF-8 bytes, a binary's bytes, a
+/// number by [`number_len`], a list or map 3 bytes plus one per element
+/// (with the names of a map's), a boolean or null 1.
+pub(super) fn attr_len(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::B(b) => b.as_ref().len(),
         AttributeValue::S(s) => s.len(),
-        AttributeValue::N(n) => n.bytes().filter(u8::is_ascii_digit).count().div_ceil(2) + 1,
+        AttributeValue::N(n) => number_len(n),
         AttributeValue::L(list) => 3 + list.iter().map(|v| 1 + attr_len(v)).sum::<usize>(),
         AttributeValue::M(map) => {
             3 + map
@@ -300,10 +310,59 @@ fn attr_len(value: &AttributeValue) -> usize {
                 .sum::<usize>()
         }
         AttributeValue::Ss(set) => set.iter().map(String::len).sum(),
-        AttributeValue::Ns(set) => set.iter().map(|n| n.len().div_ceil(2) + 1).sum(),
+        AttributeValue::Ns(set) => set.iter().map(|n| number_len(n)).sum(),
         AttributeValue::Bs(set) => set.iter().map(|b| b.as_ref().len()).sum(),
         _ => 1,
     }
+}
+
+/// The bytes DynamoDB stores a number in: the significant digits packed
+/// two to a byte, aligned on the decimal exponent's parity (so an even
+/// count of digits starting at an even exponent takes one byte more), one
+/// byte for the exponent, and one more for a negative number; a zero is 1
+/// byte. `-1` is 3 bytes, `1.5` 3, `100` 2, `12345678901234567890` 11.
+/// Text that does not read as a number counts its length plus 2, more than
+/// any number of that text.
+pub(super) fn number_len(n: &str) -> usize {
+    let over = n.len() + 2;
+    let (negative, rest) = match n.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, n.strip_prefix('+').unwrap_or(n)),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => match rest[at + 1..].parse::<i64>() {
+            Ok(e) => (&rest[..at], e),
+            Err(_) => return over,
+        },
+        None => (rest, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() && frac.is_empty()
+        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+    {
+        return over;
+    }
+    let Some(first) = int.bytes().chain(frac.bytes()).position(|b| b != b'0') else {
+        return 1;
+    };
+    let trailing = frac
+        .bytes()
+        .rev()
+        .chain(int.bytes().rev())
+        .position(|b| b != b'0')
+        .unwrap_or(0);
+    let significant = int.len() + frac.len() - trailing - first;
+    // The decimal exponent of the first significant digit.
+    let Ok(int_len) = i64::try_from(int.len()) else {
+        return over;
+    };
+    let Ok(first_at) = i64::try_from(first) else {
+        return over;
+    };
+    let point = int_len - 1 - first_at + exponent;
+    1 + significant.div_ceil(2)
+        + usize::from(significant % 2 == 0 && point % 2 == 0)
+        + usize::from(negative)
 }
 
 #[cfg(test)]
@@ -321,5 +380,37 @@ mod tests {
         assert_eq!(sizes, [25, 25, 10]);
         let batch = vec![put(1), put(2), put(1), put(3)];
         assert_eq!(pieces(&batch), [vec![0, 1], vec![2, 3]]);
+    }
+
+    #[test]
+    fn numbers_count_as_dynamodb_stores_them() {
+        for (n, len) in [
+            ("0", 1),
+            ("-0", 1),
+            ("0.000", 1),
+            ("1", 2),
+            ("-1", 3),
+            ("10", 2),
+            ("100", 2),
+            ("12", 2),
+            ("1.5", 3),
+            ("-1.5", 4),
+            ("0.25", 2),
+            ("123", 3),
+            ("1234", 3),
+            ("12345678901234567890", 11),
+            ("1e125", 2),
+            ("1E+125", 2),
+            ("1.5e-9", 2),
+            ("-1e-130", 3),
+            ("0.0015", 2),
+            ("015.50", 3),
+        ] {
+            assert_eq!(number_len(n), len, "{n}");
+        }
+        // Not a number: more than any number of that text.
+        for n in ["", "-", "1e", "abc", "1.2.3"] {
+            assert_eq!(number_len(n), n.len() + 2, "{n:?}");
+        }
     }
 }
