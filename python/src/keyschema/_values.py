@@ -66,19 +66,24 @@ def value_kind(type_text):
 
 class ValueField:
     """A value field of the schema document: ``name``, ``type_name`` (the
-    Rust type as written), ``required`` (``False`` for an ``Option`` and a
-    ``#[rowkey(value, default)]`` field), ``optional`` (an ``Option``: its
-    ``None`` is a value) and ``kind``."""
+    Rust type as written), ``required`` (whether a row without it is
+    refused: ``False`` for an ``Option``, a ``#[rowkey(value, default)]``
+    field and a type that reads nil), ``nil`` (the document's ``nil``: its
+    type reads nil, as ``()``, ``serde_json::Value``, an untagged enum with
+    a unit variant or a newtype of an ``Option`` do; Bigtable and DynamoDB
+    keep no cell or attribute for its nil, so a missing one reads as
+    ``None``), ``optional`` (an ``Option`` or ``nil``: its ``None`` is a
+    value) and ``kind``."""
 
-    __slots__ = ("name", "type_name", "required", "optional", "kind")
+    __slots__ = ("name", "type_name", "required", "nil", "optional", "kind")
 
-    def __init__(self, name, type_name, required):
-        self.name, self.type_name, self.required = name, type_name, required
-        self.optional = _unwrap(type_name)[1]
+    def __init__(self, name, type_name, required, nil=False):
+        self.name, self.type_name, self.required, self.nil = name, type_name, required, nil
+        self.optional = _unwrap(type_name)[1] or nil
         self.kind = value_kind(type_name)
 
     def __repr__(self):
-        return "ValueField(%r, %r, required=%r, kind=%r)" % (self.name, self.type_name, self.required, self.kind)
+        return "ValueField(%r, %r, required=%r, nil=%r, kind=%r)" % (self.name, self.type_name, self.required, self.nil, self.kind)
 
 
 def read_document(schema, doc):
@@ -95,7 +100,12 @@ def read_document(schema, doc):
             raise SchemaError("schema `values[%d]`: expected {\"name\": a non-empty string, \"type\": a string, \"required\": true or false}" % i)
         if v["name"] in keys or any(f.name == v["name"] for f in schema.values):
             raise SchemaError("schema `values[%d].name`: `%s` is a key field or another value field" % (i, v["name"]))
-        schema.values.append(ValueField(v["name"], v["type"], v["required"]))
+        nil = v.get("nil", False)
+        if not isinstance(nil, bool):
+            raise SchemaError("schema `values[%d].nil`: expected true or false" % i)
+        # A field whose type reads nil is never refused when missing (its
+        # nil has no cell or attribute), whatever `required` says.
+        schema.values.append(ValueField(v["name"], v["type"], v["required"] and not nil, nil))
     family = doc.get("family", DEFAULT_FAMILY)
     if not isinstance(family, str) or not family:
         raise SchemaError("schema `family`: expected a non-empty string")
@@ -122,7 +132,7 @@ def wrong(field, kind, what):
 def finish(schema, found, kinds):
     """The row's value fields in declaration order from ``found`` (name to
     value, as read): each checked against its kind, a missing one ``None``
-    unless required."""
+    (nil, for a field whose type reads nil) unless required."""
     out = {}
     for f in schema.values:
         if f.name not in found:
@@ -140,7 +150,7 @@ def check(field, kind, v):
     if v is None:
         if field.optional or kind in ("msgpack", "auto"):
             return None
-        raise wrong(field.name, kind, "nil (None), which only an Option holds")
+        raise wrong(field.name, kind, "nil (None), which only an Option (or a type the document marks `nil`) holds")
     if kind in _INT_BITS:
         bits = _INT_BITS[kind]
         lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
