@@ -15,7 +15,7 @@ text; a caller names the kind of a newtype (``Cents(i64)``) itself."""
 import re
 import struct
 
-from ._errors import DecodeError, SchemaError, ValueError_
+from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._msgpack import decode_msgpack
 
 _INT_BITS = {
@@ -187,11 +187,13 @@ def f32(v):
 def decode_values(schema, value, kinds=None):
     """``Schema.decode_values``."""
     kinds = kinds_for(schema, kinds)
+    if isinstance(value, str):
+        need_bytes(value, "value")
     if isinstance(value, (bytes, bytearray, memoryview)):
         value = bytes(value)
         if value[:1] == bytes([CELL_MAP]):
             return finish(schema, read_cells(cell_map(value), kinds), kinds)
-        fields = decode_msgpack(value)
+        fields = _map(value)
         if not isinstance(fields, dict):
             raise DecodeError("the stored value is not a row's value fields: expected a MessagePack map, found %s" % type(fields).__name__)
         for name in fields:
@@ -201,6 +203,19 @@ def decode_values(schema, value, kinds=None):
     if not isinstance(value, (dict, list, tuple)) and hasattr(value, "cells"):
         value = value.cells                    # a google-cloud-bigtable row
     return finish(schema, read_cells(cells_of(schema, value), kinds), kinds)
+
+
+def _map(value):
+    """The ordered stores' map; bytes that are one followed by 4 more (a
+    CRC-32, as redb keeps a row) say so."""
+    try:
+        return decode_msgpack(value)
+    except DecodeError as e:
+        try:
+            decode_msgpack(value[:-4])
+        except DecodeError:
+            raise e from None
+        raise DecodeError("%s: these are a value followed by 4 bytes, as the redb store keeps a row (the value, then a CRC-32 of key and value): read them with Schema.decode_redb_row(key, stored), or keyschema.redb_value(key, stored) for the value" % e) from None
 
 
 # ---------------------------------------------------------------------------
