@@ -49,11 +49,11 @@ fn reading(i: u64) -> Reading {
         celsius: i as f64 * 0.5 - 20.0,
         count: (i as i64 - 100) * 1_000_003,
         label: "é€\0".repeat((i % 4) as usize),
-        note: (i % 3 == 0).then(|| format!("n{i}")),
+        note: i.is_multiple_of(3).then(|| format!("n{i}")),
         raw: (0..(i % 9) as u8).collect(),
         place: Place {
             city: ["Oslo", "", "København"][(i % 3) as usize].into(),
-            floor: (i % 2 == 0).then_some(i as i16 - 3),
+            floor: i.is_multiple_of(2).then_some(i as i16 - 3),
         },
         extra: match i % 4 {
             0 => serde_json::Value::Null,
