@@ -3,7 +3,9 @@
 //! serde's data model (integers of every width, a `u64` above `i64::MAX`,
 //! 128-bit ones,
 //! floats, a bool, text, a char, `Option`s, a sequence, a map, a tuple,
-//! nested structs, an enum of every variant shape, a newtype and bytes) as
+//! nested structs, an enum of every variant shape, a newtype and bytes; and
+//! required fields whose types read nil: `serde_json::Value`, an untagged
+//! enum with a unit variant, a newtype of an `Option`, `()`) as
 //! the ordered stores' MessagePack map and as Bigtable's cell map, and
 //! `python/tests/cross_rows.py` must decode the same values from each, from
 //! the cells as a Bigtable client gives them, and from the DynamoDB items
@@ -14,7 +16,7 @@
 mod common;
 
 use common::rows::{ledger, Ledger};
-use keyschema::record::{cells, encode_values};
+use keyschema::record::{cells, decode_values, encode_values};
 use keyschema::RowKey;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -134,6 +136,43 @@ struct Sparse {
     b: Option<String>,
 }
 
+/// An untagged enum with a unit variant: self-describing, and its unit
+/// variant is nil.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(untagged)]
+enum Shape {
+    #[default]
+    Nothing,
+    Number(i64),
+    Text(String),
+}
+
+/// A newtype of an `Option`: a required field whose type reads nil (its
+/// cell, `Some`'s, is 8 bytes: the caller names its kind, `i32`).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Default)]
+struct Maybe(Option<i32>);
+
+/// Required value fields whose types read nil: Bigtable keeps no cell and
+/// DynamoDB no attribute for their nil, and the Rust reader takes the
+/// missing field as nil, so the schema document says a row need not hold
+/// them (`"required": false, "nil": true`); beside a required field that
+/// does not read nil.
+#[derive(RowKey, Serialize, Debug, Clone, PartialEq)]
+#[rowkey(then = id)]
+struct Loose {
+    id: u64,
+    #[rowkey(value)]
+    doc: serde_json::Value,
+    #[rowkey(value)]
+    shape: Shape,
+    #[rowkey(value)]
+    maybe: Maybe,
+    #[rowkey(value)]
+    unit: (),
+    #[rowkey(value)]
+    count: u32,
+}
+
 /// A deterministic source of test values (SplitMix64).
 struct Rng(u64);
 
@@ -231,6 +270,47 @@ impl Rng {
         }
     }
 
+    /// A JSON value of every kind, nil a third of the time at the top.
+    fn json(&mut self, depth: u32) -> serde_json::Value {
+        use serde_json::{json, Value};
+        match self.below(if depth == 0 { 12 } else { 8 }) {
+            0 => Value::Null,
+            1 => Value::Bool(self.chance()),
+            2 => json!(self.int()),
+            3 => json!(u64::MAX - self.below(1000)),
+            4 => json!([0.5, -2.0, 1e-7, 1e100, 3.0][self.below(5) as usize]),
+            5 => Value::String(if self.chance() {
+                "5".into()
+            } else {
+                self.string()
+            }),
+            6 if depth < 3 => {
+                Value::Array((0..self.below(4)).map(|_| self.json(depth + 1)).collect())
+            }
+            7 if depth < 3 => Value::Object(
+                (0..self.below(4))
+                    .map(|i| (format!("k{i}{}", self.string()), self.json(depth + 1)))
+                    .collect(),
+            ),
+            _ => Value::Null,
+        }
+    }
+
+    fn loose(&mut self, id: u64) -> Loose {
+        Loose {
+            id,
+            doc: self.json(0),
+            shape: match self.below(3) {
+                0 => Shape::Nothing,
+                1 => Shape::Number(self.int()),
+                _ => Shape::Text(self.string()),
+            },
+            maybe: Maybe(self.chance().then(|| self.next() as i32)),
+            unit: (),
+            count: self.next() as u32,
+        }
+    }
+
     fn wide(&mut self) -> Wide {
         Wide {
             account: self.string(),
@@ -281,12 +361,22 @@ fn hex(bytes: &[u8]) -> String {
 /// One line of `rows.jsonl`: the row's key and its split into DynamoDB's
 /// partition and sort attributes, its value fields as the ordered stores'
 /// map and as Bigtable's cell map, and its fields as serde's JSON.
-fn line<K: keyschema::record::Record + Serialize>(out: &mut String, schema: &str, row: &K) {
+/// The Rust reader reads the row back whole from both forms: the ground
+/// truth Python is held to.
+fn line<K>(out: &mut String, schema: &str, row: &K)
+where
+    K: keyschema::record::Record + Serialize + PartialEq + std::fmt::Debug,
+{
     let key = row.encode();
     let (pk, sk) = K::schema().split_key(&key).expect("the key splits");
     let map = encode_values(row).expect("the value fields encode");
     let cells = cells::cells_of(&map, K::schema().values()).expect("the map splits into cells");
     let cell_map = cells::cell_map(cells.iter().map(|(q, v)| (&q[..], &v[..])));
+    for value in [&map, &cell_map] {
+        let mut back = K::decode(&key).expect("the row's own key");
+        decode_values(&mut back, value).expect("Rust reads its own row");
+        assert_eq!(&back, row, "{schema} read back from {}", hex(value));
+    }
     let _ = writeln!(
         out,
         "{{\"schema\":\"{schema}\",\"key\":\"{}\",\"pk\":\"{}\",\"sk\":\"{}\",\"map\":\"{}\",\"cells\":\"{}\",\"fields\":{}}}",
@@ -304,9 +394,10 @@ fn write_rows(dir: &Path) -> usize {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{{\"schemas\":{{\"Wide\":{},\"Sparse\":{}}},\"kinds\":{{\"Wide\":{{\"cents\":\"i64\",\"blob\":\"bytes\"}}}}}}",
+        "{{\"schemas\":{{\"Wide\":{},\"Sparse\":{},\"Loose\":{}}},\"kinds\":{{\"Wide\":{{\"cents\":\"i64\",\"blob\":\"bytes\"}},\"Loose\":{{\"maybe\":\"i32\"}}}}}}",
         Wide::schema().to_json(),
-        Sparse::schema().to_json()
+        Sparse::schema().to_json(),
+        Loose::schema().to_json()
     );
     let mut rng = Rng(19);
     let mut n = 0;
@@ -321,6 +412,10 @@ fn write_rows(dir: &Path) -> usize {
             b: (id % 3 == 0).then(|| rng.string()),
         };
         line(&mut out, "Sparse", &sparse);
+        n += 1;
+    }
+    for id in 0..600 {
+        line(&mut out, "Loose", &rng.loose(id));
         n += 1;
     }
     std::fs::write(dir.join("rows.jsonl"), out).expect("write the rows");

@@ -82,7 +82,7 @@ fn the_json_of_value_fields() {
             r##"{"name":"invoice_id","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},"##,
             r##"{"name":"line_no","type":"u16","order":"asc","transform":"plain","encoding":"u16","fixed_width":2}],"##,
             r##""values":[{"name":"amount","type":"i64","required":true},"##,
-            r##"{"name":"note","type":"Option<String>","required":false},"##,
+            r##"{"name":"note","type":"Option<String>","required":false,"nil":true},"##,
             r##"{"name":"tags","type":"std::collections::BTreeMap<String, Vec<u8>>","required":false}],"##,
             r##""family":"ledger"}"##
         )
@@ -92,7 +92,8 @@ fn the_json_of_value_fields() {
     for (v, j) in Line::schema().values().iter().zip(values) {
         assert_eq!(j["name"], v.name);
         assert_eq!(j["type"], v.type_name);
-        assert_eq!(j["required"], v.required);
+        assert_eq!(j["required"], v.refused_if_missing());
+        assert_eq!(j["nil"].as_bool().unwrap_or(false), (v.reads_nil)());
     }
     // A reader of keys ignores them: the same layout as without them.
     let with = keyschema::dynamic::DynSchema::from_json(&json).expect("reads");
@@ -105,4 +106,50 @@ fn the_json_of_value_fields() {
     // A key type without value fields writes neither member.
     assert!(!Event::schema().to_json().contains("\"values\""));
     assert!(!Event::schema().to_json().contains("\"family\""));
+}
+
+/// Required value fields whose types read nil (`serde_json::Value`, `()`,
+/// a newtype of an `Option`): Bigtable keeps no cell and DynamoDB no
+/// attribute for their nil, and the typed read takes a missing one as nil,
+/// so the document says a row need not hold them (`"required": false`) and
+/// why (`"nil": true`); a document reader keeps both.
+#[test]
+fn a_field_whose_type_reads_nil_is_not_required_in_the_document() {
+    #[derive(serde::Serialize, serde::Deserialize, Default)]
+    struct Maybe(Option<i32>);
+    #[derive(RowKey)]
+    #[rowkey(then = id)]
+    #[allow(dead_code)]
+    struct Loose {
+        id: u32,
+        #[rowkey(value)]
+        doc: serde_json::Value,
+        #[rowkey(value)]
+        unit: (),
+        #[rowkey(value)]
+        maybe: Maybe,
+        #[rowkey(value)]
+        n: u32,
+    }
+    let json = Loose::schema().to_json();
+    assert!(
+        json.contains(concat!(
+            r##""values":[{"name":"doc","type":"serde_json::Value","required":false,"nil":true},"##,
+            r##"{"name":"unit","type":"()","required":false,"nil":true},"##,
+            r##"{"name":"maybe","type":"Maybe","required":false,"nil":true},"##,
+            r##"{"name":"n","type":"u32","required":true}]"##
+        )),
+        "{json}"
+    );
+    // Declared required all the same: the typed read gives them nil.
+    assert!(Loose::schema().values().iter().all(|v| v.required));
+    let read = keyschema::Schema::from_document(&json).expect("reads");
+    assert_eq!(read.values(), Loose::schema().values());
+    assert_eq!(read.to_json(), json);
+    let bad = json.replacen("\"nil\":true", "\"nil\":1", 1);
+    let err = keyschema::Schema::from_document(&bad).expect_err("nil: 1");
+    assert!(
+        err.to_string().starts_with("schema `values[0].nil`"),
+        "{err}"
+    );
 }

@@ -155,6 +155,7 @@ fn expand(spec: &Spec) -> TokenStream {
             type_name: #type_name,
             required: __ks::value_required(<#of as __ks::Record>::VALUES, #name),
             self_describing: __ks::is_self_describing::<#ty>,
+            reads_nil: __ks::reads_nil::<#ty>,
         })
     });
     // The role checks, each at its field: the key type through an alias

@@ -146,6 +146,8 @@ def low_level_item(schema, row, values):
         item[f.name] = {"S": v} if isinstance(v, str) else {"N": str(v)}
     kinds = {f.name: f.kind for f in schema.values}
     for name, v in values.items():
+        if v is None:                         # a nil field has no attribute (ENCODING.md)
+            continue
         if kinds[name] in ("i128", "u128"):   # the map's bin of 16 bytes, so a B
             item[name] = {"B": v.to_bytes(16, "big", signed=kinds[name] == "i128")}
         else:

@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
 import keyschema  # noqa: E402
-from keyschema import OPEN, DecodeError, Schema, SchemaError, Some, ValueError_  # noqa: E402
+from keyschema import OPEN, BytesExpected, ChecksumError, DecodeError, Schema, SchemaError, Some, ValueError_, redb_value  # noqa: E402
 
 
 def event_schema_json():
@@ -77,6 +77,63 @@ class Errors(unittest.TestCase):
         with self.assertRaises(SchemaError) as caught:
             Schema.from_json(json.dumps(doc))
         self.assertIn("declares no encoding", str(caught.exception))
+
+    def test_a_hex_string_where_bytes_belong_says_so(self):
+        key = self.schema.encode({"user_id": "u1", "site": "s", "timestamp": 1700000000})
+        ledger = Schema.load(os.path.join(HERE, "ledger.json"))
+        for call in [
+            lambda: self.schema.decode(key.hex()), lambda: self.schema.render(key.hex()),
+            lambda: self.schema.bucket_of(key.hex()), lambda: self.schema.decode_stored(key.hex()),
+            lambda: ledger.decode_row(b"INV-1\x00\x00\x02".hex(), b"\x80"),
+            lambda: ledger.decode_values("80"), lambda: redb_value(b"k", "80"),
+        ]:
+            with self.assertRaises(TypeError) as caught:
+                call()
+            self.assertIsInstance(caught.exception, BytesExpected)
+            self.assertIsInstance(caught.exception, ValueError_)
+            self.assertIn("bytes expected, got the str", str(caught.exception))
+            self.assertIn("bytes.fromhex", str(caught.exception))
+        # Not bytes of a length either: bytes(5) would be five zero bytes.
+        with self.assertRaises(BytesExpected) as caught:
+            self.schema.decode(5)
+        self.assertIn("bytes expected, got int", str(caught.exception))
+        self.assertEqual(self.schema.decode(bytearray(key)), self.schema.decode(memoryview(key)))
+
+
+class Redb(unittest.TestCase):
+    """The bytes the redb store keeps: the value, then the CRC-32 of key and
+    value, big-endian (ENCODING.md, "As redb stores it"; tests/python_redb.rs
+    reads them from a real RedbStore)."""
+
+    # ENCODING.md's example: under the key "k1", {action: "click", n: 7}.
+    VALUE = bytes.fromhex("82a6616374696f6ea5636c69636ba16e07")
+    STORED = VALUE + bytes.fromhex("25459d01")
+
+    def test_the_spec_example(self):
+        self.assertEqual(redb_value(b"k1", self.STORED), self.VALUE)
+        # CRC-32 IEEE's check value: "123456789" is cbf43926.
+        self.assertEqual(redb_value(b"1234", b"56789" + bytes.fromhex("cbf43926")), b"56789")
+
+    def test_a_mismatch_is_a_checksum_error_naming_the_row(self):
+        for key, stored in [(b"k2", self.STORED), (b"k1", self.STORED[:-1] + b"\x00"), (b"k1", b"\x80" + self.STORED[1:])]:
+            with self.assertRaises(ChecksumError) as caught:
+                redb_value(key, stored)
+            self.assertIsInstance(caught.exception, DecodeError)
+            self.assertRegex(str(caught.exception), r"^redb row k\d: checksum [0-9a-f]{8} does not match the stored [0-9a-f]{8}")
+        for short in [b"", b"\x25\x45\x9d"]:
+            with self.assertRaises(ChecksumError) as caught:
+                redb_value(b"k1", short)
+            self.assertIn("shorter than the checksum", str(caught.exception))
+
+    def test_stored_bytes_read_as_a_map_point_to_the_redb_reader(self):
+        doc = json.loads(event_schema_json())
+        doc["values"] = [{"name": "action", "type": "String", "required": True}, {"name": "n", "type": "u8", "required": True}]
+        schema = Schema.from_json(json.dumps(doc))
+        self.assertEqual(schema.decode_values(self.VALUE), {"action": "click", "n": 7})
+        with self.assertRaises(DecodeError) as caught:
+            schema.decode_values(self.STORED)
+        self.assertIn("4 bytes after the value", str(caught.exception))
+        self.assertIn("Schema.decode_redb_row(key, stored)", str(caught.exception))
 
 
 class Options(unittest.TestCase):

@@ -458,6 +458,55 @@ class DynamoDB(unittest.TestCase):
             self.schema.decode_item(dict(LEDGER_ITEM, tags=deep))
 
 
+class NilFields(unittest.TestCase):
+    """A field whose type reads nil (``serde_json::Value``, ``()``, a
+    newtype of an ``Option``): Bigtable and DynamoDB keep no cell or
+    attribute for its nil and Rust reads the missing field as nil, so the
+    document marks it ``"required": false, "nil": true`` (tests/schema_json.rs
+    holds the Rust document to this form)."""
+
+    def setUp(self):
+        doc = ledger_doc()
+        doc["values"] = [
+            {"name": "doc", "type": "serde_json::Value", "required": False, "nil": True},
+            {"name": "maybe", "type": "Maybe", "required": False, "nil": True},
+            {"name": "n", "type": "u32", "required": True},
+        ]
+        self.doc = doc
+        self.schema = Schema.from_json(json.dumps(doc))
+
+    def test_a_missing_field_reads_as_nil_in_every_store_shape(self):
+        want = {"doc": None, "maybe": None, "n": 7}
+        n = b"\x00" * 7 + b"\x07"
+        self.assertEqual(self.schema.decode_values({b"n": n}), want)                 # cells
+        self.assertEqual(self.schema.decode_values(cell_map({b"n": n})), want)
+        self.assertEqual(self.schema.decode_values(b"\x81\xa1n\x07"), want)          # a map without them
+        item = {"pk": {"B": b"INV-1\x00"}, "sk": {"B": b"\x00\x02"}, "n": {"N": "7"}}
+        self.assertEqual(values_of(self.schema.decode_item(item)), want)
+        # A required field that does not read nil is still named.
+        with self.assertRaises(DecodeError) as caught:
+            self.schema.decode_values({b"doc": b"x"})
+        self.assertIn("value field `n` is missing", str(caught.exception))
+
+    def test_a_stored_nil_reads_whatever_kind_the_caller_names(self):
+        # The ordered stores keep nil in the map; Maybe(Some(5))'s cell is 8 bytes.
+        value = _pack_map({"doc": None, "maybe": None, "n": 7})
+        self.assertEqual(self.schema.decode_values(value, kinds={"maybe": "i32"}), {"doc": None, "maybe": None, "n": 7})
+        cells = {b"maybe": b"\x00" * 7 + b"\x05", b"n": b"\x00" * 8}
+        self.assertEqual(self.schema.decode_values(cells, kinds={"maybe": "i32"})["maybe"], 5)
+        with self.assertRaises(DecodeError):
+            self.schema.decode_values(_pack_map({"n": None}))
+
+    def test_nil_overrides_required_and_must_be_a_bool(self):
+        self.doc["values"][0]["required"] = True
+        field = Schema.from_json(json.dumps(self.doc)).values[0]
+        self.assertEqual((field.required, field.nil, field.optional), (False, True, True))
+        self.doc["values"][0]["nil"] = 1
+        with self.assertRaises(SchemaError) as caught:
+            Schema.from_json(json.dumps(self.doc))
+        self.assertIn("values[0].nil", str(caught.exception))
+
+
 def _pack_map(fields):
     """A MessagePack map of the few value types these tests use."""
     def pack(v):

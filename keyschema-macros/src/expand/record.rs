@@ -85,6 +85,7 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
             type_name: #type_name,
             required: #required,
             self_describing: __ks::is_self_describing::<#ty>,
+            reads_nil: __ks::reads_nil::<#ty>,
         })
     });
     let writes = spec.values.iter().map(|v| {

@@ -113,18 +113,20 @@ fn invalid(at: impl Into<String>, reason: impl Into<String>) -> SchemaError {
     }
 }
 
-/// A `serde_json::Value` (or any type named `Value`) reads whatever a
-/// cell holds; every other type reads by its own shape.
-fn self_describing() -> bool {
+/// A [`ValueField`]'s probe whose answer the document gives: yes.
+fn yes() -> bool {
     true
 }
 
-fn typed() -> bool {
+/// A [`ValueField`]'s probe whose answer the document gives: no.
+fn no() -> bool {
     false
 }
 
-/// The document's `values`: each field's name, Rust type and whether a
-/// row must hold it (absent: no value fields).
+/// The document's `values`: each field's name, Rust type, whether a row
+/// must hold it and whether its type reads nil (`nil`, absent when false;
+/// such a field is not `required`: a missing one reads as nil). Absent: no
+/// value fields.
 fn read_values(values: Option<&Json>) -> Result<&'static [ValueField], SchemaError> {
     let list = match values {
         None | Some(Json::Null) => return Ok(&[]),
@@ -150,16 +152,21 @@ fn read_values(values: Option<&Json>) -> Result<&'static [ValueField], SchemaErr
             .get("required")
             .and_then(Json::as_bool)
             .ok_or_else(|| invalid(at("required"), "expected true or false"))?;
+        let nil = match v.get("nil") {
+            None => false,
+            Some(nil) => nil
+                .as_bool()
+                .ok_or_else(|| invalid(at("nil"), "expected true or false"))?,
+        };
         let last = type_name.rsplit("::").next().unwrap_or(type_name);
         out.push(ValueField {
             name: super::json::intern(name),
             type_name: super::json::intern(type_name),
             required,
-            self_describing: if last == "Value" {
-                self_describing
-            } else {
-                typed
-            },
+            // A `serde_json::Value` (or any type named `Value`) reads
+            // whatever a cell holds; every other type reads by its shape.
+            self_describing: if last == "Value" { yes } else { no },
+            reads_nil: if nil { yes } else { no },
         });
     }
     Ok(Box::leak(out.into_boxed_slice()))

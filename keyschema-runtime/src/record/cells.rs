@@ -9,7 +9,7 @@
 //! | float | 8 bytes, the big-endian IEEE 754 double (HBase's `Bytes.toBytes(double)`) |
 //! | bool | `true` or `false` |
 //! | bytes (`serde_bytes`) | the bytes |
-//! | nil (`None`, unit) | no cell |
+//! | nil (`None`, unit, `null`) | no cell, in a self-describing field too: its type reads nil ([`super::reads_nil`]), so a missing field reads as nil |
 //! | sequence, map, struct, enum variant with content | the value's MessagePack encoding, as in the ordered stores' map |
 //!
 //! A unit enum variant is a string, its name. Cells are read back by the
@@ -21,7 +21,7 @@
 //! above, and any other value (and text that is itself one whole
 //! MessagePack array or map) is the byte `c1` followed by its MessagePack
 //! encoding (`c1` never begins UTF-8 text), so that `5`, `true` and `"5"`
-//! read back as what they were.
+//! read back as what they were (and `null`, which has no cell, as nil).
 //!
 //! Across the store boundary the cells of a row travel as one value, the
 //! *cell map*: the byte `c1` (never used in MessagePack, so a cell map is

@@ -26,7 +26,7 @@ mod walk;
 pub use cell_de::{CellDeserializer, CellError};
 #[doc(hidden)]
 pub use probe::from_nil;
-pub use probe::is_self_describing;
+pub use probe::{is_self_describing, reads_nil};
 pub use projection::{decode_projection, Projection};
 #[doc(hidden)]
 pub use projection::{
@@ -44,20 +44,39 @@ pub struct ValueField {
     pub name: &'static str,
     /// Its Rust type, as written.
     pub type_name: &'static str,
-    /// Whether a stored row must hold it: `false` for an `Option` and for
+    /// Whether it is declared required: `false` for an `Option` and for
     /// `#[rowkey(value, default)]`, which take their `Default` when missing.
+    /// A required field whose type [reads nil](Self::reads_nil) is read as
+    /// nil when missing ([`refused_if_missing`](Self::refused_if_missing)).
     pub required: bool,
     /// Whether its type reads whatever the format holds
     /// ([`is_self_describing`]: `serde_json::Value`, untagged enums), so a
     /// store must keep its value in a form that says its own type.
     pub self_describing: fn() -> bool,
+    /// Whether its type reads nil ([`reads_nil`]: `Option`, `()`, a unit
+    /// struct, `serde_json::Value`, an untagged enum with a unit variant,
+    /// a newtype of one of them): Bigtable and DynamoDB keep no cell or
+    /// attribute for a nil value, and a missing field reads as nil.
+    pub reads_nil: fn() -> bool,
 }
 
-/// Fields are equal by name, type and whether they are required (the
-/// probe follows from the type).
+impl ValueField {
+    /// Whether a row without this field is refused ([`ValueError::Missing`]):
+    /// it is [`required`](Self::required) and its type does not
+    /// [read nil](Self::reads_nil). What the schema document writes as the
+    /// field's `required`.
+    pub fn refused_if_missing(&self) -> bool {
+        self.required && !(self.reads_nil)()
+    }
+}
+
+/// Fields are equal by name, type, whether a row without them is refused
+/// and whether they read nil: what the schema document says of them (the
+/// self-describing probe follows from the type).
 impl PartialEq for ValueField {
     fn eq(&self, other: &Self) -> bool {
-        (self.name, self.type_name, self.required) == (other.name, other.type_name, other.required)
+        let said = |f: &Self| (f.name, f.type_name, f.refused_if_missing(), (f.reads_nil)());
+        said(self) == said(other)
     }
 }
 

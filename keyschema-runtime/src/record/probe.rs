@@ -127,6 +127,13 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
     }
 }
 
+/// Whether `T` reads nil ([`from_nil`] gives it a value): a store that
+/// keeps no cell or attribute for a nil value (Bigtable, DynamoDB) reads
+/// such a field back when it is missing, so a row need not hold it.
+pub fn reads_nil<T: de::DeserializeOwned>() -> bool {
+    from_nil::<T>().is_some()
+}
+
 /// `T` read from nil, when it takes nil: `()`, `None`, a unit struct,
 /// `serde_json::Value::Null`, and a newtype around any of them
 /// (`struct Maybe(Option<i32>)`). A store of cells writes nil as no cell,
@@ -171,7 +178,7 @@ impl<'de> de::Deserializer<'de> for Nil {
 
 #[cfg(test)]
 mod tests {
-    use super::{from_nil, is_self_describing};
+    use super::{from_nil, is_self_describing, reads_nil};
     use std::collections::BTreeMap;
 
     #[derive(serde::Deserialize)]
@@ -226,5 +233,7 @@ mod tests {
         assert_eq!(from_nil::<i64>(), None);
         assert_eq!(from_nil::<String>(), None);
         assert_eq!(from_nil::<Vec<u8>>(), None);
+        assert!(reads_nil::<serde_json::Value>() && reads_nil::<()>());
+        assert!(!reads_nil::<u32>() && !reads_nil::<Vec<serde_json::Value>>());
     }
 }

@@ -226,6 +226,7 @@ mod tests {
             type_name,
             required: !type_name.starts_with("Option"),
             self_describing: no,
+            reads_nil: no,
         }
     }
 

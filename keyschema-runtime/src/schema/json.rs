@@ -127,7 +127,13 @@ impl Schema {
                 string(&mut out, v.name);
                 out.push_str(",\"type\":");
                 string(&mut out, v.type_name);
-                let _ = write!(out, ",\"required\":{}}}", v.required);
+                // A field whose type reads nil need not be stored: its
+                // nil has no cell (Bigtable) or attribute (DynamoDB).
+                let _ = write!(out, ",\"required\":{}", v.refused_if_missing());
+                if (v.reads_nil)() {
+                    out.push_str(",\"nil\":true");
+                }
+                out.push('}');
             }
             out.push_str("],\"family\":");
             string(&mut out, self.family());

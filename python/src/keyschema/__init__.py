@@ -27,6 +27,7 @@ The modules, one concept each: ``_errors`` (the exceptions), ``_limits``,
 schema document and whole keys), ``_history`` (layout histories), ``_json``
 (values as JSON), ``_types`` (uuid, times, enums), and a row's value
 fields: ``_values`` (the ordered stores' map and Bigtable's cells),
+``_redb`` (the redb store's stored bytes: the map and a CRC-32),
 ``_dynamodb`` (items) and ``_msgpack`` (a MessagePack reader).
 """
 
@@ -48,10 +49,11 @@ from ._encoding import (
     _same,
     encode_plain,
 )
-from ._errors import DecodeError, SchemaError, ValueError_
+from ._errors import BytesExpected, ChecksumError, DecodeError, SchemaError, ValueError_
 from ._json import value_from_json, value_to_json
 from ._limits import MAX_BUCKET_EXPANSION, MAX_BUCKETS, MAX_COMPONENTS, MAX_KEY_LEN
 from ._msgpack import Ext, decode_msgpack
+from ._redb import redb_value
 from ._render import (
     _escape_ascii,
     _escape_char,
@@ -90,6 +92,9 @@ __all__ = [
     "DecodeError",
     "SchemaError",
     "ValueError_",
+    "BytesExpected",
+    "ChecksumError",
+    "redb_value",
     "Range",
     "OPEN",
     "MAX_KEY_LEN",

@@ -12,3 +12,28 @@ class SchemaError(Exception):
 
 class ValueError_(ValueError):
     """Values that do not fit the schema."""
+
+
+class BytesExpected(ValueError_, TypeError):
+    """Something other than bytes where a key or a stored value is expected:
+    most often a hex string (``bytes.fromhex`` gives its bytes). A
+    ``TypeError``, and a ``ValueError_`` as the package's other refusals of
+    its caller's input."""
+
+
+class ChecksumError(DecodeError):
+    """Bytes as the redb store keeps a row whose CRC-32 does not match its
+    key and value: damaged, or another key's."""
+
+
+def need_bytes(data, what):
+    """``data`` as ``bytes`` (``bytes``, ``bytearray`` or ``memoryview``),
+    or ``BytesExpected`` naming ``what``."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    if isinstance(data, str):
+        shown = data if len(data) <= 40 else data[:40] + "..."
+        raise BytesExpected("%s: bytes expected, got the str %r (a hex string? bytes.fromhex(...) gives its bytes)" % (what, shown))
+    raise BytesExpected("%s: bytes expected, got %s" % (what, type(data).__name__))

@@ -7,9 +7,9 @@ import json
 import re
 import random
 
-from . import _dynamodb, _scan, _values
+from . import _dynamodb, _redb, _scan, _values
 from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, _escape, encode_plain
-from ._errors import DecodeError, SchemaError, ValueError_
+from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._limits import MAX_BUCKETS, MAX_COMPONENTS, MAX_KEY_LEN
 from ._render import _escape_ascii, _render_plain
 from ._scan import OPEN
@@ -232,7 +232,7 @@ class Schema:
 
     def bucket_of(self, key):
         """The salt bucket read from a key's bytes (not checked against the fields)."""
-        key = bytes(key)
+        key = need_bytes(key, "key")
         written = self._written_prefix
         if written:
             if not key.startswith(written):
@@ -265,9 +265,10 @@ class Schema:
 
     def candidates(self, key):
         """Every key of the row: the N keys of a ``random % N`` salt, or ``[key]``."""
+        key = need_bytes(key, "key")
         at, n = self._salt_at(), self._salt_len()
         if not self.random or len(key) < at + n:
-            return [bytes(key)]
+            return [key]
         return [bytes(key[:at]) + self._salt_bytes(b) + bytes(key[at + n:]) for b in range(self.buckets)]
 
     # -- encode -----------------------------------------------------------
@@ -353,8 +354,10 @@ class Schema:
 
     def decode(self, key):
         """The fields of a key (a dict in key order), with every check of the
-        Rust ``decode`` and the same error messages."""
-        key = bytes(key)
+        Rust ``decode`` and the same error messages. ``key`` is bytes
+        (``bytes.fromhex`` of a hex string): anything else is
+        ``BytesExpected``."""
+        key = need_bytes(key, "key")
         if len(key) > MAX_KEY_LEN:
             raise DecodeError("key is %d bytes, above the limit of %d" % (len(key), MAX_KEY_LEN))
         found = self.bucket_of(key)
@@ -413,7 +416,7 @@ class Schema:
 
     def render(self, key):
         """The key for a person, as the Rust ``render`` prints it."""
-        key = bytes(key)
+        key = need_bytes(key, "key")
         ok, text, offset, err = self._try_render(key)
         if ok:
             try:
@@ -506,6 +509,13 @@ class Schema:
         fields = self.decode_stored(key)[0]
         fields.update(_values.decode_values(self, value, kinds))
         return fields
+
+    def decode_redb_row(self, key, stored, kinds=None):
+        """The whole row from the bytes the redb store keeps under ``key``
+        (its table ``keyschema_rows``): the value followed by the CRC-32 of
+        key and value, checked first (``ChecksumError`` when it does not
+        match: damaged bytes, or another key's), then ``decode_row``."""
+        return self.decode_row(key, _redb.redb_value(key, stored), kinds)
 
     def decode_item(self, item, kinds=None, low_level=None, partition_key="pk", sort_key="sk"):
         """The whole row of a DynamoDB item, one dict: the key's fields from

@@ -15,7 +15,7 @@ text; a caller names the kind of a newtype (``Cents(i64)``) itself."""
 import re
 import struct
 
-from ._errors import DecodeError, SchemaError, ValueError_
+from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._msgpack import decode_msgpack
 
 _INT_BITS = {
@@ -66,19 +66,24 @@ def value_kind(type_text):
 
 class ValueField:
     """A value field of the schema document: ``name``, ``type_name`` (the
-    Rust type as written), ``required`` (``False`` for an ``Option`` and a
-    ``#[rowkey(value, default)]`` field), ``optional`` (an ``Option``: its
-    ``None`` is a value) and ``kind``."""
+    Rust type as written), ``required`` (whether a row without it is
+    refused: ``False`` for an ``Option``, a ``#[rowkey(value, default)]``
+    field and a type that reads nil), ``nil`` (the document's ``nil``: its
+    type reads nil, as ``()``, ``serde_json::Value``, an untagged enum with
+    a unit variant or a newtype of an ``Option`` do; Bigtable and DynamoDB
+    keep no cell or attribute for its nil, so a missing one reads as
+    ``None``), ``optional`` (an ``Option`` or ``nil``: its ``None`` is a
+    value) and ``kind``."""
 
-    __slots__ = ("name", "type_name", "required", "optional", "kind")
+    __slots__ = ("name", "type_name", "required", "nil", "optional", "kind")
 
-    def __init__(self, name, type_name, required):
-        self.name, self.type_name, self.required = name, type_name, required
-        self.optional = _unwrap(type_name)[1]
+    def __init__(self, name, type_name, required, nil=False):
+        self.name, self.type_name, self.required, self.nil = name, type_name, required, nil
+        self.optional = _unwrap(type_name)[1] or nil
         self.kind = value_kind(type_name)
 
     def __repr__(self):
-        return "ValueField(%r, %r, required=%r, kind=%r)" % (self.name, self.type_name, self.required, self.kind)
+        return "ValueField(%r, %r, required=%r, nil=%r, kind=%r)" % (self.name, self.type_name, self.required, self.nil, self.kind)
 
 
 def read_document(schema, doc):
@@ -95,7 +100,12 @@ def read_document(schema, doc):
             raise SchemaError("schema `values[%d]`: expected {\"name\": a non-empty string, \"type\": a string, \"required\": true or false}" % i)
         if v["name"] in keys or any(f.name == v["name"] for f in schema.values):
             raise SchemaError("schema `values[%d].name`: `%s` is a key field or another value field" % (i, v["name"]))
-        schema.values.append(ValueField(v["name"], v["type"], v["required"]))
+        nil = v.get("nil", False)
+        if not isinstance(nil, bool):
+            raise SchemaError("schema `values[%d].nil`: expected true or false" % i)
+        # A field whose type reads nil is never refused when missing (its
+        # nil has no cell or attribute), whatever `required` says.
+        schema.values.append(ValueField(v["name"], v["type"], v["required"] and not nil, nil))
     family = doc.get("family", DEFAULT_FAMILY)
     if not isinstance(family, str) or not family:
         raise SchemaError("schema `family`: expected a non-empty string")
@@ -122,7 +132,7 @@ def wrong(field, kind, what):
 def finish(schema, found, kinds):
     """The row's value fields in declaration order from ``found`` (name to
     value, as read): each checked against its kind, a missing one ``None``
-    unless required."""
+    (nil, for a field whose type reads nil) unless required."""
     out = {}
     for f in schema.values:
         if f.name not in found:
@@ -140,7 +150,7 @@ def check(field, kind, v):
     if v is None:
         if field.optional or kind in ("msgpack", "auto"):
             return None
-        raise wrong(field.name, kind, "nil (None), which only an Option holds")
+        raise wrong(field.name, kind, "nil (None), which only an Option (or a type the document marks `nil`) holds")
     if kind in _INT_BITS:
         bits = _INT_BITS[kind]
         lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
@@ -177,11 +187,13 @@ def f32(v):
 def decode_values(schema, value, kinds=None):
     """``Schema.decode_values``."""
     kinds = kinds_for(schema, kinds)
+    if isinstance(value, str):
+        need_bytes(value, "value")
     if isinstance(value, (bytes, bytearray, memoryview)):
         value = bytes(value)
         if value[:1] == bytes([CELL_MAP]):
             return finish(schema, read_cells(cell_map(value), kinds), kinds)
-        fields = decode_msgpack(value)
+        fields = _map(value)
         if not isinstance(fields, dict):
             raise DecodeError("the stored value is not a row's value fields: expected a MessagePack map, found %s" % type(fields).__name__)
         for name in fields:
@@ -191,6 +203,19 @@ def decode_values(schema, value, kinds=None):
     if not isinstance(value, (dict, list, tuple)) and hasattr(value, "cells"):
         value = value.cells                    # a google-cloud-bigtable row
     return finish(schema, read_cells(cells_of(schema, value), kinds), kinds)
+
+
+def _map(value):
+    """The ordered stores' map; bytes that are one followed by 4 more (a
+    CRC-32, as redb keeps a row) say so."""
+    try:
+        return decode_msgpack(value)
+    except DecodeError as e:
+        try:
+            decode_msgpack(value[:-4])
+        except DecodeError:
+            raise e from None
+        raise DecodeError("%s: these are a value followed by 4 bytes, as the redb store keeps a row (the value, then a CRC-32 of key and value): read them with Schema.decode_redb_row(key, stored), or keyschema.redb_value(key, stored) for the value" % e) from None
 
 
 # ---------------------------------------------------------------------------
