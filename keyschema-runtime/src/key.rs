@@ -91,9 +91,12 @@ pub trait RowKey: Sized {
     /// Appends to `out` the keys of the index entries of the row stored
     /// under `key` with `value` (its value fields as stored), one per index
     /// the row has an entry in; nothing for a type without indexes, or when
-    /// the row does not decode (its value fields only matter to the indexes
-    /// over them). What a write uses to find the entries to put and the
-    /// ones to remove.
+    /// the key does not decode. Only the value fields the indexes read are
+    /// read, each on its own, so a row another version of the struct wrote
+    /// (without a field this one requires, or with one of another type)
+    /// still gives its entries; an index over a required field the row
+    /// lacks, or one that does not read as its type, gives none. What a
+    /// write uses to find the entries to put and the ones to remove.
     #[doc(hidden)]
     fn stored_index_keys(key: &[u8], value: &[u8], out: &mut Vec<Vec<u8>>) {
         let _ = (key, value, out);
