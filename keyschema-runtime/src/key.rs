@@ -178,9 +178,13 @@ pub trait RowKey: Sized {
 /// copies, and the backfill would copy the other back. Its reads and writes
 /// name the phase: `put_row_in`, `replace_row_in`, `put_rows_in`,
 /// `delete_row_in`, `get_row_in`, `K::get_in`, and `.phase(p)` on a scan.
+///
+/// Code generic over key types (`fn count<I: Index>(..)`) states the bound
+/// itself (`I: Index + OneLayout`) to use those forms.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has a layout history (`#[rowkey_was]`): this read or write does not say which layouts it touches",
-    label = "a key type with a layout history",
-    note = "name the migration's phase: `put_row_in(phase, ..)`, `replace_row_in`, `put_rows_in`, `delete_row_in`, `get_row_in`, `{Self}::get_in(&store, phase, ..)`, or `.phase(phase)` on a scan; a phase-blind write would miss the other layout and the backfill would copy the stale row back"
+    message = "`{Self}` is not known to have one layout: a key type with a layout history (`#[rowkey_was]`), or a type parameter without the bound `OneLayout`; this read or write does not say which layouts it touches",
+    label = "not known to have one layout",
+    note = "if `{Self}` is a type parameter, add the bound `{Self}: keyschema::OneLayout` (every key type without `#[rowkey_was]` has it; `RowKey`, `Record` and `Index` do not imply it)",
+    note = "if `{Self}` has a layout history, name the migration's phase: `put_row_in(phase, ..)`, `replace_row_in`, `put_rows_in`, `delete_row_in`, `get_row_in`, `{Self}::get_in(&store, phase, ..)`, or `.phase(phase)` on a scan; a phase-blind write would miss the other layout and the backfill would copy the stale row back"
 )]
 pub trait OneLayout: RowKey {}
