@@ -3,7 +3,7 @@
 
 use super::layout::read_key;
 use super::{
-    get_in_async, one_row, phased_batch, write_in, BoxFuture, BoxRowStream, Cas, Mutation, Row,
+    get_in_async, one_keyed_row, one_row, phased_batch, write_in, BoxFuture, BoxRowStream, Cas, Mutation, Row,
     RowError, TypedGet, Write,
 };
 use crate::history::Phase;
@@ -221,13 +221,37 @@ pub(crate) fn get_row_reading<'a, K: RowKey, S: AsyncStore + ?Sized>(
     reads: &'static Schema,
     key: &[u8],
 ) -> BoxFuture<'a, TypedGet<K, S::Error>> {
+    let found = candidates_read(store, reads, key);
+    Box::pin(async move { one_row::<K, S::Error>(found.await?) })
+}
+
+/// A typed row, with the key it was found under (with a `random % N`
+/// salt, the bucket that holds it, which an error names).
+pub(crate) type KeyedGet<K, E> = Result<Option<(Vec<u8>, super::TypedRow<K>)>, RowError<E>>;
+
+/// [`get_row_reading`], with the key the row was found under.
+pub(crate) fn get_keyed_reading<'a, K: RowKey, S: AsyncStore + ?Sized>(
+    store: &'a S,
+    reads: &'static Schema,
+    key: &[u8],
+) -> BoxFuture<'a, KeyedGet<K, S::Error>> {
+    let found = candidates_read(store, reads, key);
+    Box::pin(async move { one_keyed_row::<K, S::Error>(found.await?) })
+}
+
+/// The rows stored under any of `key`'s candidates (every bucket's key
+/// with a `random % N` salt), read as `reads` says.
+fn candidates_read<'a, S: AsyncStore + ?Sized>(
+    store: &'a S,
+    reads: &'static Schema,
+    key: &[u8],
+) -> BoxFuture<'a, Result<Vec<Row>, RowError<S::Error>>> {
     let refused = store.check_key_type(reads).err();
     let rows = store.get_many_for(reads, reads.candidates(key));
     Box::pin(async move {
         if let Some(e) = refused {
             return Err(RowError::Store(e));
         }
-        let found = rows.await.map_err(RowError::Store)?;
-        one_row::<K, S::Error>(found)
+        rows.await.map_err(RowError::Store)
     })
 }
