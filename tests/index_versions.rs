@@ -13,11 +13,11 @@ mod common;
 use common::no_txn::NoTxn;
 use futures_util::StreamExt;
 use keyschema::index::IndexBackfill;
+use keyschema::store::Mutation;
 use keyschema::store::{
     AsyncRecordStore, AsyncStore, BoxFuture, BoxRowStream, Cas, Direction, MemoryStore,
     RecordStore, RedbStore, Row, RowStore, Store,
 };
-use keyschema::store::Mutation;
 use keyschema::{history::Phase, KeyRange, RowKey};
 
 /// Version 1: a hit's page and tag.
@@ -100,8 +100,12 @@ fn story<S: Store>(store: &S) {
             v1(3, "/a", Some("z")),
         ])
         .expect("version 1 writes");
-    store.put_record(&v2(1, "/c", None)).expect("version 2 moves");
-    store.delete_row(&v2(2, "/b", None)).expect("version 2 deletes");
+    store
+        .put_record(&v2(1, "/c", None))
+        .expect("version 2 moves");
+    store
+        .delete_row(&v2(2, "/b", None))
+        .expect("version 2 deletes");
 }
 
 /// Every key the table holds, read raw.
@@ -115,11 +119,23 @@ fn keys<S: Store>(store: &S) -> Vec<Vec<u8>> {
 
 /// No entry left stale or missing, by version 1's `verify` of each index.
 fn verified<S: Store>(store: &S) {
-    let by_page = IndexBackfill::<V1ByPage>::new().verify(store).expect("verify");
-    assert_eq!((by_page.stale, by_page.entries, by_page.valid), (0, 2, 2), "{by_page:?}");
+    let by_page = IndexBackfill::<V1ByPage>::new()
+        .verify(store)
+        .expect("verify");
+    assert_eq!(
+        (by_page.stale, by_page.entries, by_page.valid),
+        (0, 2, 2),
+        "{by_page:?}"
+    );
     assert!(by_page.matches(), "{by_page:?}");
-    let by_tag = IndexBackfill::<V1ByTag>::new().verify(store).expect("verify");
-    assert_eq!((by_tag.stale, by_tag.entries, by_tag.valid), (0, 1, 1), "{by_tag:?}");
+    let by_tag = IndexBackfill::<V1ByTag>::new()
+        .verify(store)
+        .expect("verify");
+    assert_eq!(
+        (by_tag.stale, by_tag.entries, by_tag.valid),
+        (0, 1, 1),
+        "{by_tag:?}"
+    );
     assert!(by_tag.matches(), "{by_tag:?}");
 }
 

@@ -264,7 +264,8 @@ pub trait Driver {
     /// counted. `None` where the driver has no such check.
     fn verify_older(&mut self) -> Option<Result<(bool, u64), String>> {
         None
-    }    fn put_many(&mut self, rows: &[Hit]) -> Result<(), String>;
+    }
+    fn put_many(&mut self, rows: &[Hit]) -> Result<(), String>;
     fn replace(&mut self, row: &Hit) -> Result<(), String>;
     fn delete(&mut self, key: &Key) -> Result<(), String>;
     fn get(&mut self, key: &Key) -> Result<Option<Hit>, String>;
@@ -529,7 +530,13 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
             unordered: false,
         };
         let got = paged(driver, &scan, "end")?;
-        agree(got, &model, &scan, may_be_stale, &format!("the end, {scan:?}"))?;
+        agree(
+            got,
+            &model,
+            &scan,
+            may_be_stale,
+            &format!("the end, {scan:?}"),
+        )?;
     }
     // And the older version's check of both indexes (which reads the rows
     // of both versions) finds every row with its entry, and no entry left

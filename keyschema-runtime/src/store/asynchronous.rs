@@ -3,8 +3,8 @@
 
 use super::layout::read_key;
 use super::{
-    get_in_async, one_keyed_row, one_row, phased_batch, write_in, BoxFuture, BoxRowStream, Cas, Mutation, Row,
-    RowError, TypedGet, Write,
+    get_in_async, one_keyed_row, one_row, phased_batch, write_in, BoxFuture, BoxRowStream, Cas,
+    Mutation, Row, RowError, TypedGet, Write,
 };
 use crate::history::Phase;
 use crate::key::{OneLayout, RowKey};
@@ -225,16 +225,12 @@ pub(crate) fn get_row_reading<'a, K: RowKey, S: AsyncStore + ?Sized>(
     Box::pin(async move { one_row::<K, S::Error>(found.await?) })
 }
 
-/// A typed row, with the key it was found under (with a `random % N`
-/// salt, the bucket that holds it, which an error names).
-pub(crate) type KeyedGet<K, E> = Result<Option<(Vec<u8>, super::TypedRow<K>)>, RowError<E>>;
-
 /// [`get_row_reading`], with the key the row was found under.
 pub(crate) fn get_keyed_reading<'a, K: RowKey, S: AsyncStore + ?Sized>(
     store: &'a S,
     reads: &'static Schema,
     key: &[u8],
-) -> BoxFuture<'a, KeyedGet<K, S::Error>> {
+) -> BoxFuture<'a, super::KeyedGet<K, S::Error>> {
     let found = candidates_read(store, reads, key);
     Box::pin(async move { one_keyed_row::<K, S::Error>(found.await?) })
 }

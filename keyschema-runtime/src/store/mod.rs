@@ -453,12 +453,16 @@ pub trait RowStore: Store {
     }
 }
 
+/// A typed get's row with the key it was found under (with a `random % N`
+/// salt, the bucket that holds it, which an error names).
+pub(crate) type KeyedGet<K, E> = Result<Option<(Vec<u8>, TypedRow<K>)>, RowError<E>>;
+
 /// [`RowStore::get_row`], with the key the row was found under (with a
 /// `random % N` salt, the bucket that holds it, which an error names).
 pub(crate) fn get_keyed_row<K: RowKey, S: Store + ?Sized>(
     store: &S,
     key: &[u8],
-) -> Result<Option<(Vec<u8>, TypedRow<K>)>, RowError<S::Error>> {
+) -> KeyedGet<K, S::Error> {
     if !K::schema().salt().is_some_and(|s| s.is_random()) {
         return match store.get(key).map_err(RowError::Store)? {
             Some(value) => typed_row(key, value).map(|row| Some((key.to_vec(), row))),
@@ -538,9 +542,7 @@ pub(crate) fn one_row<K: RowKey, E>(found: Vec<Row>) -> Result<Option<TypedRow<K
 }
 
 /// [`one_row`], with the key the row was found under.
-pub(crate) fn one_keyed_row<K: RowKey, E>(
-    mut found: Vec<Row>,
-) -> Result<Option<(Vec<u8>, TypedRow<K>)>, RowError<E>> {
+pub(crate) fn one_keyed_row<K: RowKey, E>(mut found: Vec<Row>) -> KeyedGet<K, E> {
     found.sort();
     let Some((key, value)) = found.first() else {
         return Ok(None);
