@@ -21,9 +21,12 @@
 mod common;
 
 use common::cut::Cut;
-use common::index_model::{by_page, by_tag, op, run, Driver, Hit, Key, Scan};
+use common::index_model::{
+    by_page, by_tag, op, run, Driver, Hit, HitV1, HitV1ByPage, HitV1ByTag, Key, Scan,
+};
 use common::{cbt, dynalite, emulator};
 use futures_util::StreamExt;
+use keyschema::index::IndexBackfill;
 use keyschema::store::bigtable::BigtableStore;
 use keyschema::store::dynamodb::DynamoStore;
 use keyschema::store::{AsyncRecordStore, AsyncStore, Mutation};
@@ -50,10 +53,14 @@ trait Service: AsyncStore + Clone + Send + Sync + 'static {
     fn delete(&self, row: &Hit) -> impl Future<Output = Result<(), String>>;
     /// Whether a Query reads one partition only.
     const ONE_PARTITION: bool;
+    /// Whether the model writes rows of the struct's older version
+    /// (`HitV1`) here too.
+    const OLDER_WRITES: bool;
 }
 
 impl Service for BigtableStore {
     const ONE_PARTITION: bool = false;
+    const OLDER_WRITES: bool = true;
     fn create(rt: &Runtime) -> (String, Self) {
         let table = emulator::fresh_table("index-model");
         let store = rt.block_on(async {
@@ -75,6 +82,11 @@ impl Service for BigtableStore {
 
 impl Service for DynamoStore {
     const ONE_PARTITION: bool = true;
+    // A DynamoDB store serves the one key type it was made for, and each
+    // index is a GSI named after the index, so an older version is another
+    // binary with the same names; an item and its index attributes are
+    // one PutItem, which replaces the older version's attributes whole.
+    const OLDER_WRITES: bool = false;
     fn create(rt: &Runtime) -> (String, Self) {
         let store = rt.block_on(dynalite::store::<Hit>("index-model"));
         (store.table().to_string(), store)
@@ -158,6 +170,29 @@ where
     }
     fn put_many(&mut self, rows: &[Hit]) -> Result<(), String> {
         self.rt.block_on(self.store.put_records(rows)).map_err(text)
+    }
+    fn put_older(&mut self, row: &HitV1) -> Option<Result<(), String>> {
+        S::OLDER_WRITES.then(|| self.rt.block_on(self.store.put_record(row)).map_err(text))
+    }
+    fn verify_older(&mut self) -> Option<Result<(bool, u64), String>> {
+        if !S::OLDER_WRITES {
+            return None;
+        }
+        let store = &self.store.inner;
+        Some(self.rt.block_on(async {
+            let by_page = IndexBackfill::<HitV1ByPage>::new()
+                .verify_async(store)
+                .await
+                .map_err(text)?;
+            let by_tag = IndexBackfill::<HitV1ByTag>::new()
+                .verify_async(store)
+                .await
+                .map_err(text)?;
+            Ok((
+                by_page.matches() && by_tag.matches(),
+                by_page.stale + by_tag.stale,
+            ))
+        }))
     }
     fn replace(&mut self, row: &Hit) -> Result<(), String> {
         self.rt

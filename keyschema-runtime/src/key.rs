@@ -91,9 +91,12 @@ pub trait RowKey: Sized {
     /// Appends to `out` the keys of the index entries of the row stored
     /// under `key` with `value` (its value fields as stored), one per index
     /// the row has an entry in; nothing for a type without indexes, or when
-    /// the row does not decode (its value fields only matter to the indexes
-    /// over them). What a write uses to find the entries to put and the
-    /// ones to remove.
+    /// the key does not decode. Only the value fields the indexes read are
+    /// read, each on its own, so a row another version of the struct wrote
+    /// (without a field this one requires, or with one of another type)
+    /// still gives its entries; an index over a required field the row
+    /// lacks, or one that does not read as its type, gives none. What a
+    /// write uses to find the entries to put and the ones to remove.
     #[doc(hidden)]
     fn stored_index_keys(key: &[u8], value: &[u8], out: &mut Vec<Vec<u8>>) {
         let _ = (key, value, out);
@@ -175,9 +178,13 @@ pub trait RowKey: Sized {
 /// copies, and the backfill would copy the other back. Its reads and writes
 /// name the phase: `put_row_in`, `replace_row_in`, `put_rows_in`,
 /// `delete_row_in`, `get_row_in`, `K::get_in`, and `.phase(p)` on a scan.
+///
+/// Code generic over key types (`fn count<I: Index>(..)`) states the bound
+/// itself (`I: Index + OneLayout`) to use those forms.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has a layout history (`#[rowkey_was]`): this read or write does not say which layouts it touches",
-    label = "a key type with a layout history",
-    note = "name the migration's phase: `put_row_in(phase, ..)`, `replace_row_in`, `put_rows_in`, `delete_row_in`, `get_row_in`, `{Self}::get_in(&store, phase, ..)`, or `.phase(phase)` on a scan; a phase-blind write would miss the other layout and the backfill would copy the stale row back"
+    message = "`{Self}` is not known to have one layout: a key type with a layout history (`#[rowkey_was]`), or a type parameter without the bound `OneLayout`; this read or write does not say which layouts it touches",
+    label = "not known to have one layout",
+    note = "if `{Self}` is a type parameter, add the bound `{Self}: keyschema::OneLayout` (every key type without `#[rowkey_was]` has it; `RowKey`, `Record` and `Index` do not imply it)",
+    note = "if `{Self}` has a layout history, name the migration's phase: `put_row_in(phase, ..)`, `replace_row_in`, `put_rows_in`, `delete_row_in`, `get_row_in`, `{Self}::get_in(&store, phase, ..)`, or `.phase(phase)` on a scan; a phase-blind write would miss the other layout and the backfill would copy the stale row back"
 )]
 pub trait OneLayout: RowKey {}

@@ -392,6 +392,23 @@ class DynamoDB(unittest.TestCase):
         row = self.schema.decode_item(item)
         self.assertEqual((row["tags"], row["counts"]), (["x", "y"], {"n": [1, 2.5], "b": [b"\x00"], "z": None}))
 
+    def test_an_item_holding_a_raw_value_says_what_rust_says(self):
+        # What put_row wrote before the key type had value fields: the key
+        # attributes and a binary `v`. Rust's DynamoError::RawValue words.
+        for item in [
+            {"pk": {"B": b"INV-1\x00"}, "sk": {"B": b"\x00\x02"}, "v": {"B": b"old payload"}},
+            {"pk": Binary(b"INV-1\x00"), "sk": Binary(b"\x00\x02"), "v": Binary(b"old payload")},
+        ]:
+            for read in [self.schema.decode_item, self.schema.decode_item_values]:
+                with self.assertRaises(DecodeError, msg=read) as caught:
+                    read(item)
+                message = str(caught.exception)
+                self.assertIn("holds a raw value (a binary `v` attribute, written by put_row before the key type had value fields), not its value fields: rewrite it with put_record", message)
+                self.assertNotIn("is missing", message)
+            with self.assertRaises(DecodeError) as caught:
+                self.schema.decode_item(item)
+            self.assertIn("the item under key INV-1\\x00\\x00\\x02 holds a raw value", str(caught.exception))
+
     def test_key_attributes(self):
         renamed = {("PK" if k == "pk" else "SK" if k == "sk" else k): v for k, v in LEDGER_ITEM.items()}
         self.assertEqual(self.schema.decode_item(renamed, partition_key="PK", sort_key="SK")["line_no"], 2)

@@ -2,8 +2,8 @@
 //! expansion as any key type's), `impl Index` (the entry of a row, the row
 //! of an entry), and the row type's `stored_index_keys`.
 
-use crate::model::{Field, IndexSpec, KeySpec};
-use proc_macro2::TokenStream;
+use crate::model::{Field, IndexSpec, KeySpec, ValueSpec};
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 /// Every index's entry struct, key type items and `impl Index`.
@@ -96,33 +96,96 @@ fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
     }
 }
 
-/// The row type's `stored_index_keys`: the stored row decoded (its value
-/// fields too, for the indexes over them), then each index's entry.
+/// The row type's `stored_index_keys`: the stored row's key decoded, then
+/// only the value fields the indexes read, each on its own
+/// (`read_fields`), so that a row another version of the struct wrote
+/// (without a field this one requires, or with a field of another type)
+/// still gives the entries it has; then each index's entry, for the
+/// indexes whose value fields were all read, or are missing and not
+/// required (then at their `Default`, as a whole read sets them). An index
+/// over a required field the row lacks, or one that does not read as its
+/// type, gives none: the row was not written with it.
 pub(super) fn stored_index_keys(row: &KeySpec) -> TokenStream {
     if row.indexes.is_empty() {
         return TokenStream::new();
     }
-    let entries = row.indexes.iter().map(|index| {
-        let entry = &index.spec.ident;
-        let values: Vec<String> = row.values.iter().map(|v| v.field.name()).collect();
-        let over_values = index
+    // Whether `index` reads the value field `v`.
+    let reads_field = |index: &IndexSpec, v: &ValueSpec| {
+        let name = v.field.name();
+        index
             .fields
             .iter()
-            .any(|(f, _)| values.contains(&syn::ext::IdentExt::unraw(f).to_string()));
-        quote! {
-            if __whole || !#over_values {
-                if let __ks::Option::Some(__k) = <#entry as __ks::Index>::entry_key(&__row) {
-                    __out.push(__k);
-                }
+            .any(|(f, _)| syn::ext::IdentExt::unraw(f) == name)
+    };
+    // The value fields some index reads, in declaration order.
+    let read: Vec<&ValueSpec> = row
+        .values
+        .iter()
+        .filter(|v| row.indexes.iter().any(|index| reads_field(index, v)))
+        .collect();
+    let entries = row.indexes.iter().map(|index| {
+        let entry = &index.spec.ident;
+        let needs: Vec<TokenStream> = read
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| reads_field(index, v))
+            .map(|(i, _)| {
+                let i = Literal::usize_unsuffixed(i);
+                quote!(__known[#i])
+            })
+            .collect();
+        let push = quote! {
+            if let __ks::Option::Some(__k) = <#entry as __ks::Index>::entry_key(&__row) {
+                __out.push(__k);
             }
+        };
+        match needs.is_empty() {
+            true => push,
+            false => quote!(if #(#needs)&&* { #push }),
         }
     });
+    let decode = quote! {
+        let __ks::Result::Ok(mut __row) = <Self as __ks::RowKey>::decode(__key) else {
+            return;
+        };
+    };
+    if read.is_empty() {
+        return quote! {
+            fn stored_index_keys(__key: &[u8], _: &[u8], __out: &mut __ks::Vec<__ks::Vec<u8>>) {
+                let __ks::Result::Ok(__row) = <Self as __ks::RowKey>::decode(__key) else {
+                    return;
+                };
+                #(#entries)*
+            }
+        };
+    }
+    let names = read.iter().map(|v| v.field.name());
+    let reads = read.iter().enumerate().map(|(i, v)| {
+        let (i, field, name) = (Literal::usize_unsuffixed(i), &v.field.ident, v.field.name());
+        let ty = super::checked_value(&v.field);
+        quote!(#i => __row.#field = __ks::ValueReader::value::<#ty>(__reader, #name)?,)
+    });
+    // A field read, or one a row may lack (at its `Default`).
+    let known = read.iter().enumerate().map(|(i, v)| {
+        let i = Literal::usize_unsuffixed(i);
+        match v.optional {
+            true => quote!(true),
+            false => quote!(__got[#i]),
+        }
+    });
+    let n = read.len();
     quote! {
         fn stored_index_keys(__key: &[u8], __value: &[u8], __out: &mut __ks::Vec<__ks::Vec<u8>>) {
-            let __ks::Result::Ok(mut __row) = <Self as __ks::RowKey>::decode(__key) else {
-                return;
-            };
-            let __whole = __ks::decode_values(&mut __row, __value).is_ok();
+            #decode
+            let mut __got = [false; #n];
+            __ks::read_fields(__value, &[#(#names),*], &mut __got, |__reader, __i| {
+                match __i {
+                    #(#reads)*
+                    _ => {}
+                }
+                __ks::Result::Ok(())
+            });
+            let __known: [bool; #n] = [#(#known),*];
             #(#entries)*
         }
     }

@@ -21,6 +21,7 @@ pub mod msgpack;
 mod probe;
 pub(crate) mod projection;
 mod render;
+mod some;
 mod walk;
 
 pub use cell_de::{CellDeserializer, CellError};
@@ -33,6 +34,8 @@ pub use projection::{
     key_field, projected_schema, value_field, value_required, HasKeyField, HasValueField,
 };
 pub use render::render_values;
+#[doc(hidden)]
+pub use some::{read_fields, StoredValues};
 
 use crate::key::RowKey;
 

@@ -3,8 +3,8 @@
 
 use super::layout::read_key;
 use super::{
-    get_in_async, one_row, phased_batch, write_in, BoxFuture, BoxRowStream, Cas, Mutation, Row,
-    RowError, TypedGet, Write,
+    get_in_async, one_keyed_row, one_row, phased_batch, write_in, BoxFuture, BoxRowStream, Cas,
+    Mutation, Row, RowError, TypedGet, Write,
 };
 use crate::history::Phase;
 use crate::key::{OneLayout, RowKey};
@@ -221,13 +221,33 @@ pub(crate) fn get_row_reading<'a, K: RowKey, S: AsyncStore + ?Sized>(
     reads: &'static Schema,
     key: &[u8],
 ) -> BoxFuture<'a, TypedGet<K, S::Error>> {
+    let found = candidates_read(store, reads, key);
+    Box::pin(async move { one_row::<K, S::Error>(found.await?) })
+}
+
+/// [`get_row_reading`], with the key the row was found under.
+pub(crate) fn get_keyed_reading<'a, K: RowKey, S: AsyncStore + ?Sized>(
+    store: &'a S,
+    reads: &'static Schema,
+    key: &[u8],
+) -> BoxFuture<'a, super::KeyedGet<K, S::Error>> {
+    let found = candidates_read(store, reads, key);
+    Box::pin(async move { one_keyed_row::<K, S::Error>(found.await?) })
+}
+
+/// The rows stored under any of `key`'s candidates (every bucket's key
+/// with a `random % N` salt), read as `reads` says.
+fn candidates_read<'a, S: AsyncStore + ?Sized>(
+    store: &'a S,
+    reads: &'static Schema,
+    key: &[u8],
+) -> BoxFuture<'a, Result<Vec<Row>, RowError<S::Error>>> {
     let refused = store.check_key_type(reads).err();
     let rows = store.get_many_for(reads, reads.candidates(key));
     Box::pin(async move {
         if let Some(e) = refused {
             return Err(RowError::Store(e));
         }
-        let found = rows.await.map_err(RowError::Store)?;
-        one_row::<K, S::Error>(found)
+        rows.await.map_err(RowError::Store)
     })
 }

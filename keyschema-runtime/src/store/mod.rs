@@ -449,20 +449,33 @@ pub trait RowStore: Store {
         &self,
         key: &[u8],
     ) -> Result<Option<TypedRow<K>>, RowError<Self::Error>> {
-        if !K::schema().salt().is_some_and(|s| s.is_random()) {
-            return match self.get(key).map_err(RowError::Store)? {
-                Some(value) => typed_row(key, value).map(Some),
-                None => Ok(None),
-            };
-        }
-        let mut found = Vec::new();
-        for candidate in K::schema().candidates(key) {
-            if let Some(value) = self.get(&candidate).map_err(RowError::Store)? {
-                found.push((candidate, value));
-            }
-        }
-        one_row(found)
+        Ok(get_keyed_row(self, key)?.map(|(_, row)| row))
     }
+}
+
+/// A typed get's row with the key it was found under (with a `random % N`
+/// salt, the bucket that holds it, which an error names).
+pub(crate) type KeyedGet<K, E> = Result<Option<(Vec<u8>, TypedRow<K>)>, RowError<E>>;
+
+/// [`RowStore::get_row`], with the key the row was found under (with a
+/// `random % N` salt, the bucket that holds it, which an error names).
+pub(crate) fn get_keyed_row<K: RowKey, S: Store + ?Sized>(
+    store: &S,
+    key: &[u8],
+) -> KeyedGet<K, S::Error> {
+    if !K::schema().salt().is_some_and(|s| s.is_random()) {
+        return match store.get(key).map_err(RowError::Store)? {
+            Some(value) => typed_row(key, value).map(|row| Some((key.to_vec(), row))),
+            None => Ok(None),
+        };
+    }
+    let mut found = Vec::new();
+    for candidate in K::schema().candidates(key) {
+        if let Some(value) = store.get(&candidate).map_err(RowError::Store)? {
+            found.push((candidate, value));
+        }
+    }
+    one_keyed_row(found)
 }
 
 /// Writes a batch made by [`phased_batch`] on an async store, or returns
@@ -524,9 +537,12 @@ pub(crate) fn delete_batch<K: RowKey>(key: &[u8]) -> Vec<Mutation> {
 
 /// The one row among the stored copies of a key (in bucket order): `None`
 /// when there is none, the first when all values agree, else a conflict.
-pub(crate) fn one_row<K: RowKey, E>(
-    mut found: Vec<Row>,
-) -> Result<Option<TypedRow<K>>, RowError<E>> {
+pub(crate) fn one_row<K: RowKey, E>(found: Vec<Row>) -> Result<Option<TypedRow<K>>, RowError<E>> {
+    Ok(one_keyed_row(found)?.map(|(_, row)| row))
+}
+
+/// [`one_row`], with the key the row was found under.
+pub(crate) fn one_keyed_row<K: RowKey, E>(mut found: Vec<Row>) -> KeyedGet<K, E> {
     found.sort();
     let Some((key, value)) = found.first() else {
         return Ok(None);
@@ -542,7 +558,8 @@ pub(crate) fn one_row<K: RowKey, E>(
         });
     }
     let (key, value) = found.swap_remove(0);
-    typed_row(&key, value).map(Some)
+    let row = typed_row(&key, value)?;
+    Ok(Some((key, row)))
 }
 
 /// A stored row decoded as `K`, or an error naming its key.

@@ -7,11 +7,11 @@ use crate::history::Phase;
 use crate::key::OneLayout;
 use crate::record::projection::project_row;
 use crate::record::{decode_values, encode_values, Projection, Record, ValueError};
-use crate::store::asynchronous::get_row_reading;
+use crate::store::asynchronous::get_keyed_reading;
 use crate::store::indexed::write_rows;
 use crate::store::{
-    put_batch, replace_batch, write_in, AsyncStore, BoxFuture, Mutation, RowError, RowStore, Store,
-    TypedRow,
+    get_keyed_row, put_batch, replace_batch, write_in, AsyncStore, BoxFuture, Mutation, RowError,
+    RowStore, Store, TypedRow,
 };
 
 /// Whole typed rows on any [`Store`]: put, replace and get a row with its
@@ -73,8 +73,8 @@ pub trait RecordStore: RowStore {
         &self,
         key: &[u8],
     ) -> Result<Option<K>, RowError<Self::Error>> {
-        match self.get_row::<K>(key)? {
-            Some(row) => whole(row).map(Some),
+        match get_keyed_row::<K, _>(self, key)? {
+            Some((at, row)) => whole_at(at, row).map(Some),
             None => Ok(None),
         }
     }
@@ -86,8 +86,8 @@ pub trait RecordStore: RowStore {
     where
         V::Of: OneLayout,
     {
-        match self.get_row::<V::Of>(key)? {
-            Some((row, value)) => project_row(key.to_vec(), row, &value).map(Some),
+        match get_keyed_row::<V::Of, _>(self, key)? {
+            Some((at, (row, value))) => project_row(at, row, &value).map(Some),
             None => Ok(None),
         }
     }
@@ -201,10 +201,10 @@ pub trait AsyncRecordStore: AsyncStore {
         &'a self,
         key: &[u8],
     ) -> BoxFuture<'a, Result<Option<K>, RowError<Self::Error>>> {
-        let row = self.get_row::<K>(key);
+        let row = get_keyed_reading::<K, Self>(self, K::schema(), key);
         Box::pin(async move {
             match row.await? {
-                Some(row) => whole(row).map(Some),
+                Some((at, row)) => whole_at(at, row).map(Some),
                 None => Ok(None),
             }
         })
@@ -220,11 +220,10 @@ pub trait AsyncRecordStore: AsyncStore {
     where
         V::Of: OneLayout,
     {
-        let row = get_row_reading::<V::Of, Self>(self, V::schema(), key);
-        let key = key.to_vec();
+        let row = get_keyed_reading::<V::Of, Self>(self, V::schema(), key);
         Box::pin(async move {
             match row.await? {
-                Some((row, value)) => project_row(key, row, &value).map(Some),
+                Some((at, (row, value))) => project_row(at, row, &value).map(Some),
                 None => Ok(None),
             }
         })
@@ -308,6 +307,20 @@ fn whole<K: Record, E>((mut row, value): TypedRow<K>) -> Result<K, RowError<E>> 
     }
 }
 
+/// The whole row from a typed row and its stored value, read under `key`
+/// (which an error names: with a `random % N` salt, encoding the row
+/// again would pick a bucket at random).
+fn whole_at<K: Record, E>(key: Vec<u8>, (mut row, value): TypedRow<K>) -> Result<K, RowError<E>> {
+    match decode_values(&mut row, &value) {
+        Ok(()) => Ok(row),
+        Err(source) => Err(RowError::Value {
+            schema: K::schema().name(),
+            key,
+            source,
+        }),
+    }
+}
+
 /// A value error, with the row's key type and key.
 fn value_error<K: Record, E>(row: &K, source: ValueError) -> RowError<E> {
     RowError::Value {
@@ -343,29 +356,31 @@ impl<K: Record, S: Store> Iterator for Records<crate::TypedRows<'_, K, S>> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         // Read from the value the store lends: no copy of it.
-        self.rows.next_row(|mut row: K, _: &[u8], value: &[u8]| {
+        self.rows.next_row(|mut row: K, key: &[u8], value: &[u8]| {
             match decode_values(&mut row, value) {
                 Ok(()) => Ok(row),
-                Err(source) => Err(value_error(&row, source)),
+                Err(source) => Err(RowError::Value {
+                    schema: K::schema().name(),
+                    key: key.to_vec(),
+                    source,
+                }),
             }
         })
     }
 }
 
-/// An async typed scan's rows, whole (`scan.run_async(&store).records()`).
-impl<K: Record, E, I> futures_core::Stream for Records<I>
-where
-    I: futures_core::Stream<Item = Result<TypedRow<K>, RowError<E>>> + Unpin,
-{
+/// An async typed scan's rows, whole (`scan.run_async(&store).records()`);
+/// an error names the key the row was read under.
+impl<K: Record, E> futures_core::Stream for Records<crate::AsyncTypedRows<K, E>> {
     type Item = Result<K, RowError<E>>;
 
     fn poll_next(
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        std::pin::Pin::new(&mut this.rows)
-            .poll_next(cx)
-            .map(|row| row.map(|row| row.and_then(whole)))
+        self.get_mut()
+            .rows
+            .poll_keyed(cx)
+            .map(|row| row.map(|row| row.and_then(|(key, row, value)| whole_at(key, (row, value)))))
     }
 }

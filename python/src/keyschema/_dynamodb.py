@@ -146,13 +146,46 @@ def key_of(schema, item, low, partition_key, sort_key):
     return key
 
 
-def item_values(schema, item, kinds, low):
+def _escaped(key):
+    """A key as Rust's ``escape_ascii`` prints it in its errors."""
+    out = []
+    for b in key:
+        c = chr(b)
+        if c in "\\'\"":
+            out.append("\\" + c)
+        elif c in "\t\r\n":
+            out.append({"\t": "\\t", "\r": "\\r", "\n": "\\n"}[c])
+        elif 0x20 <= b < 0x7F:
+            out.append(c)
+        else:
+            out.append("\\x%02x" % b)
+    return "".join(out)
+
+
+def _refuse_raw_value(schema, item, low, key):
+    """Rust's ``DynamoError::RawValue``: an item of a key type with value
+    fields that holds a binary ``v`` (what ``put_row`` wrote before the
+    type had value fields) is not read as a row of missing fields."""
+    if not schema.values or "v" not in item or any(f.name == "v" for f in schema.values):
+        return
+    v = item["v"]
+    if low:
+        raw = isinstance(v, dict) and list(v) == ["B"]
+    else:
+        raw = isinstance(v, (bytes, bytearray, memoryview)) or isinstance(getattr(v, "value", None), (bytes, bytearray))
+    if raw:
+        where = "the item" if key is None else "the item under key %s" % _escaped(key)
+        raise DecodeError("%s holds a raw value (a binary `v` attribute, written by put_row before the key type had value fields), not its value fields: rewrite it with put_record (README, \"Upgrading from raw values\")" % where)
+
+
+def item_values(schema, item, kinds, low, key=None):
     """``Schema.decode_item_values``: the value fields of an item, its
     attributes by name (the others, key attributes too, skipped)."""
     if not isinstance(item, dict):
         raise ValueError_("expected a DynamoDB item (a dict), got %s" % type(item).__name__)
     if low is None:
         low = is_low_level(item)
+    _refuse_raw_value(schema, item, low, key)
     kinds = kinds_for(schema, kinds)
     read = low_level if low else resource
     found = {name: read(v, name) for name, v in item.items() if name in kinds}
@@ -165,6 +198,7 @@ def decode_item(schema, item, kinds, low, partition_key, sort_key):
         raise ValueError_("expected a DynamoDB item (a dict), got %s" % type(item).__name__)
     if low is None:
         low = is_low_level(item)
-    fields = schema.decode_stored(key_of(schema, item, low, partition_key, sort_key))[0]
-    fields.update(item_values(schema, item, kinds, low))
+    key = key_of(schema, item, low, partition_key, sort_key)
+    fields = schema.decode_stored(key)[0]
+    fields.update(item_values(schema, item, kinds, low, key))
     return fields
