@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::rows_model::{op, request, run, Amount, Driver, Key, Scan, Visit};
+use common::rows_model::{op, request, run, Amount, Driver, Key, Scan, Values, Visit};
 use common::{cbt, dynalite, emulator};
 use futures_util::StreamExt;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as bt;
@@ -44,9 +44,13 @@ trait Service: AsyncStore + Clone + 'static {
     fn delete(&self, row: &Visit) -> impl Future<Output = Result<(), String>>;
     /// Another program's write of the row under `key`.
     fn foreign(&self, key: Vec<u8>, amount: i64) -> impl Future<Output = ()>;
+    /// Whether its numbers have a negative zero (DynamoDB's do not).
+    const NEGATIVE_ZERO: bool = true;
 }
 
 impl Service for DynamoStore {
+    const NEGATIVE_ZERO: bool = false;
+
     async fn reconnect(table: &str) -> Self {
         DynamoStore::connect_local::<Visit>(&dynalite::endpoint(), table).expect("connect")
     }
@@ -194,6 +198,12 @@ where
     fn restart(&mut self) {
         let store = self.block(S::reconnect(&self.table));
         self.store = store;
+    }
+    fn normal(&self, mut values: Values) -> Values {
+        if !S::NEGATIVE_ZERO {
+            values.level.0 += 0.0;
+        }
+        values
     }
 }
 

@@ -31,7 +31,35 @@ pub struct Visit {
     /// either must come back as what they were, on every store.
     #[rowkey(value, default)]
     pub meta: serde_json::Value,
+    /// A float at the values stores treat specially (`-0.0`, DynamoDB's
+    /// range ends, 39 digits and more written plain), compared bit for bit.
+    #[rowkey(value, default)]
+    pub level: Level,
 }
+
+/// An `f64` whose equality is its bits: `-0.0` is not `0.0`.
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, Default)]
+#[serde(transparent)]
+pub struct Level(pub f64);
+
+impl PartialEq for Level {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+/// The levels drawn: every store holds each (DynamoDB's `N` included).
+const LEVELS: [f64; 9] = [
+    -0.0,
+    0.0,
+    0.1,
+    1e38,
+    1e125,
+    -9.99e125,
+    1e-130,
+    123456789012345678901234567890.0,
+    -1.5,
+];
 
 /// The amount alone, with its key.
 #[derive(Projection, Debug, Clone, PartialEq)]
@@ -53,6 +81,7 @@ pub struct Values {
     pub note: Option<String>,
     pub tags: Vec<String>,
     pub meta: serde_json::Value,
+    pub level: Level,
 }
 
 impl Visit {
@@ -66,6 +95,7 @@ impl Visit {
             note: self.note.clone(),
             tags: self.tags.clone(),
             meta: self.meta.clone(),
+            level: self.level,
         }
     }
 
@@ -77,6 +107,7 @@ impl Visit {
             note: v.note.clone(),
             tags: v.tags.clone(),
             meta: v.meta.clone(),
+            level: v.level,
         }
     }
 }
@@ -131,8 +162,9 @@ fn visit() -> impl Strategy<Value = Visit> {
         prop::option::of(text.clone()),
         prop::collection::vec(text, 0..3),
         0..8usize,
+        prop::sample::select(LEVELS.to_vec()),
     )
-        .prop_map(|((user, ts), amount, note, tags, meta)| Visit {
+        .prop_map(|((user, ts), amount, note, tags, meta, level)| Visit {
             user,
             ts,
             amount,
@@ -149,6 +181,7 @@ fn visit() -> impl Strategy<Value = Visit> {
                 serde_json::json!({"k": -1}),
             ][meta]
                 .clone(),
+            level: Level(level),
         })
 }
 
@@ -224,6 +257,10 @@ pub trait Driver {
     /// call, where the store's batch cannot be cut); whatever it did stays.
     fn crash_in_put_many(&mut self, rows: &[Visit], micros: u64);
     fn restart(&mut self);
+    /// The values as this store gives them back (DynamoDB: `-0.0` as `0.0`).
+    fn normal(&self, values: Values) -> Values {
+        values
+    }
 }
 
 fn fail(at: &str, what: impl std::fmt::Display) -> TestCaseError {
@@ -265,12 +302,12 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
                     driver.replace(row)
                 }
                 .map_err(|e| fail(&at, e))?;
-                model.insert(row.key(), row.values());
+                model.insert(row.key(), driver.normal(row.values()));
             }
             Op::PutMany(rows) => {
                 driver.put_many(rows).map_err(|e| fail(&at, e))?;
                 for row in rows {
-                    model.insert(row.key(), row.values());
+                    model.insert(row.key(), driver.normal(row.values()));
                 }
             }
             Op::Delete(key) => {
@@ -323,6 +360,7 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
                     note: None,
                     tags: Vec::new(),
                     meta: serde_json::Value::Null,
+                    level: Level(0.0),
                 };
                 model.insert(key.clone(), values);
             }
@@ -332,7 +370,10 @@ pub fn run(driver: &mut dyn Driver, ops: &[Op]) -> Result<(), TestCaseError> {
                 // Each key's writes in the batch, in order.
                 let mut writes: BTreeMap<Key, Vec<Values>> = BTreeMap::new();
                 for row in rows {
-                    writes.entry(row.key()).or_default().push(row.values());
+                    writes
+                        .entry(row.key())
+                        .or_default()
+                        .push(driver.normal(row.values()));
                 }
                 for (key, new) in writes {
                     let got = driver.get(&key).map_err(|e| fail(&at, e))?;
@@ -428,7 +469,7 @@ fn scan_while_writing(
                     driver
                         .put(&Visit::whole(&key, &v))
                         .map_err(|e| fail(at, e))?;
-                    model.insert(key, v);
+                    model.insert(key, driver.normal(v));
                 }
                 None => {
                     driver.delete(&key).map_err(|e| fail(at, e))?;
