@@ -44,7 +44,7 @@ impl Schema {
     /// }
     ///
     /// assert!(Page::schema().to_json().ends_with(
-    ///     r#""values":[{"name":"url","type":"String","required":true},{"name":"referrer","type":"Option<String>","required":false}],"family":"visit"}"#
+    ///     r#""values":[{"name":"url","type":"String","required":true},{"name":"referrer","type":"Option<String>","required":false,"nil":true}],"family":"visit"}"#
     /// ));
     /// ```
     pub fn to_json(&self) -> String {
