@@ -9,43 +9,13 @@
 mod common;
 
 use common::dynalite::{endpoint, fresh_table, store};
+use common::readings::{reading, ByCold, ByPeak, ByTemp, Reading};
 use futures_util::StreamExt;
 use keyschema::index::IndexBackfill;
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::dynamodb::{DynamoError, DynamoStore, ItemShape, MAX_ITEM};
 use keyschema::store::{AsyncRecordStore, RowError};
 use keyschema::RowKey;
-
-/// A reading, indexed by its temperature three ways: an `f64`, an `f32`
-/// and an `Option<f64>`.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    prefix = "r",
-    then = (zone), id,
-    index(ByTemp, prefix = "x", then = (zone), temp, id),
-    index(ByCold, prefix = "y", then = (zone), cold, id),
-    index(ByPeak, prefix = "z", then = (zone), peak, id),
-)]
-struct Reading {
-    zone: String,
-    id: u16,
-    #[rowkey(value)]
-    temp: f64,
-    #[rowkey(value)]
-    cold: f32,
-    #[rowkey(value)]
-    peak: Option<f64>,
-}
-
-fn reading(id: u16, t: f64) -> Reading {
-    Reading {
-        zone: "z".into(),
-        id,
-        temp: t,
-        cold: t as f32,
-        peak: Some(t),
-    }
-}
 
 async fn ids<I: keyschema::Index<Row = Reading>>(
     request: keyschema::ScanRequest<I>,

@@ -13,6 +13,7 @@
 
 mod common;
 
+use common::readings::{ByCold, ByPeak, ByTemp, Reading};
 use common::{cbt, dynalite, emulator};
 use futures_util::StreamExt;
 use keyschema::history::Phase;
@@ -25,25 +26,6 @@ use proptest::prelude::*;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use tokio::runtime::Runtime;
-
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    prefix = "r",
-    then = (zone), id,
-    index(ByTemp, prefix = "x", then = (zone), temp, id),
-    index(ByCold, prefix = "y", then = (zone), cold, id),
-    index(ByPeak, prefix = "z", then = (zone), peak, id),
-)]
-struct Reading {
-    zone: String,
-    id: u8,
-    #[rowkey(value)]
-    temp: f64,
-    #[rowkey(value)]
-    cold: f32,
-    #[rowkey(value)]
-    peak: Option<f64>,
-}
 
 const F64S: [f64; 14] = [
     -0.0,
@@ -66,14 +48,14 @@ const F32S: [f32; 8] = [-0.0, 0.0, 1e-45, -1e-40, 0.9, -1.5, 3.4e38, f32::INFINI
 #[derive(Debug, Clone)]
 enum Op {
     Put(Reading),
-    Delete(u8),
+    Delete(u16),
     /// Which index, reversed, a limit.
     Scan(u8, bool, Option<usize>),
 }
 
 fn reading() -> impl Strategy<Value = Reading> {
     (
-        0u8..5,
+        0u16..5,
         prop::sample::select(F64S.to_vec()),
         prop::sample::select(F32S.to_vec()),
         prop::option::of(prop::sample::select(F64S.to_vec())),
@@ -90,7 +72,7 @@ fn reading() -> impl Strategy<Value = Reading> {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => reading().prop_map(Op::Put),
-        1 => (0u8..5).prop_map(Op::Delete),
+        1 => (0u16..5).prop_map(Op::Delete),
         3 => (0u8..3, any::<bool>(), prop::option::of(1usize..4))
             .prop_map(|(i, r, l)| Op::Scan(i, r, l)),
     ]
@@ -102,7 +84,7 @@ trait Driver {
     /// refuses it.
     fn stored(&self, row: &Reading) -> Option<Reading>;
     fn put(&mut self, row: &Reading) -> Result<(), String>;
-    fn delete(&mut self, id: u8) -> Result<(), String>;
+    fn delete(&mut self, id: u16) -> Result<(), String>;
     /// The rows of an index scan and the stale entries it skipped.
     fn scan<I: Index<Row = Reading> + OneLayout>(
         &mut self,
@@ -129,7 +111,7 @@ fn request<I: Index<Row = Reading> + OneLayout>(
 /// The map's rows in index `which`'s order (rows without an entry left
 /// out), reversed and cut as the scan is.
 fn expected(
-    map: &BTreeMap<u8, Reading>,
+    map: &BTreeMap<u16, Reading>,
     which: u8,
     reverse: bool,
     limit: Option<usize>,
@@ -167,7 +149,7 @@ fn same(a: &[Reading], b: &[Reading]) -> bool {
 }
 
 fn run<D: Driver>(driver: &mut D, ops: &[Op]) -> Result<(), TestCaseError> {
-    let mut map: BTreeMap<u8, Reading> = BTreeMap::new();
+    let mut map: BTreeMap<u16, Reading> = BTreeMap::new();
     for (step, op) in ops.iter().enumerate() {
         match op {
             Op::Put(row) => {
@@ -228,7 +210,7 @@ where
     fn put(&mut self, row: &Reading) -> Result<(), String> {
         self.0.put_record(row).map_err(text)
     }
-    fn delete(&mut self, id: u8) -> Result<(), String> {
+    fn delete(&mut self, id: u16) -> Result<(), String> {
         let row = Reading::decode(&Reading::get_key("z", id)).map_err(text)?;
         self.0.delete_row(&row).map_err(text)
     }
@@ -289,7 +271,7 @@ where
     fn put(&mut self, row: &Reading) -> Result<(), String> {
         self.rt.block_on(self.store.put_record(row)).map_err(text)
     }
-    fn delete(&mut self, id: u8) -> Result<(), String> {
+    fn delete(&mut self, id: u16) -> Result<(), String> {
         let row = Reading::decode(&Reading::get_key("z", id)).map_err(text)?;
         // The typed delete keeps the row's entries in step (a Bigtable row
         // type has no history: its one phase is the declared layout's).

@@ -40,6 +40,7 @@ pub mod model;
 pub mod no_txn;
 pub mod paging;
 pub mod proxy;
+pub mod readings;
 pub mod rows;
 pub mod rows_model;
 pub mod schemas;
