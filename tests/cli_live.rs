@@ -174,9 +174,13 @@ async fn scan_get_splits_and_hotspot_read_a_live_bigtable_table() {
         *buckets.entry(format!("bucket {b}")).or_default() += 1;
         *users.entry(e.user_id.clone()).or_default() += 1;
     }
-    let reported: BTreeMap<String, u64> = section(&stdout, "by bucket").into_iter().collect();
+    // Every bucket is listed, in key order; the truth names those with rows.
+    let reported: BTreeMap<String, u64> = section(&stdout, "by bucket")
+        .into_iter()
+        .filter(|(_, count)| *count > 0)
+        .collect();
     assert_eq!(reported, buckets, "{stdout}");
-    let reported = section(&stdout, "by user_id");
+    let reported = section(&stdout, "by user_id (");
     assert_eq!(
         reported[0],
         ("u0".to_string(), users["u0"]),
