@@ -326,14 +326,17 @@ fn stored(
     Ok(())
 }
 
+/// Sampled keys with their field values.
+type Decoded<'a> = Vec<(&'a Vec<u8>, Vec<Value>)>;
+
 /// The keys whose `field` (a time) is within `since` of now.
 fn recent<'a>(
     layout: &DynSchema,
-    decoded: Vec<(&'a Vec<u8>, Vec<Value>)>,
+    decoded: Decoded<'a>,
     field: &str,
     unit: &str,
     since: Duration,
-) -> Result<Vec<(&'a Vec<u8>, Vec<Value>)>, String> {
+) -> Result<Decoded<'a>, String> {
     let (i, _) = layout
         .field(field)
         .map_err(|e| format!("--time-field: {e}"))?;

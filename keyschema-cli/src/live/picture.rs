@@ -17,7 +17,7 @@ pub fn bar(count: usize, most: usize) -> String {
     }
     let eighths = (count * BAR * 8 / most).max(1);
     let mut bar = "█".repeat(eighths / 8);
-    if eighths % 8 > 0 {
+    if !eighths.is_multiple_of(8) {
         bar.push(EIGHTHS[eighths % 8 - 1]);
     }
     bar

@@ -99,7 +99,7 @@ impl Live {
                         sample.segments_read, sample.segments
                     ),
                     (false, true) => format!(
-                        "{} of {} segments of a parallel Scan of the key attributes ({read} items), the last cut short: one partition key holds more than the sample's share of the table",
+                        "{} of {} segments of a parallel Scan of the key attributes ({read} items), the last cut short at four times the keys asked for, so not a spread sample: DescribeTable's item count (updated about every six hours) was too low to cut the table into small segments, or one partition holds that many items",
                         sample.segments_read, sample.segments
                     ),
                 };
