@@ -106,11 +106,11 @@ pub fn what_if(
         format!("now (`{}`)", layout.name()),
         format!("what-if (`{}`)", other.name()),
     );
-    w(out, format!("  {:<30} {a:>20} {b:>20}", ""))?;
+    w(out, format!("  {:<30} {a:>24} {b:>24}", ""))?;
     w(
         out,
         format!(
-            "  {:<30} {:>20} {:>20}",
+            "  {:<30} {:>24} {:>24}",
             "salt buckets", now.buckets, then.buckets
         ),
     )?;
@@ -118,7 +118,7 @@ pub fn what_if(
     w(
         out,
         format!(
-            "  {:<30} {:>19.1}% {:>19.1}%",
+            "  {:<30} {:>23.1}% {:>23.1}%",
             "hottest bucket's share",
             share(&now),
             share(&then)
@@ -128,7 +128,7 @@ pub fn what_if(
     w(
         out,
         format!(
-            "  {:<30} {:>19.2}x {:>19.2}x",
+            "  {:<30} {:>23.2}x {:>23.2}x",
             "against an even share",
             times(&now),
             times(&then)
@@ -142,7 +142,7 @@ pub fn what_if(
     w(
         out,
         format!(
-            "  {:<30} {:>20} {:>20}",
+            "  {:<30} {:>24} {:>24}",
             format!(
                 "scan {}={} reads",
                 lead.name(),
