@@ -108,9 +108,11 @@ enum Command {
         /// `field=value`, as `decode` prints them.
         fields: Vec<String>,
     },
-    /// Where a sample of keys falls: by salt bucket, by each key field's
-    /// values (which user, which site) and, on Bigtable, by the table's
-    /// regions. The sample is the live table's, or a sample file's.
+    /// Where a sample of keys falls: by salt bucket, by the hashed fields
+    /// together (the DynamoDB partition key), by each key field's values
+    /// (which user, which site), with bars, and on Bigtable the stored
+    /// bytes per bucket. The sample is the live table's (spread over its
+    /// whole key space), or a sample file's.
     Hotspot {
         /// A sample file (keys one per line, `cbt read` or HBase shell
         /// `scan` output); without
@@ -126,6 +128,8 @@ enum Command {
         /// The form the sampled keys are written in.
         #[arg(long, value_enum, default_value = "auto")]
         input: Form,
+        #[command(flatten)]
+        more: live::HotspotArgs,
     },
     /// Split points from a sample of keys (one per line, or `cbt read` or
     /// HBase shell `scan` output, or the live table's): every bucket
@@ -138,8 +142,9 @@ enum Command {
         /// How many keys to sample from the live table.
         #[arg(long, default_value_t = 10_000)]
         rows: usize,
-        /// Print the live table's own split points (Bigtable's tablet
-        /// boundaries) instead of planning new ones.
+        /// Print the live table's own split points (Bigtable's
+        /// SampleRowKeys: keys cutting it into sections of about equal
+        /// stored size) instead of planning new ones.
         #[arg(long)]
         current: bool,
         /// Regions per bucket.
@@ -270,15 +275,16 @@ fn main() -> ExitCode {
             rows,
             top,
             input,
-        } => sampled(&cli.table, &document, &schema, sample, rows, input).and_then(
-            |(keys, source, splits, ok)| {
+            more,
+        } => more.store_since().and_then(|since| sampled(&cli.table, &document, &schema, sample, rows, input, since)).and_then(
+            |(keys, source, sections, ok)| {
                 if keys.is_empty() {
                     return Err(format!("no keys to report on in {source}"));
                 }
                 if top == 0 {
                     return Err("--top 0 lists nothing: give at least 1".into());
                 }
-                let clean = live::hotspot(&schema, &keys, &source, splits.as_deref(), top, &mut out)?;
+                let clean = live::hotspot(&schema, &keys, &source, sections.as_deref(), top, &more, &mut out)?;
                 Ok(ok && clean)
             },
         ),
@@ -303,7 +309,7 @@ fn main() -> ExitCode {
             input,
             output,
             ..
-        } => sampled(&cli.table, &document, &schema, sample, rows, input).and_then(
+        } => sampled(&cli.table, &document, &schema, sample, rows, input, None).and_then(
             |(keys, source, _, ok)| {
                 if keys.is_empty() {
                     return Err(format!("no keys to plan from in {source}"));
@@ -569,9 +575,9 @@ fn live(args: &live::TableArgs, document: &Result<String, String>) -> Result<liv
     live::Live::open(args, document.as_deref().map_err(Clone::clone)?)
 }
 
-/// A sample of keys: the file's, else the live table's (with its split
-/// points), else standard input's; and whether every line read.
-type Sampled = (Vec<Vec<u8>>, String, Option<Vec<Vec<u8>>>, bool);
+/// A sample of keys: the file's, else the live table's (with SampleRowKeys'
+/// sections on Bigtable), else standard input's; and whether every line read.
+type Sampled = (Vec<Vec<u8>>, String, Option<Vec<(Vec<u8>, i64)>>, bool);
 
 fn sampled(
     args: &live::TableArgs,
@@ -580,15 +586,25 @@ fn sampled(
     file: Option<PathBuf>,
     rows: usize,
     form: Form,
+    since: Option<std::time::Duration>,
 ) -> Result<Sampled, String> {
     if file.is_none() && args.named() {
         if rows == 0 {
             return Err("--rows 0 samples nothing: give at least 1".into());
         }
         let table = live(args, document)?;
-        let (keys, how) = table.sample(rows)?;
-        let splits = table.split_points()?;
-        return Ok((keys, format!("{how}, of {}", table.name), splits, true));
+        let s = table.sample(schema, rows, since)?;
+        return Ok((
+            s.keys,
+            format!("{}, of {}", s.how, table.name),
+            s.sections,
+            true,
+        ));
+    }
+    if since.is_some() {
+        return Err(
+            "--since without a table counts by a key field: give --time-field FIELD".into(),
+        );
     }
     if file.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         return Err(format!(

@@ -6,8 +6,12 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 /// The `keyschema` binary of this build (built first when missing: a
-/// `cargo test --workspace` builds it).
+/// `cargo test --workspace` builds it), or the one `KEYSCHEMA_CLI` names
+/// (another build's, to see a test fail before a fix).
 pub fn cli() -> PathBuf {
+    if let Some(path) = std::env::var_os("KEYSCHEMA_CLI") {
+        return path.into();
+    }
     let exe = std::env::current_exe().expect("test binary");
     let dir = exe
         .parent()

@@ -4,9 +4,12 @@
 //! the schema document ([`Schema::from_document`]).
 
 mod hotspot;
+mod picture;
+mod sample;
 mod token;
+mod whatif;
 
-pub use hotspot::hotspot;
+pub use hotspot::{hotspot, HotspotArgs};
 
 use futures_util::StreamExt;
 use keyschema::dynamic::DynSchema;
@@ -243,58 +246,8 @@ impl Live {
             .map_err(|e| e.to_string()))
     }
 
-    /// Up to `rows` keys of the table, spread over it: Bigtable's row-sample
-    /// filter at a rate raised tenfold until the sample is big enough, then
-    /// thinned evenly; on DynamoDB, whole segments of a parallel Scan of the
-    /// key attributes (`DynamoStore::sample_keys`). Returns the keys and how
-    /// they were taken.
-    pub fn sample(&self, rows: usize) -> Result<(Vec<Vec<u8>>, String), String> {
-        match &self.store {
-            Store::Bigtable(s) => {
-                let mut probability = 0.001;
-                loop {
-                    let keys = self
-                        .runtime
-                        .block_on(s.sample_keys(probability, rows.saturating_mul(20)))
-                        .map_err(|e| e.to_string())?;
-                    if keys.len() >= rows || probability >= 1.0 {
-                        let mut how = format!("Bigtable row sample, probability {probability}");
-                        if keys.len() > rows {
-                            how.push_str(&format!(
-                                ", {} keys thinned evenly to {rows}",
-                                keys.len()
-                            ));
-                        }
-                        return Ok((thin(keys, rows), how));
-                    }
-                    probability = (probability * 10.0).min(1.0);
-                }
-            }
-            Store::Dynamo(s) => {
-                let sample = self
-                    .runtime
-                    .block_on(s.sample_keys(rows))
-                    .map_err(|e| e.to_string())?;
-                let read = sample.keys.len();
-                let mut how = match (sample.whole_table(), sample.cut) {
-                    (true, _) => format!("every item ({read}), by a Scan of the key attributes"),
-                    (false, false) => format!(
-                        "{} of {} segments of a parallel Scan of the key attributes, each whole ({read} items)",
-                        sample.segments_read, sample.segments
-                    ),
-                    (false, true) => format!(
-                        "the first {read} items of a Scan of the key attributes, not a spread sample: DescribeTable's item count (updated about every six hours) was too low to cut the table into segments"
-                    ),
-                };
-                if read > rows {
-                    how.push_str(&format!(", thinned evenly to {rows}"));
-                }
-                Ok((thin(sample.keys, rows), how))
-            }
-        }
-    }
-
-    /// The table's own split points (Bigtable's tablet boundaries).
+    /// The table's own split points: the keys SampleRowKeys returns, which
+    /// cut a Bigtable table into sections of about equal stored size.
     pub fn split_points(&self) -> Result<Option<Vec<Vec<u8>>>, String> {
         match &self.store {
             Store::Bigtable(s) => self

@@ -14,6 +14,7 @@ mod read;
 pub mod readrows;
 mod rows;
 mod sample;
+pub use sample::SpreadSample;
 mod write;
 
 pub use write::{BatchLimits, MAX_MUTATIONS_PER_REQUEST, MAX_ROW_KEY, MAX_VALUE};

@@ -1,0 +1,257 @@
+//! How `hotspot` and `splits` sample a live table: spread over the whole
+//! key space on any table size (Bigtable: every row with the same chance,
+//! the table read once by ranges at once; DynamoDB: whole segments of a
+//! parallel Scan), with progress on standard error when it is a terminal.
+
+use super::{Live, Store};
+use keyschema::dynamic::DynSchema;
+use keyschema::KeyRange;
+use std::io::Write;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// A sample of a live table's keys.
+pub struct Sample {
+    /// The keys, in key order.
+    pub keys: Vec<Vec<u8>>,
+    /// How they were taken and what they cover, for the report.
+    pub how: String,
+    /// SampleRowKeys' answer on Bigtable: keys with the bytes stored
+    /// before each.
+    pub sections: Option<Vec<(Vec<u8>, i64)>>,
+}
+
+impl Live {
+    /// Up to `rows` keys of the table, spread over its whole key space.
+    /// On Bigtable every row has the same chance to be taken (see
+    /// `BigtableStore::sample_spread`): the table is cut at `layout`'s
+    /// bucket boundaries and SampleRowKeys' sections into ranges read at
+    /// once, to their ends. With `since`, only rows with a cell written in
+    /// that time (Bigtable's cell timestamps). On DynamoDB, whole segments
+    /// of a parallel Scan of the key attributes.
+    pub fn sample(
+        &self,
+        layout: &DynSchema,
+        rows: usize,
+        since: Option<Duration>,
+    ) -> Result<Sample, String> {
+        match &self.store {
+            Store::Bigtable(s) => {
+                let sections = self
+                    .runtime
+                    .block_on(s.sample_row_sections())
+                    .map_err(|e| e.to_string())?;
+                let pieces = pieces(layout, &sections);
+                let since_micros = since.map(|d| {
+                    let now = SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .unwrap_or_default();
+                    i64::try_from(now.saturating_sub(d).as_micros()).unwrap_or(i64::MAX)
+                });
+                let progress = Progress::new(&pieces, &sections);
+                let sample = self
+                    .runtime
+                    .block_on(s.sample_spread(
+                        &pieces,
+                        rows,
+                        since_micros,
+                        sections.last().map(|s| s.1),
+                        &|i, key| progress.saw(i, key),
+                    ))
+                    .map_err(|e| e.to_string())?;
+                progress.done();
+                let recent = since.map_or(String::new(), |d| {
+                    format!(" with a cell written in the last {}", show_duration(d))
+                });
+                let how = match sample.probability >= 1.0 {
+                    true => format!(
+                        "every row{recent} ({}), read in {} ranges at once",
+                        sample.keys.len(),
+                        pieces.len()
+                    ),
+                    false => format!(
+                        "Bigtable row sample over the whole key space: each row{recent} taken with probability {:.3e}, {} ranges read at once to their ends by {} requests, {} keys received",
+                        sample.probability,
+                        pieces.len(),
+                        sample.requests,
+                        sample.received
+                    ),
+                };
+                Ok(Sample {
+                    keys: sample.keys,
+                    how,
+                    sections: Some(sections),
+                })
+            }
+            Store::Dynamo(s) => {
+                if since.is_some() {
+                    return Err("--since on DynamoDB needs --time-field FIELD (a key field holding when the row was written): DynamoDB keeps no write time".into());
+                }
+                let sample = self
+                    .runtime
+                    .block_on(s.sample_keys(rows))
+                    .map_err(|e| e.to_string())?;
+                let read = sample.keys.len();
+                let mut how = match (sample.whole_table(), sample.cut) {
+                    (true, _) => format!("every item ({read}), by a Scan of the key attributes"),
+                    (false, false) => format!(
+                        "{} of {} segments of a parallel Scan of the key attributes, each whole ({read} items): a partition is in the sample with all its items or not at all",
+                        sample.segments_read, sample.segments
+                    ),
+                    (false, true) => format!(
+                        "{} of {} segments of a parallel Scan of the key attributes ({read} items), the last cut short at four times the keys asked for, so not a spread sample: DescribeTable's item count (updated about every six hours) was too low to cut the table into small segments, or one partition holds that many items",
+                        sample.segments_read, sample.segments
+                    ),
+                };
+                if read > rows {
+                    how.push_str(&format!(", thinned evenly to {rows}"));
+                }
+                Ok(Sample {
+                    keys: super::thin(sample.keys, rows),
+                    how,
+                    sections: None,
+                })
+            }
+        }
+    }
+}
+
+/// Ranges that cover the whole key space, cut at the bucket boundaries of
+/// `layout` and, for at least 8 ranges, at SampleRowKeys' keys of even
+/// byte steps.
+fn pieces(layout: &DynSchema, sections: &[(Vec<u8>, i64)]) -> Vec<KeyRange> {
+    let mut cuts: Vec<Vec<u8>> = Vec::new();
+    if let Ok(ranges) = layout.ranges(&[], None) {
+        for r in ranges.iter() {
+            cuts.push(r.start().to_vec());
+            cuts.extend(r.end().map(<[u8]>::to_vec));
+        }
+    }
+    let keys: Vec<&Vec<u8>> = sections
+        .iter()
+        .map(|(k, _)| k)
+        .filter(|k| !k.is_empty())
+        .collect();
+    let step = keys.len() / 8;
+    if step > 0 {
+        cuts.extend(keys.iter().step_by(step).map(|k| k.to_vec()));
+    }
+    cuts.retain(|c| !c.is_empty());
+    cuts.sort();
+    cuts.dedup();
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut start = Vec::new();
+    for cut in cuts {
+        pieces.push(KeyRange::new(
+            std::mem::replace(&mut start, cut.clone()),
+            Some(cut),
+            0,
+        ));
+    }
+    pieces.push(KeyRange::new(start, None, 0));
+    pieces
+}
+
+/// Where a long sample is, on standard error when it is a terminal: the
+/// share of the table's stored bytes read (by SampleRowKeys' offsets).
+struct Progress {
+    shown: bool,
+    total: i64,
+    offsets: Vec<(Vec<u8>, i64)>,
+    starts: Vec<i64>,
+    state: Mutex<(Vec<i64>, u64, Instant)>,
+}
+
+impl Progress {
+    fn new(pieces: &[KeyRange], sections: &[(Vec<u8>, i64)]) -> Progress {
+        let offsets: Vec<(Vec<u8>, i64)> = sections.to_vec();
+        let total = offsets.last().map_or(0, |s| s.1).max(1);
+        let mut p = Progress {
+            shown: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            total,
+            offsets,
+            starts: Vec::new(),
+            state: Mutex::new((Vec::new(), 0, Instant::now())),
+        };
+        p.starts = pieces.iter().map(|r| p.offset(r.start())).collect();
+        if let Ok(mut state) = p.state.lock() {
+            state.0 = p.starts.clone();
+        }
+        p
+    }
+
+    /// The bytes stored before `key`, as SampleRowKeys estimates them.
+    fn offset(&self, key: &[u8]) -> i64 {
+        let i = self
+            .offsets
+            .partition_point(|(k, _)| !k.is_empty() && k.as_slice() <= key);
+        match i {
+            0 => 0,
+            i => self.offsets[i - 1].1,
+        }
+    }
+
+    fn saw(&self, piece: usize, key: &[u8]) {
+        if !self.shown {
+            return;
+        }
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        state.1 += 1;
+        let at = self.offset(key);
+        if let Some(slot) = state.0.get_mut(piece) {
+            *slot = at;
+        }
+        if state.2.elapsed() < Duration::from_millis(200) {
+            return;
+        }
+        let read: i64 = state.0.iter().zip(&self.starts).map(|(a, s)| a - s).sum();
+        let pct = 100.0 * read as f64 / self.total as f64;
+        eprint!(
+            "\rsampling: about {pct:3.0}% of the table's bytes read, {} keys received",
+            state.1
+        );
+        let _ = std::io::stderr().flush();
+        state.2 = Instant::now();
+    }
+
+    fn done(&self) {
+        if self.shown {
+            eprint!("\r{:78}\r", "");
+        }
+    }
+}
+
+/// `--since`: `90s`, `15m`, `2h`, `1d` (a number alone is seconds).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("--since {text}: expected a number and a unit: 90s, 15m, 2h, 1d"))?;
+    let secs = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => {
+            return Err(format!(
+                "--since {text}: the unit is s, m, h or d (90s, 15m, 2h, 1d)"
+            ))
+        }
+    };
+    Ok(Duration::from_secs(n.saturating_mul(secs)))
+}
+
+/// A duration as `--since` takes it.
+pub fn show_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        s if s % 86_400 == 0 && s > 0 => format!("{}d", s / 86_400),
+        s if s % 3600 == 0 && s > 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 && s > 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
