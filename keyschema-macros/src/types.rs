@@ -89,6 +89,105 @@ pub fn small_first_byte(ty: &Type, buckets: u32) -> Option<&'static str> {
     }
 }
 
+/// Types serde writes as their content (`Box<T>` as `T`) or element by
+/// element (`Vec<T>`, maps, sets), so an `Option` inside them is written
+/// as one alone is.
+const TRANSPARENT: &[&str] = &[
+    "Option",
+    "Box",
+    "Rc",
+    "Arc",
+    "Cow",
+    "Vec",
+    "VecDeque",
+    "LinkedList",
+    "BinaryHeap",
+    "BTreeMap",
+    "HashMap",
+    "BTreeSet",
+    "HashSet",
+    "IndexMap",
+    "IndexSet",
+];
+
+/// What an `Option` holds that serde also writes as nil, so that `Some` of
+/// it is stored as `None` is: the `Some(...)` that is lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NilInside {
+    /// `Option<Option<T>>`: `Some(None)`.
+    Option,
+    /// `Option<()>`: `Some(())`.
+    Unit,
+    /// `Option<PhantomData<T>>`: `Some(PhantomData)`.
+    Phantom,
+}
+
+/// The first `Option<X>` written in `ty` (itself, or inside a tuple, an
+/// array or a standard container, [`TRANSPARENT`]) whose `X` serde writes
+/// as nil (`Option<..>`, `()`, `PhantomData<..>`, through `Box`, `Rc`
+/// and `Arc`), with what its `X` is. A type alias, a struct of the
+/// user's or another generic type is not looked into.
+pub fn nil_in_option(ty: &Type) -> Option<(&Type, NilInside)> {
+    match ty {
+        Type::Group(g) => nil_in_option(&g.elem),
+        Type::Paren(p) => nil_in_option(&p.elem),
+        Type::Reference(r) => nil_in_option(&r.elem),
+        Type::Array(a) => nil_in_option(&a.elem),
+        Type::Slice(s) => nil_in_option(&s.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(nil_in_option),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let args = type_args(last);
+            if last.ident == "Option" {
+                if let Some(inside) = args.first().and_then(|t| nil_type(t)) {
+                    return Some((ty, inside));
+                }
+            }
+            if TRANSPARENT.iter().any(|t| last.ident == t) {
+                return args.into_iter().find_map(nil_in_option);
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// The type arguments of a path segment (`Vec<T>`: `T`; `HashMap<K, V>`:
+/// both).
+fn type_args(segment: &syn::PathSegment) -> Vec<&Type> {
+    match &segment.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What `ty` is when serde writes it as nil, looking through `Box`, `Rc`
+/// and `Arc`.
+fn nil_type(ty: &Type) -> Option<NilInside> {
+    match ty {
+        Type::Group(g) => nil_type(&g.elem),
+        Type::Paren(p) => nil_type(&p.elem),
+        Type::Tuple(t) if t.elems.is_empty() => Some(NilInside::Unit),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            match last.ident.to_string().as_str() {
+                "Option" => Some(NilInside::Option),
+                "PhantomData" => Some(NilInside::Phantom),
+                "Box" | "Rc" | "Arc" => type_args(last).first().and_then(|t| nil_type(t)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +209,55 @@ mod tests {
         assert_eq!(check("u64"), None);
         assert_eq!(check("i32"), None);
         assert_eq!(check("Day"), None, "a newtype is left to the trait bound");
+    }
+
+    fn nil(ty: &str) -> Option<(String, NilInside)> {
+        let ty: Type = syn::parse_str(ty).expect("a type");
+        nil_in_option(&ty).map(|(t, what)| (name(t), what))
+    }
+
+    #[test]
+    fn finds_an_option_of_what_serde_writes_as_nil() {
+        let found = |t: &str, what| Some((t.to_string(), what));
+        assert_eq!(
+            nil("Option<Option<u8>>"),
+            found("Option<Option<u8>>", NilInside::Option)
+        );
+        assert_eq!(
+            nil("std::option::Option<()>"),
+            found("std::option::Option<()>", NilInside::Unit)
+        );
+        assert_eq!(
+            nil("Option<Box<Option<String>>>"),
+            found("Option<Box<Option<String>>>", NilInside::Option)
+        );
+        assert_eq!(
+            nil("Option<PhantomData<u8>>"),
+            found("Option<PhantomData<u8>>", NilInside::Phantom)
+        );
+        // Inside the standard containers, tuples and arrays.
+        assert_eq!(
+            nil("Vec<Option<Option<u8>>>"),
+            found("Option<Option<u8>>", NilInside::Option)
+        );
+        assert_eq!(
+            nil("BTreeMap<String, Option<()>>"),
+            found("Option<()>", NilInside::Unit)
+        );
+        assert_eq!(
+            nil("(u8, [Option<()>; 2])"),
+            found("Option<()>", NilInside::Unit)
+        );
+        assert_eq!(
+            nil("Option<Vec<Option<Option<u8>>>>"),
+            found("Option<Option<u8>>", NilInside::Option)
+        );
+        // What keeps `Some` apart, and what the syntax cannot see into.
+        assert_eq!(nil("Option<u8>"), None);
+        assert_eq!(nil("Option<Vec<Option<u8>>>"), None);
+        assert_eq!(nil("Option<((), u8)>"), None);
+        assert_eq!(nil("Result<Option<u8>, String>"), None);
+        assert_eq!(nil("Option<MaybeAlias>"), None);
+        assert_eq!(nil("Wrapper<Option<Option<u8>>>"), None);
     }
 }

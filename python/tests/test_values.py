@@ -234,6 +234,25 @@ class OrderedStores(unittest.TestCase):
         with self.assertRaises(ValueError_):
             self.schema.decode_values(LEDGER_MAP, kinds={"nope": "i64"})
 
+    def test_a_map_that_names_no_field_is_not_a_row(self):
+        # Only optional fields: the empty map, another program's struct
+        # (rmp_serde::to_vec_named of {title, pages}) and an empty cell map
+        # named none of them, and used to read as a row of Nones.
+        doc = ledger_doc()
+        doc["values"] = [{"name": "a", "type": "Option<u32>", "required": False}, {"name": "b", "type": "Option<String>", "required": False}]
+        schema = Schema.from_json(json.dumps(doc))
+        for value in [b"\x80", b"\x82\xa5title\xa4Dune\xa5pages\xcd\x01\x9c", b"\xc1\x80", b"\xc1\x81\xc4\x05title\xc4\x04Dune", {b"title": b"Dune"}, {}]:
+            with self.assertRaises(DecodeError, msg=value) as caught:
+                schema.decode_values(value)
+            self.assertIn("names none of the key type's value fields (`a`, `b`)", str(caught.exception))
+        # What keyschema writes names a field, or holds the presence mark.
+        for value in [b"\x81\xa1a\xc0", b"\x82\xa1b\xc0\xa5title\xa4Dune", b"\x81\xa0\xc0", {b"": b""}]:
+            self.assertEqual(schema.decode_values(value), {"a": None, "b": None}, value)
+        # A required field missing is still named first.
+        with self.assertRaises(DecodeError) as caught:
+            self.schema.decode_values(b"\x80")
+        self.assertIn("value field `amount` is missing", str(caught.exception))
+
 
 class Bigtable(unittest.TestCase):
     def setUp(self):

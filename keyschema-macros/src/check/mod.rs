@@ -20,7 +20,8 @@ use history::was_spec;
 use partition::{partition_components, partition_group};
 use salt::salt_spec;
 use shape::{
-    component_count, every_field_in_key, field_list, missing_then, named_fields, not_generic,
+    component_count, every_field_in_key, field_list, missing_then, named_fields, no_nil_in_option,
+    not_generic,
 };
 
 pub(crate) type Errors = darling::error::Accumulator;
@@ -78,6 +79,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
     component_count(input, &listed, &mut errors);
     buckets_followed_by_their_field(&listed, &mut errors);
     every_field_in_key(&attr, &fields, &mut errors);
+    no_nil_in_option(&fields, &mut errors);
     let partition =
         partition_group(&attr, &mut errors).map(|entries| partition_components(entries, &listed));
     let salt = attr

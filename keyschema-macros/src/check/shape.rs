@@ -182,3 +182,36 @@ pub(super) fn family(attr: &KeyAttr, fields: &StructFields, errors: &mut Errors)
     }
     Some(name)
 }
+
+/// Rule: a value field's type has no `Option` of something serde also
+/// writes as nil (`Option<Option<T>>`, `Option<()>`, also inside a `Vec`,
+/// a map, a tuple...; `types::nil_in_option`). Every store keeps nil as
+/// `None` (the map's nil, no DynamoDB attribute, no Bigtable cell) and
+/// serde writes `Some(v)` as `v`, so the `Some` would read back as `None`.
+pub(super) fn no_nil_in_option(fields: &StructFields, errors: &mut Errors) {
+    use crate::types::{name, nil_in_option, NilInside};
+    for (field, place) in &fields.list {
+        if !matches!(place, Place::Value { .. }) {
+            continue;
+        }
+        let Some((option, inside)) = nil_in_option(&field.ty) else {
+            continue;
+        };
+        let (lost, instead) = match inside {
+            NilInside::Option => (
+                "`Some(None)`",
+                "keep one `Option`, or name the cases with an enum of your own (`enum Patch<T> { #[default] Unset, Null, Set(T) }` stores each variant distinctly)",
+            ),
+            NilInside::Unit => ("`Some(())`", "use a `bool`"),
+            NilInside::Phantom => ("`Some(PhantomData)`", "use a `bool`"),
+        };
+        errors.push(error(
+            option.span(),
+            format!(
+                "value field `{}`: `{}` cannot be stored distinctly: serde writes `Some(v)` as `v`, so {lost} is nil, as `None` is, and every store reads it back as `None`; {instead}",
+                field.name(),
+                name(option),
+            ),
+        ));
+    }
+}

@@ -56,7 +56,12 @@ pub type CellRef<'v> = (&'v [u8], &'v [u8]);
 /// or [`TAGGED`] MessagePack.
 pub fn cells_of(value: &[u8], fields: &[ValueField]) -> Result<Vec<Cell>, ValueError> {
     if value.first() == Some(&CELL_MAP) {
-        return Ok(read_cell_map(value)?
+        let cells = read_cell_map(value)?;
+        // A store of cells reads no row without cells.
+        if cells.is_empty() && !fields.is_empty() {
+            return Err(super::not_fields(fields));
+        }
+        return Ok(cells
             .into_iter()
             .map(|(q, v)| (q.to_vec(), v.to_vec()))
             .collect());
@@ -64,6 +69,7 @@ pub fn cells_of(value: &[u8], fields: &[ValueField]) -> Result<Vec<Cell>, ValueE
     let mut walker = Walker::new(value);
     let n = walker.map_len().map_err(|_| not_fields())?;
     let mut cells = Vec::with_capacity(n.min(256));
+    let mut named = fields.is_empty();
     for _ in 0..n {
         let name = match walker.item()? {
             Item::Str(name) => name,
@@ -73,9 +79,9 @@ pub fn cells_of(value: &[u8], fields: &[ValueField]) -> Result<Vec<Cell>, ValueE
                 })
             }
         };
-        let self_describing = fields
-            .iter()
-            .any(|f| f.name.as_bytes() == name && (f.self_describing)());
+        let field = fields.iter().find(|f| f.name.as_bytes() == name);
+        named |= field.is_some() || name.is_empty();
+        let self_describing = field.is_some_and(|f| (f.self_describing)());
         let (item, bytes) = walker.item_and_bytes()?;
         let cell = match item {
             Item::Nil => continue,
@@ -99,6 +105,9 @@ pub fn cells_of(value: &[u8], fields: &[ValueField]) -> Result<Vec<Cell>, ValueE
         return Err(ValueError::Format {
             message: "bytes after the map of value fields".into(),
         });
+    }
+    if !named {
+        return Err(super::not_fields(fields));
     }
     if cells.is_empty() {
         cells.push((PRESENCE.to_vec(), Vec::new()));
@@ -158,6 +167,9 @@ pub fn read_cell_map(value: &[u8]) -> Result<Vec<CellRef<'_>>, ValueError> {
 pub struct CellReader<'v> {
     cells: std::vec::IntoIter<CellRef<'v>>,
     current: &'v [u8],
+    /// Whether a cell read so far was a field asked for or the
+    /// [`PRESENCE`] cell.
+    named: bool,
 }
 
 impl<'v> CellReader<'v> {
@@ -166,7 +178,19 @@ impl<'v> CellReader<'v> {
         Ok(CellReader {
             cells: read_cell_map(value)?.into_iter(),
             current: &[],
+            named: false,
         })
+    }
+
+    /// Whether the cells read so far held a field asked for, or the
+    /// [`PRESENCE`] cell.
+    pub(crate) fn named(&self) -> bool {
+        self.named
+    }
+
+    /// Whether no cell is left to read (none at all, before the first).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.cells.len() == 0
     }
 }
 
@@ -175,8 +199,10 @@ impl ValueReader for CellReader<'_> {
         for (qualifier, cell) in self.cells.by_ref() {
             if let Some(i) = names.iter().position(|n| n.as_bytes() == qualifier) {
                 self.current = cell;
+                self.named = true;
                 return Ok(Some(i));
             }
+            self.named |= qualifier == PRESENCE;
         }
         Ok(None)
     }

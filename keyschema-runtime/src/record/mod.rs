@@ -200,10 +200,60 @@ pub fn encode_values<K: Record>(row: &K) -> Result<Vec<u8>, ValueError> {
 /// [`RowStore::get_row`](crate::store::RowStore::get_row) gives it): the
 /// ordered stores' map, or the cell map a store of cells (Bigtable) reads
 /// ([`cells`]; its first byte, `c1`, never begins a MessagePack value).
+///
+/// A value that names none of `K`'s value fields is not its row, when `K`
+/// has value fields: every row keyschema writes names each field its type
+/// had (a `None` one as nil), and a store whose rows may name none (a
+/// Bigtable row or DynamoDB item whose fields are all `None`) adds the
+/// presence mark, an entry with the empty name. So the empty map `80`, or
+/// another program's map of other names, is a [`ValueError::Format`],
+/// never a row of defaults.
 #[inline]
 pub fn decode_values<K: Record>(row: &mut K, value: &[u8]) -> Result<(), ValueError> {
     if value.first() == Some(&cells::CELL_MAP) {
-        return row.read_values(&mut cells::CellReader::new(value)?);
+        let mut reader = cells::CellReader::new(value)?;
+        row.read_values(&mut reader)?;
+        return named_or_refused(reader.named(), K::VALUES);
     }
-    row.read_values(&mut msgpack::MapReader::new(value)?)
+    let mut reader = msgpack::MapReader::new(value)?;
+    row.read_values(&mut reader)?;
+    named_or_refused(reader.named(), K::VALUES)
+}
+
+/// `Ok` when the value read named one of `fields` (or had none to name).
+#[inline]
+pub(crate) fn named_or_refused(named: bool, fields: &[ValueField]) -> Result<(), ValueError> {
+    if named || fields.is_empty() {
+        return Ok(());
+    }
+    Err(not_a_row(fields))
+}
+
+/// The refusal of a stored value that names none of `fields`.
+#[cold]
+pub(crate) fn not_a_row(fields: &[ValueField]) -> ValueError {
+    ValueError::Format {
+        message: format!(
+            "it names none of the key type's value fields ({}), and every row keyschema writes names them: it is a raw value (put_row) or another program's. A row written before the type had any of these fields holds none of them: rewrite it with put_record (README, \"Upgrading from raw values\")",
+            field_names(fields)
+        ),
+    }
+}
+
+/// The refusal of a value to write that names none of `fields`: it would
+/// read back as no row of them.
+#[cold]
+pub(crate) fn not_fields(fields: &[ValueField]) -> ValueError {
+    ValueError::Format {
+        message: format!(
+            "it names none of the key type's value fields ({}): write whole rows with put_record",
+            field_names(fields)
+        ),
+    }
+}
+
+/// `` `a`, `b` ``.
+fn field_names(fields: &[ValueField]) -> String {
+    let names: Vec<String> = fields.iter().map(|f| format!("`{}`", f.name)).collect();
+    names.join(", ")
 }

@@ -6,7 +6,7 @@
 
 use super::item_de::FrontDeserializer;
 use super::walk::{Item, Walker};
-use super::{Record, ValueError, ValueReader, ValueWriter};
+use super::{Record, ValueError, ValueField, ValueReader, ValueWriter};
 
 /// Appends `row`'s value fields to `out` as one map; a field that serde
 /// cannot write (its `Serialize` failed) is an error naming it.
@@ -52,7 +52,12 @@ pub struct MapReader<'v> {
     /// The index, among the names asked for, of the field expected next:
     /// after the last one found (a map written by the same struct holds
     /// its fields in declaration order, so this is usually the match).
+    /// Above 0 once a field asked for was found.
     expect: usize,
+    /// Whether an entry had the empty name: the presence mark a store adds
+    /// to a row that names none of its fields (DynamoDB's item whose
+    /// fields are all `None`).
+    presence: bool,
 }
 
 /// `e`'s own words, without the variant's prefix.
@@ -75,7 +80,15 @@ impl<'v> MapReader<'v> {
             walker,
             left,
             expect: 0,
+            presence: false,
         })
+    }
+
+    /// Whether the entries read so far named one of the fields asked for,
+    /// or carried the presence mark (the empty name).
+    #[inline]
+    pub(crate) fn named(&self) -> bool {
+        self.expect > 0 || self.presence
     }
 
     /// The next stored field's name as bytes, `None` after the last.
@@ -135,6 +148,7 @@ impl ValueReader for MapReader<'_> {
                     return Ok(Some(i));
                 }
                 None => {
+                    self.presence |= name.is_empty();
                     self.walker.item()?;
                 }
             }
@@ -161,4 +175,18 @@ impl ValueReader for MapReader<'_> {
         }
         Ok(value)
     }
+}
+
+/// Whether the map `value` names one of `fields`, or carries the presence
+/// mark (an entry with the empty name): what every row keyschema writes
+/// does (see [`super::decode_values`]).
+pub(crate) fn names_one_of(value: &[u8], fields: &[ValueField]) -> Result<bool, ValueError> {
+    let mut reader = MapReader::new(value)?;
+    while let Some(name) = reader.next_name_bytes()? {
+        if name.is_empty() || fields.iter().any(|f| f.name.as_bytes() == name) {
+            return Ok(true);
+        }
+        reader.walker.item()?;
+    }
+    Ok(false)
 }

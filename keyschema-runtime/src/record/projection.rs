@@ -68,11 +68,27 @@ pub trait Projection: Sized {
 
 /// Sets `row`'s value fields from a stored value, as
 /// [`decode_values`](super::decode_values) does for a whole row.
+///
+/// A value that names none of the key type's value fields is refused as
+/// there. A projection reads some fields only, so a map that names none of
+/// them is looked through again for the others; a cell map is refused only
+/// when it holds no cell (a projected Bigtable read keeps one other cell,
+/// whichever comes first, to say the row exists).
 pub fn decode_projection<P: Projection>(row: &mut P, value: &[u8]) -> Result<(), ValueError> {
+    let fields = P::schema().values();
     if value.first() == Some(&cells::CELL_MAP) {
-        return row.read_values(&mut cells::CellReader::new(value)?);
+        let mut reader = cells::CellReader::new(value)?;
+        if reader.is_empty() {
+            super::named_or_refused(false, fields)?;
+        }
+        return row.read_values(&mut reader);
     }
-    row.read_values(&mut msgpack::MapReader::new(value)?)
+    let mut reader = msgpack::MapReader::new(value)?;
+    row.read_values(&mut reader)?;
+    if reader.named() {
+        return Ok(());
+    }
+    super::named_or_refused(msgpack::names_one_of(value, fields)?, fields)
 }
 
 /// The projection `V` of a row of `V::Of` read with `V`'s schema: its key

@@ -500,7 +500,9 @@ class Schema:
         ``kinds`` names the kind of a field whose type the document cannot
         name (``{"amount": "i64"}`` for a ``Cents(i64)``; see
         ``value_kind``). Unknown fields are skipped; a missing field is
-        ``None``, or ``DecodeError`` naming it when the row must hold it."""
+        ``None``, or ``DecodeError`` naming it when the row must hold it. A
+        value that names none of the value fields (nor holds the presence
+        mark, the empty name) is ``DecodeError``: not a row of this schema."""
         return _values.decode_values(self, value, kinds)
 
     def decode_row(self, key, value, kinds=None):

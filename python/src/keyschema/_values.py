@@ -192,17 +192,41 @@ def decode_values(schema, value, kinds=None):
     if isinstance(value, (bytes, bytearray, memoryview)):
         value = bytes(value)
         if value[:1] == bytes([CELL_MAP]):
+<<<<<<< HEAD
             return finish(schema, read_cells(cell_map(value), kinds), kinds)
         fields = _map(value)
+=======
+            cells = cell_map(value)
+            return named(schema, cells, finish(schema, read_cells(cells, kinds), kinds))
+        fields = decode_msgpack(value)
+>>>>>>> i40-macro
         if not isinstance(fields, dict):
             raise DecodeError("the stored value is not a row's value fields: expected a MessagePack map, found %s" % type(fields).__name__)
         for name in fields:
             if not isinstance(name, str):
                 raise DecodeError("the stored value is not a row's value fields: a field name is not a MessagePack str: %r" % (name,))
-        return finish(schema, fields, kinds)
+        return named(schema, fields, finish(schema, fields, kinds))
     if not isinstance(value, (dict, list, tuple)) and hasattr(value, "cells"):
         value = value.cells                    # a google-cloud-bigtable row
-    return finish(schema, read_cells(cells_of(schema, value), kinds), kinds)
+    cells = cells_of(schema, value)
+    return named(schema, cells, finish(schema, read_cells(cells, kinds), kinds))
+
+
+def named(schema, names, out):
+    """``out``, when ``names`` (a stored map's field names, or a row's
+    qualifiers) name one of the schema's value fields or hold the presence
+    mark, the empty name: every row keyschema writes does. Else the value is
+    not a row of the schema (the empty map, another program's map of other
+    names): ``DecodeError``, never a row of ``None``s (ENCODING.md, "Value
+    fields")."""
+    wanted = {f.name.encode("utf-8") for f in schema.values}
+    if not wanted:
+        return out
+    for name in names:
+        name = name.encode("utf-8") if isinstance(name, str) else name
+        if name == b"" or name in wanted:
+            return out
+    raise DecodeError("the stored value is not a row's value fields: it names none of the key type's value fields (%s), and every row keyschema writes names them: it is a raw value (put_row) or another program's" % ", ".join("`%s`" % f.name for f in schema.values))
 
 
 def _map(value):

@@ -64,15 +64,22 @@ pub(super) fn to_attributes(
 
 /// The field map of an item's attributes, leaving out those `skip` names
 /// (the key attributes), in name order (so that two equal items give equal
-/// bytes).
+/// bytes). With `presence`, it begins with the presence mark, the empty
+/// name (nil): the item of a row whose value fields are all `None` has
+/// none of their attributes, and is still a row.
 pub(super) fn to_field_map(
     item: &HashMap<String, AttributeValue>,
     skip: impl Fn(&str) -> bool,
+    presence: bool,
 ) -> Vec<u8> {
     let mut names: Vec<&String> = item.keys().filter(|n| !skip(n)).collect();
     names.sort();
     let mut out = Vec::new();
-    write_map_len(&mut out, names.len());
+    write_map_len(&mut out, names.len() + usize::from(presence));
+    if presence {
+        write_str(&mut out, "");
+        out.push(0xc0);
+    }
     for name in names {
         write_str(&mut out, name);
         if let Some(value) = item.get(name) {
@@ -402,7 +409,7 @@ mod tests {
             ),
             ("pk", AttributeValue::S("skipped".into())),
         ]);
-        let bytes = to_field_map(&item, |n| n == "pk");
+        let bytes = to_field_map(&item, |n| n == "pk", true);
         let back: HashMap<String, AttributeValue> =
             to_attributes(&bytes).expect("a map").into_iter().collect();
         let mut want = item.clone();

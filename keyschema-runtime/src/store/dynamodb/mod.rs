@@ -470,12 +470,22 @@ impl DynamoStore {
                 });
             }
             let components = self.schema.components();
-            return Ok(item::to_field_map(item, |name| {
-                name == self.shape.partition_key
-                    || name == self.shape.sort_key
-                    || components.iter().any(|c| c.name() == name)
-                    || self.is_index_attribute(name)
-            }));
+            // Every field `None`: no attribute says the row is one.
+            let presence = !self
+                .schema
+                .values()
+                .iter()
+                .any(|f| item.contains_key(f.name));
+            return Ok(item::to_field_map(
+                item,
+                |name| {
+                    name == self.shape.partition_key
+                        || name == self.shape.sort_key
+                        || components.iter().any(|c| c.name() == name)
+                        || self.is_index_attribute(name)
+                },
+                presence,
+            ));
         }
         match item.get(VALUE) {
             Some(AttributeValue::B(b)) => Ok(b.as_ref().to_vec()),

@@ -92,6 +92,17 @@ impl DynamoStore {
             }
         }
         if self.whole_rows() {
+            // A map of other names (the empty map, another program's) is
+            // no row of this type: it would read back as one of defaults.
+            let fields = self.schema.values();
+            if let Ok(false) = crate::record::msgpack::names_one_of(value, fields) {
+                return Err(DynamoError::NotFields {
+                    index,
+                    key: cut(),
+                    schema: self.schema.name(),
+                    message: crate::record::not_fields(fields).to_string(),
+                });
+            }
             let fields = super::item::to_attributes(value).map_err(|(field, message)| {
                 if field.is_empty() {
                     DynamoError::NotFields {
