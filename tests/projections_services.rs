@@ -63,10 +63,12 @@ fn fetched(value: &[u8]) -> Vec<String> {
             .map(|(q, _)| String::from_utf8_lossy(q).into_owned())
             .collect();
     }
-    // DynamoDB keeps `None` as NULL; Bigtable keeps no cell.
+    // DynamoDB keeps `None` as NULL; Bigtable keeps no cell. The entry
+    // under the empty name is the item's notes, no attribute.
     let map: std::collections::BTreeMap<String, Option<serde::de::IgnoredAny>> =
         rmp_serde::from_slice(value).expect("a map of fields");
     map.into_iter()
+        .filter(|(name, _)| !name.is_empty())
         .filter_map(|(name, v)| v.map(|_| name))
         .collect()
 }

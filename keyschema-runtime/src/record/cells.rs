@@ -29,6 +29,7 @@
 //! qualifier (bin) to its cell (bin), in qualifier order. Specified in
 //! `docs/ENCODING.md`, "Value fields on Bigtable".
 
+use super::dynamo_words::ITEM_NOTES;
 use super::walk::{Item, Walker};
 use super::{ValueError, ValueField, ValueReader};
 
@@ -83,6 +84,11 @@ pub fn cells_of(value: &[u8], fields: &[ValueField]) -> Result<Vec<Cell>, ValueE
         named |= field.is_some() || name.is_empty();
         let self_describing = field.is_some_and(|f| (f.self_describing)());
         let (item, bytes) = walker.item_and_bytes()?;
+        // A DynamoDB item's notes are no field (and their name is the
+        // presence cell's).
+        if name == ITEM_NOTES.as_bytes() {
+            continue;
+        }
         let cell = match item {
             Item::Nil => continue,
             // Text a reader would take for a nested value is tagged too.
@@ -313,6 +319,11 @@ mod tests {
             vec![(Vec::new(), Vec::new())]
         );
         assert!(cells_of(b"raw bytes", &[]).is_err());
+        // A DynamoDB item's map: its notes entry is no cell.
+        assert_eq!(
+            cells_of(&[0x82, 0xa1, b'a', 0x07, 0xa0, 0x80], &[]).unwrap(),
+            vec![(b"a".to_vec(), 7u64.to_be_bytes().to_vec())]
+        );
         assert!(read_cell_map(&[0xc1, 0x81, 0xa1, b'a', 0xc4, 0x00]).is_err());
     }
 }

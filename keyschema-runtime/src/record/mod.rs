@@ -16,6 +16,7 @@
 
 mod cell_de;
 pub mod cells;
+pub(crate) mod dynamo_words;
 mod item_de;
 pub mod msgpack;
 mod probe;

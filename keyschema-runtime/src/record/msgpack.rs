@@ -4,6 +4,7 @@
 //! rmp-serde writes it with named fields). Any MessagePack library reads
 //! it: `msgpack.unpackb(value)` in Python gives a dict.
 
+use super::dynamo_words::{field_message, find_notes, note, ITEM_NOTES};
 use super::item_de::FrontDeserializer;
 use super::walk::{Item, Walker};
 use super::{Record, ValueError, ValueField, ValueReader, ValueWriter};
@@ -107,16 +108,24 @@ impl<'v> MapReader<'v> {
     }
 
     /// The name of the next stored field, `None` after the last; its value
-    /// is read next ([`value_seed`](Self::value_seed) or skipped).
+    /// is read next ([`value_seed`](Self::value_seed) or skipped). A
+    /// DynamoDB item's notes ([`ITEM_NOTES`]) are no field: stepped over.
     #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
     pub(crate) fn next_name(&mut self) -> Result<Option<&'v str>, ValueError> {
-        match self.next_name_bytes()? {
-            Some(name) => std::str::from_utf8(name)
-                .map(Some)
-                .map_err(|e| ValueError::Format {
-                    message: format!("a field name is not UTF-8: {e}"),
-                }),
-            None => Ok(None),
+        loop {
+            match self.next_name_bytes()? {
+                Some(name) if name == ITEM_NOTES.as_bytes() => {
+                    self.walker.item()?;
+                }
+                Some(name) => {
+                    return std::str::from_utf8(name)
+                        .map(Some)
+                        .map_err(|e| ValueError::Format {
+                            message: format!("a field name is not UTF-8: {e}"),
+                        })
+                }
+                None => return Ok(None),
+            }
         }
     }
 
@@ -131,6 +140,27 @@ impl<'v> MapReader<'v> {
             .item_and_bytes()
             .map_err(|e| <rmp_serde::decode::Error as serde::de::Error>::custom(words(e)))?;
         seed.deserialize(&mut rmp_serde::Deserializer::from_read_ref(raw))
+    }
+}
+
+impl MapReader<'_> {
+    /// The error of `field`, whose value (at `start`) did not read as `T`:
+    /// in DynamoDB's terms when the map is a DynamoDB item's (it has
+    /// [`ITEM_NOTES`] after its fields), else in the reader's own.
+    #[cold]
+    #[inline(never)]
+    fn field_error<T: serde::de::DeserializeOwned>(
+        &self,
+        field: &'static str,
+        start: usize,
+        error: &rmp_serde::decode::Error,
+    ) -> ValueError {
+        let mut walker = self.walker.at(start);
+        let message = match (walker.item(), find_notes(walker, self.left)) {
+            (Ok(item), Some(notes)) => field_message::<T>(item, note(notes, field), error),
+            _ => error.to_string(),
+        };
+        ValueError::Field { field, message }
     }
 }
 
@@ -162,12 +192,10 @@ impl ValueReader for MapReader<'_> {
         field: &'static str,
     ) -> Result<T, ValueError> {
         let start = self.walker.position();
-        let value = T::deserialize(FrontDeserializer::new(&mut self.walker)).map_err(|e| {
-            ValueError::Field {
-                field,
-                message: e.to_string(),
-            }
-        })?;
+        let value = match T::deserialize(FrontDeserializer::new(&mut self.walker)) {
+            Ok(value) => value,
+            Err(e) => return Err(self.field_error::<T>(field, start, &e)),
+        };
         // A type whose `Deserialize` asked for nothing leaves its value
         // unread: step over it, so the next name is a name.
         if self.walker.position() == start {

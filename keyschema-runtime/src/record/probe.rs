@@ -14,14 +14,60 @@ use serde::de::{self, Visitor};
 /// through `Option` and newtype structs. Asks the type once, with a
 /// deserializer that holds nothing: no allocation, no data read.
 pub fn is_self_describing<T: de::DeserializeOwned>() -> bool {
-    let mut any = false;
+    asks::<T>() == Asks::Any
+}
+
+/// What a type's `Deserialize` asks the format for first, looking through
+/// `Option` and newtype structs: the kind of value it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Asks {
+    /// Whatever the format holds (`deserialize_any`): a self-describing
+    /// type.
+    Any,
+    /// A bool.
+    Bool,
+    /// An integer of at most 64 bits: its type's name and range.
+    Int {
+        /// `i8` to `u64`.
+        name: &'static str,
+        /// The smallest value it holds.
+        min: i128,
+        /// The largest.
+        max: i128,
+    },
+    /// An `i128` or a `u128` (MessagePack: an integer, or 16 bytes).
+    Wide,
+    /// A float.
+    Float,
+    /// A char.
+    Char,
+    /// A string.
+    Str,
+    /// Bytes (`serde_bytes`).
+    Bytes,
+    /// Unit, or a unit struct.
+    Unit,
+    /// A sequence or a tuple.
+    Seq,
+    /// A map or a struct.
+    Map,
+    /// An enum.
+    Enum,
+    /// Anything else (an identifier, an ignored value).
+    Other,
+}
+
+/// What `T`'s `Deserialize` asks for first ([`Asks`]). Asks the type
+/// once, with a deserializer that holds nothing.
+pub(crate) fn asks<T: de::DeserializeOwned>() -> Asks {
+    let mut asked = Asks::Other;
     // The probe always fails: only the method the type called matters.
-    let _ = T::deserialize(Probe { any: &mut any });
-    any
+    let _ = T::deserialize(Probe { asked: &mut asked });
+    asked
 }
 
 struct Probe<'a> {
-    any: &'a mut bool,
+    asked: &'a mut Asks,
 }
 
 /// The probe's error: it carries nothing.
@@ -42,21 +88,29 @@ impl de::Error for Asked {
     }
 }
 
-macro_rules! refuse {
-    ($($method:ident)*) => {$(
+/// Methods that note what was asked and fail.
+macro_rules! note {
+    ($($method:ident => $asks:expr),* $(,)?) => {$(
         fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Asked> {
+            *self.asked = $asks;
             Err(Asked)
         }
     )*};
 }
 
+/// An integer type's [`Asks`].
+macro_rules! int {
+    ($t:ty) => {
+        Asks::Int {
+            name: stringify!($t),
+            min: i128::from(<$t>::MIN),
+            max: i128::from(<$t>::MAX),
+        }
+    };
+}
+
 impl<'de> de::Deserializer<'de> for Probe<'_> {
     type Error = Asked;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Asked> {
-        *self.any = true;
-        Err(Asked)
-    }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Asked> {
         visitor.visit_some(self)
@@ -75,16 +129,31 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         false
     }
 
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Asked> {
-        Err(Asked)
-    }
-
-    refuse! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
-        deserialize_seq deserialize_map deserialize_identifier
+    note! {
+        deserialize_any => Asks::Any,
+        deserialize_bool => Asks::Bool,
+        deserialize_i8 => int!(i8),
+        deserialize_i16 => int!(i16),
+        deserialize_i32 => int!(i32),
+        deserialize_i64 => int!(i64),
+        deserialize_u8 => int!(u8),
+        deserialize_u16 => int!(u16),
+        deserialize_u32 => int!(u32),
+        deserialize_u64 => int!(u64),
+        deserialize_i128 => Asks::Wide,
+        deserialize_u128 => Asks::Wide,
+        deserialize_f32 => Asks::Float,
+        deserialize_f64 => Asks::Float,
+        deserialize_char => Asks::Char,
+        deserialize_str => Asks::Str,
+        deserialize_string => Asks::Str,
+        deserialize_bytes => Asks::Bytes,
+        deserialize_byte_buf => Asks::Bytes,
+        deserialize_unit => Asks::Unit,
+        deserialize_seq => Asks::Seq,
+        deserialize_map => Asks::Map,
+        deserialize_identifier => Asks::Other,
+        deserialize_ignored_any => Asks::Other,
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(
@@ -92,10 +161,12 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         _: &'static str,
         _: V,
     ) -> Result<V::Value, Asked> {
+        *self.asked = Asks::Unit;
         Err(Asked)
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Asked> {
+        *self.asked = Asks::Seq;
         Err(Asked)
     }
 
@@ -105,6 +176,7 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         _: usize,
         _: V,
     ) -> Result<V::Value, Asked> {
+        *self.asked = Asks::Seq;
         Err(Asked)
     }
 
@@ -114,6 +186,7 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         _: &'static [&'static str],
         _: V,
     ) -> Result<V::Value, Asked> {
+        *self.asked = Asks::Map;
         Err(Asked)
     }
 
@@ -123,6 +196,7 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         _: &'static [&'static str],
         _: V,
     ) -> Result<V::Value, Asked> {
+        *self.asked = Asks::Enum;
         Err(Asked)
     }
 }
@@ -178,7 +252,7 @@ impl<'de> de::Deserializer<'de> for Nil {
 
 #[cfg(test)]
 mod tests {
-    use super::{from_nil, is_self_describing, reads_nil};
+    use super::{asks, from_nil, is_self_describing, reads_nil, Asks};
     use std::collections::BTreeMap;
 
     #[derive(serde::Deserialize)]
@@ -235,5 +309,43 @@ mod tests {
         assert_eq!(from_nil::<Vec<u8>>(), None);
         assert!(reads_nil::<serde_json::Value>() && reads_nil::<()>());
         assert!(!reads_nil::<u32>() && !reads_nil::<Vec<serde_json::Value>>());
+    }
+
+    #[test]
+    fn a_type_asks_for_its_kind_through_options_and_newtypes() {
+        assert_eq!(
+            asks::<Option<i64>>(),
+            Asks::Int {
+                name: "i64",
+                min: i64::MIN.into(),
+                max: i64::MAX.into()
+            }
+        );
+        assert_eq!(
+            asks::<Maybe>(),
+            Asks::Int {
+                name: "i32",
+                min: i32::MIN.into(),
+                max: i32::MAX.into()
+            }
+        );
+        assert_eq!(
+            asks::<u64>(),
+            Asks::Int {
+                name: "u64",
+                min: 0,
+                max: u64::MAX.into()
+            }
+        );
+        assert_eq!(asks::<String>(), Asks::Str);
+        assert_eq!(asks::<char>(), Asks::Char);
+        assert_eq!(asks::<f32>(), Asks::Float);
+        assert_eq!(asks::<u128>(), Asks::Wide);
+        assert_eq!(asks::<Vec<u8>>(), Asks::Seq);
+        assert_eq!(asks::<(u8, u8)>(), Asks::Seq);
+        assert_eq!(asks::<BTreeMap<String, u8>>(), Asks::Map);
+        assert_eq!(asks::<Unit>(), Asks::Unit);
+        assert_eq!(asks::<Loose>(), Asks::Any);
+        assert_eq!(asks::<bool>(), Asks::Bool);
     }
 }

@@ -6,6 +6,7 @@
 //! `{...}`.
 
 use super::cells::{read_cell_map, CELL_MAP, PRESENCE, TAGGED};
+use super::dynamo_words::{note, ITEM_NOTES};
 use super::walk::{is_whole_nested, Item, Walker};
 use super::{ValueError, ValueField};
 
@@ -61,14 +62,29 @@ pub fn render_values(
     } else {
         let mut walker = Walker::new(value);
         let n = walker.map_len()?;
+        let mut notes = None;
         for _ in 0..n {
             let name = match walker.item()? {
+                Item::Str(name) if name == ITEM_NOTES.as_bytes() => {
+                    notes = Some(walker.item_and_bytes()?.1);
+                    continue;
+                }
                 Item::Str(name) => String::from_utf8_lossy(name).into_owned(),
                 other => return Err(bad(format_args!("a field name is not a string: {other:?}"))),
             };
             let mut text = String::new();
             item_text(&mut walker, &mut text, 0)?;
             found.push((name, text));
+        }
+        // A DynamoDB item's numbers beyond 64-bit integers, as it stores
+        // them (not as the float the map holds).
+        if let Some(notes) = notes {
+            for (name, text) in &mut found {
+                match note(notes, name) {
+                    Some("SS" | "NS" | "BS") | None => {}
+                    Some(number) => *text = number.to_string(),
+                }
+            }
         }
     }
     let mut out = Vec::with_capacity(found.len().max(fields.len()));
@@ -335,6 +351,27 @@ mod tests {
                 ("gone", "null"),
                 ("other", "\"text\""),
             ]
+        );
+    }
+
+    /// A DynamoDB item's map: its notes entry is no field, and a number
+    /// beyond 64-bit integers renders as the item stores it.
+    #[test]
+    fn an_items_notes_give_its_numbers_as_stored() {
+        let mut value = vec![0x83];
+        value.extend(rmp_serde::to_vec("big").expect("msgpack"));
+        value.extend(rmp_serde::to_vec(&1e20).expect("msgpack"));
+        value.extend(rmp_serde::to_vec("tags").expect("msgpack"));
+        value.extend(rmp_serde::to_vec(&["a"]).expect("msgpack"));
+        value.extend(rmp_serde::to_vec("").expect("msgpack"));
+        let notes =
+            std::collections::BTreeMap::from([("big", "99999999999999999999"), ("tags", "SS")]);
+        value.extend(rmp_serde::to_vec(&notes).expect("msgpack"));
+        let text = render_values(&value, &[field("big", "i64")]).expect("renders");
+        let text: Vec<(&str, &str)> = text.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        assert_eq!(
+            text,
+            [("big", "99999999999999999999"), ("tags", r#"["a"]"#)]
         );
     }
 

@@ -65,6 +65,15 @@ impl<'a> Walker<'a> {
         Walker { buf, pos: 0 }
     }
 
+    /// A walker of the same bytes at `pos` (a [`position`](Self::position)
+    /// this one was at).
+    pub(crate) fn at(&self, pos: usize) -> Walker<'a> {
+        Walker {
+            buf: self.buf,
+            pos: pos.min(self.buf.len()),
+        }
+    }
+
     /// Whether every byte was read.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {

@@ -21,9 +21,13 @@
 //!
 //! Read back, `N` is an integer when it is one and fits 64 bits, a float
 //! otherwise; string, number and binary sets written by other programs read
-//! as sequences.
+//! as sequences. The map ends with the item's notes (the empty name,
+//! [`ITEM_NOTES`]): the text of such a float's `N` and the type of such a
+//! set, so that a field that does not read is reported as DynamoDB holds
+//! it ([`crate::record::dynamo_words`]).
 
 use crate::dynamic::{DynSchema, Value};
+use crate::record::dynamo_words::ITEM_NOTES;
 use crate::record::ValueError;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -64,29 +68,62 @@ pub(super) fn to_attributes(
 
 /// The field map of an item's attributes, leaving out those `skip` names
 /// (the key attributes), in name order (so that two equal items give equal
-/// bytes). With `presence`, it begins with the presence mark, the empty
-/// name (nil): the item of a row whose value fields are all `None` has
-/// none of their attributes, and is still a row.
+/// bytes), then the item's notes ([`ITEM_NOTES`]): what the map cannot
+/// say of an attribute, for the messages about a field that does not
+/// read (the text of each `N` not written as an integer, the type of each
+/// set). The notes entry, always there, is also the presence mark: the
+/// item of a row whose value fields are all `None` has none of their
+/// attributes, and is still a row.
 pub(super) fn to_field_map(
     item: &HashMap<String, AttributeValue>,
     skip: impl Fn(&str) -> bool,
-    presence: bool,
 ) -> Vec<u8> {
     let mut names: Vec<&String> = item.keys().filter(|n| !skip(n)).collect();
     names.sort();
     let mut out = Vec::new();
-    write_map_len(&mut out, names.len() + usize::from(presence));
-    if presence {
-        write_str(&mut out, "");
-        out.push(0xc0);
-    }
-    for name in names {
+    write_map_len(&mut out, names.len() + 1);
+    let mut noted = 0;
+    for name in &names {
         write_str(&mut out, name);
-        if let Some(value) = item.get(name) {
-            write_attribute(&mut out, value);
+        match item.get(*name) {
+            Some(AttributeValue::N(n)) => noted += usize::from(!write_number(&mut out, n)),
+            Some(value) => {
+                write_attribute(&mut out, value);
+                noted += usize::from(set_type(value).is_some());
+            }
+            None => {}
+        }
+    }
+    write_str(&mut out, ITEM_NOTES);
+    write_map_len(&mut out, noted);
+    if noted > 0 {
+        for name in &names {
+            if let Some(note) = item.get(*name).and_then(note_of) {
+                write_str(&mut out, name);
+                write_str(&mut out, note);
+            }
         }
     }
     out
+}
+
+/// The note on a top-level attribute, when the field map cannot say it:
+/// an `N` not written as an integer, its text; a set, its type.
+fn note_of(value: &AttributeValue) -> Option<&str> {
+    match value {
+        AttributeValue::N(n) if !is_integer(n) => Some(n),
+        other => set_type(other),
+    }
+}
+
+/// A set's type: `SS`, `NS` or `BS` (a sequence in the field map).
+fn set_type(value: &AttributeValue) -> Option<&'static str> {
+    match value {
+        AttributeValue::Ss(_) => Some("SS"),
+        AttributeValue::Ns(_) => Some("NS"),
+        AttributeValue::Bs(_) => Some("BS"),
+        _ => None,
+    }
 }
 
 /// The readable attributes of a key's fields: each field of `key` under
@@ -309,7 +346,9 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 fn write_attribute(out: &mut Vec<u8>, value: &AttributeValue) {
     match value {
         AttributeValue::S(s) => write_str(out, s),
-        AttributeValue::N(n) => write_number(out, n),
+        AttributeValue::N(n) => {
+            write_number(out, n);
+        }
         AttributeValue::B(b) => write_bin(out, b.as_ref()),
         AttributeValue::Bool(b) => {
             let _infallible = rmp::encode::write_bool(out, *b);
@@ -365,17 +404,27 @@ fn write_bin(out: &mut Vec<u8>, b: &[u8]) {
 }
 
 /// A DynamoDB number: an integer when it is one and fits 64 bits, else a
-/// float (a number that reads as neither is written as its text).
-fn write_number(out: &mut Vec<u8>, n: &str) {
+/// float (a number that reads as neither is written as its text); whether
+/// it was written as an integer.
+fn write_number(out: &mut Vec<u8>, n: &str) -> bool {
     if let Ok(v) = n.parse::<u64>() {
         let _infallible = rmp::encode::write_uint(out, v);
     } else if let Ok(v) = n.parse::<i64>() {
         let _infallible = rmp::encode::write_sint(out, v);
-    } else if let Ok(v) = n.parse::<f64>() {
-        let _infallible = rmp::encode::write_f64(out, v);
     } else {
-        write_str(out, n);
+        if let Ok(v) = n.parse::<f64>() {
+            let _infallible = rmp::encode::write_f64(out, v);
+        } else {
+            write_str(out, n);
+        }
+        return false;
     }
+    true
+}
+
+/// Whether [`write_number`] writes `n` as an integer.
+fn is_integer(n: &str) -> bool {
+    n.parse::<u64>().is_ok() || n.parse::<i64>().is_ok()
 }
 
 #[cfg(test)]
@@ -409,7 +458,7 @@ mod tests {
             ),
             ("pk", AttributeValue::S("skipped".into())),
         ]);
-        let bytes = to_field_map(&item, |n| n == "pk", true);
+        let bytes = to_field_map(&item, |n| n == "pk");
         let back: HashMap<String, AttributeValue> =
             to_attributes(&bytes).expect("a map").into_iter().collect();
         let mut want = item.clone();
@@ -418,6 +467,30 @@ mod tests {
         // written back as no attribute.
         want.remove("none");
         assert_eq!(back, want);
+    }
+
+    /// The map ends with the item's notes: the text of each `N` the map
+    /// holds as a float, the type of each set; a map without them has an
+    /// empty notes entry.
+    #[test]
+    fn the_field_map_notes_what_it_cannot_say() {
+        let item = map(&[
+            ("big", AttributeValue::N("99999999999999999999".into())),
+            ("ratio", AttributeValue::N("0.25".into())),
+            ("n", AttributeValue::N("-5".into())),
+            ("tags", AttributeValue::Ss(vec!["a".into()])),
+            ("memo", AttributeValue::S("rent".into())),
+        ]);
+        let read: serde_json::Value =
+            rmp_serde::from_slice(&to_field_map(&item, |_| false)).expect("a map");
+        let notes =
+            serde_json::json!({"big": "99999999999999999999", "ratio": "0.25", "tags": "SS"});
+        let want = serde_json::json!({
+            "big": 1e20, "memo": "rent", "n": -5, "ratio": 0.25, "tags": ["a"], "": notes,
+        });
+        assert_eq!(read, want);
+        let plain = to_field_map(&map(&[("n", AttributeValue::N("7".into()))]), |_| false);
+        assert_eq!(plain, b"\x82\xa1n\x07\xa0\x80");
     }
 
     #[test]

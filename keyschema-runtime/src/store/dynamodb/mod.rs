@@ -470,12 +470,8 @@ impl DynamoStore {
                 });
             }
             let components = self.schema.components();
-            // Every field `None`: no attribute says the row is one.
-            let presence = !self
-                .schema
-                .values()
-                .iter()
-                .any(|f| item.contains_key(f.name));
+            // Every field `None`: no attribute says the row is one, so
+            // the map's notes entry (the empty name) is its presence mark.
             return Ok(item::to_field_map(
                 item,
                 |name| {
@@ -484,7 +480,6 @@ impl DynamoStore {
                         || components.iter().any(|c| c.name() == name)
                         || self.is_index_attribute(name)
                 },
-                presence,
             ));
         }
         match item.get(VALUE) {
