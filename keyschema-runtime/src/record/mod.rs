@@ -17,6 +17,7 @@
 mod cell_de;
 pub mod cells;
 mod item_de;
+mod kind;
 pub mod msgpack;
 mod probe;
 pub(crate) mod projection;
