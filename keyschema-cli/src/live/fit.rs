@@ -9,7 +9,7 @@ use super::{Live, Store};
 use keyschema::dynamic::DynSchema;
 use keyschema::store::bigtable::FAMILY;
 use keyschema::store::Direction;
-use keyschema::{prefix_successor, KeyRange, ScanRangeSet};
+use keyschema::{prefix_successor, KeyRange};
 
 impl Live {
     /// The column family the rows' values are read from on Bigtable: the
@@ -80,7 +80,7 @@ impl Live {
     /// After a read that found nothing: whether the table holds rows the
     /// document does not read (another prefix, salt or field order), said
     /// on standard error. Silent when it cannot tell.
-    pub fn explain_empty(&self, layout: &DynSchema, _read: &ScanRangeSet) {
+    pub fn explain_empty(&self, layout: &DynSchema) {
         let whole = KeyRange::new(Vec::new(), None, 0);
         let Ok(keys) = self.first_keys(&whole, 5) else {
             return;
@@ -124,16 +124,19 @@ impl Live {
         Some((keys.len(), first))
     }
 
-    /// [`past_buckets`](Self::past_buckets), said on standard error.
-    pub fn warn_past_buckets(&self, layout: &DynSchema) {
-        if let Some((_, first)) = self.past_buckets(layout, 1) {
+    /// [`past_buckets`](Self::past_buckets), said on standard error;
+    /// whether there were any (the read missed rows).
+    pub fn warn_past_buckets(&self, layout: &DynSchema) -> bool {
+        let past = self.past_buckets(layout, 1);
+        if let Some((_, first)) = &past {
             eprintln!(
                 "warning: {} holds keys past the document's {} salt buckets (first: {}): it was written with more buckets than `{}` declares, so this read missed their rows. Use the document of the type that wrote the table",
                 self.name,
                 layout.buckets(),
-                crate::forms::write(&first, crate::forms::Output::Escaped),
+                crate::forms::write(first, crate::forms::Output::Escaped),
                 layout.name(),
             );
         }
+        past.is_some()
     }
 }

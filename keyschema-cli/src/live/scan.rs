@@ -291,13 +291,14 @@ pub fn scan(layout: &DynSchema, table: &Live, args: &ScanArgs, out: &mut impl Wr
             layout.name()
         );
     }
+    let mut missed = false;
     if met == 0 {
         eprintln!("(0 rows)");
-        table.explain_empty(layout, &set);
+        table.explain_empty(layout);
     } else {
-        table.warn_past_buckets(layout);
+        missed = table.warn_past_buckets(layout);
     }
-    Ok(bad_rows == 0 && bad_keys == 0)
+    Ok(bad_rows == 0 && bad_keys == 0 && !missed)
 }
 
 /// `get`: the row under a key (every bucket's copy of a `random % N`
@@ -331,10 +332,7 @@ pub fn get(
                 table.name
             ),
         }
-        table.explain_empty(
-            layout,
-            &layout.ranges(&[], None).map_err(|e| e.to_string())?,
-        );
+        table.explain_empty(layout);
         return Ok(false);
     }
     let group: Group = found
