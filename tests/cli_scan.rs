@@ -462,3 +462,58 @@ async fn random_salt_copies_print_once_with_their_buckets_and_disagreeing_ones_f
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("hold different values"), "{stderr}");
 }
+
+#[tokio::test]
+async fn reverse_json_keys_and_after_read_as_the_rows_say() {
+    let rows = readings();
+    let (host, table) = bigtable_of("cli-scan-flags", &rows).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let doc = document::<Reading>(dir.path());
+    let path = format!("{}/{}/{table}", cbt::PROJECT, cbt::INSTANCE);
+    let tool = |args: &[&str]| {
+        let mut all = vec!["--schema", &doc, "--bigtable", &path, "--emulator", &host];
+        all.extend_from_slice(args);
+        run(&all, b"")
+    };
+    let mut sorted: Vec<&Reading> = rows.iter().collect();
+    sorted.sort_by_key(|r| r.encode()[1..].to_vec());
+    let lines = |rs: &[&Reading]| rs.iter().map(|r| reading_line(r)).collect::<Vec<_>>();
+
+    // Newest first: the merge reversed.
+    let (code, stdout, stderr) = tool(&["scan", "--reverse", "--limit", "5"]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut last: Vec<&Reading> = sorted[sorted.len() - 5..].to_vec();
+    last.reverse();
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), lines(&last));
+
+    // Pages: the cursor printed at the end reads on from the next row.
+    let (_, first, stderr) = tool(&["scan", "--limit", "3"]);
+    assert_eq!(first.lines().collect::<Vec<_>>(), lines(&sorted[..3]));
+    let cursor = stderr
+        .split("--after ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no cursor in {stderr}"));
+    let (code, next, stderr) = tool(&["scan", "--limit", "3", "--after", cursor]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(next.lines().collect::<Vec<_>>(), lines(&sorted[3..6]));
+
+    // JSON lines, with the bucket and stored key.
+    let (code, stdout, stderr) = tool(&["scan", "--json", "--keys", "--limit", "1"]);
+    assert_eq!(code, 0, "{stderr}");
+    let row: serde_json::Value = serde_json::from_str(stdout.trim_end()).expect("JSON");
+    let r = sorted[0];
+    let key = r.encode();
+    assert_eq!(row["sensor"], r.sensor.as_str());
+    assert_eq!(row["seq"], r.seq);
+    assert_eq!(row["count"], r.count);
+    assert!(stdout.contains(&format!("\"big\":{},", r.big)), "{stdout}");
+    assert_eq!(row["label"], r.label.as_str());
+    assert_eq!(row["bucket"], u32::from(key[0]));
+    let (_, text, _) = tool(&["scan", "--keys", "--limit", "1"]);
+    assert!(
+        text.trim_end().ends_with(&format!(" | bucket={}", key[0]))
+            || text.contains(&format!(" | bucket={} key=", key[0])),
+        "{text}"
+    );
+}
