@@ -91,22 +91,31 @@ enum Command {
         output: Output,
     },
     /// Rows of the live table (`--bigtable` or `--dynamodb`) by field
-    /// values, in key order: `field=value` for leading key fields, then
-    /// optionally `field=LO..HI` on the next; each row's key fields, `|`,
-    /// and its value fields.
-    Scan {
-        /// The binding, in key order (none: every row; DynamoDB needs the
-        /// partition fields bound).
-        fields: Vec<String>,
-        /// The most rows to print.
-        #[arg(long, default_value_t = 10)]
-        limit: usize,
-    },
+    /// values, in key order, printed as they arrive: `field=value` for
+    /// leading key fields, then optionally `field=LO..HI` on the next; each
+    /// row's key fields, `|`, and its value fields. A row that does not
+    /// read (its key, or a value field as its declared type) is an error
+    /// line on standard error and the others print: exit status 1.
+    Scan(live::scan::ScanArgs),
     /// The row of the live table under a key: `field=value` for every key
-    /// field. Exit status 1 when there is none.
+    /// field. Exit status 1 when there is none, or it does not read.
     Get {
         /// `field=value`, as `decode` prints them.
         fields: Vec<String>,
+        #[command(flatten)]
+        print: live::scan::Print,
+    },
+    /// Whether the schema document fits the live table: its column family,
+    /// the share of sampled keys that decode, their salt buckets and
+    /// prefix, and the value fields of sampled rows. Exit status 1 when a
+    /// check fails.
+    Check {
+        /// How many keys to sample.
+        #[arg(long, default_value_t = 1000)]
+        rows: usize,
+        /// How many of the sampled rows to read whole, for their value fields.
+        #[arg(long, default_value_t = 100)]
+        values: usize,
     },
     /// Where a sample of keys falls: by salt bucket, by the hashed fields
     /// together (the DynamoDB partition key), by each key field's values
@@ -230,46 +239,12 @@ fn main() -> ExitCode {
         }
         Command::Bucket { fields } => bucket(&schema, &fields, &mut out),
         Command::Ranges { fields, output } => ranges(&schema, &fields, output, &mut out),
-        Command::Scan { fields, limit } => live(&cli.table, &document).and_then(|table| {
-            if limit == 0 {
-                return Err("--limit 0 reads nothing: give at least 1".into());
-            }
-            let (equal, last) = binding::binding(&schema, &fields)?;
-            let ranges = schema.ranges(&equal, last).map_err(|e| e.to_string())?;
-            if ranges.iter().all(|r| r.end().is_some_and(|end| end <= r.start())) {
-                return Err("the range selects no key: its lower end is not below its upper end".into());
-            }
-            let (found, more) = table.scan(&ranges, limit)?;
-            let ok = rows(&schema, &table, &found, &mut out)?;
-            if more {
-                eprintln!("(the first {limit} rows; there are more: --limit N reads further)");
-            }
-            Ok(ok)
-        }),
-        Command::Get { fields } => live(&cli.table, &document).and_then(|table| {
-            let values = values::fields(&schema, &fields)?;
-            let key = match schema.salt().is_some_and(|s| s.is_random()) {
-                true => schema.encode_in(&values, 0),
-                false => schema.encode(&values),
-            }
-            .map_err(|e| e.to_string())?;
-            let candidates = schema.candidates(&key);
-            let tried = candidates.len();
-            let found = table.get(candidates)?;
-            if found.is_empty() {
-                let rendered = schema.render(&key);
-                match tried {
-                    1 => eprintln!("no row under {rendered} in {}", table.name),
-                    n => eprintln!(
-                        "no row under {} in any of its {n} buckets in {}",
-                        rendered.split_once('|').map_or(rendered.as_str(), |(_, rest)| rest),
-                        table.name
-                    ),
-                }
-                return Ok(false);
-            }
-            rows(&schema, &table, &found, &mut out)
-        }),
+        Command::Scan(args) => live(&cli.table, &document)
+            .and_then(|table| live::scan::scan(&schema, &table, &args, &mut out)),
+        Command::Get { fields, print } => live(&cli.table, &document)
+            .and_then(|table| live::scan::get(&schema, &table, &fields, print, &mut out)),
+        Command::Check { rows, values } => live(&cli.table, &document)
+            .and_then(|table| live::check(&schema, &table, rows, values, &mut out)),
         Command::Hotspot {
             sample,
             rows,
@@ -363,7 +338,7 @@ impl<W: Write> Write for Quiet<W> {
 
 /// The outcome of a command: `Ok(false)` when some inputs failed (each
 /// reported on standard error), `Err` when the command could not run.
-type Outcome = Result<bool, String>;
+pub(crate) type Outcome = Result<bool, String>;
 
 /// Runs `f` on each key (the arguments, or standard input's lines, read
 /// as bytes), printing its answer or, on standard error, the line's number
@@ -454,7 +429,7 @@ pub(crate) fn text_fields(schema: &DynSchema, values: &[Value], layout: Option<L
     pairs.join(" ")
 }
 
-fn json_fields(schema: &DynSchema, values: &[Value], layout: Option<Layout>) -> String {
+pub(crate) fn json_fields(schema: &DynSchema, values: &[Value], layout: Option<Layout>) -> String {
     let mut pairs: Vec<String> = schema
         .fields()
         .iter()
@@ -617,27 +592,6 @@ fn sampled(
         .map_or("standard input".to_string(), |p| p.display().to_string());
     let (keys, ok) = sample::read_sample(schema, file.as_deref(), form)?;
     Ok((keys, source, None, ok))
-}
-
-/// Prints rows, one per line; a row that does not read is reported on
-/// standard error and the rest printed.
-fn rows(
-    schema: &DynSchema,
-    table: &live::Live,
-    rows: &[keyschema::store::Row],
-    out: &mut impl Write,
-) -> Outcome {
-    let mut ok = true;
-    for row in rows {
-        match live::row_line(schema, table.schema, row) {
-            Ok(line) => writeln!(out, "{line}").map_err(|e| e.to_string())?,
-            Err(e) => {
-                ok = false;
-                eprintln!("{e}");
-            }
-        }
-    }
-    Ok(ok)
 }
 
 /// The `--output` of `splits`.

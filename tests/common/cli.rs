@@ -5,26 +5,30 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-/// The `keyschema` binary of this build (built first when missing: a
-/// `cargo test --workspace` builds it), or the one `KEYSCHEMA_CLI` names
-/// (another build's, to see a test fail before a fix).
+/// The `keyschema` binary of this build, built from these sources once per
+/// test process (a test of the root package does not build another
+/// package's binary, and one left from an older build would be tested
+/// instead), or the one `KEYSCHEMA_CLI` names (another build's, to see a
+/// test fail before a fix).
 pub fn cli() -> PathBuf {
     if let Some(path) = std::env::var_os("KEYSCHEMA_CLI") {
         return path.into();
     }
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     let exe = std::env::current_exe().expect("test binary");
     let dir = exe
         .parent()
         .and_then(|deps| deps.parent())
         .expect("target directory");
     let path = dir.join(format!("keyschema{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
+    BUILT.get_or_init(|| {
         let status = Command::new(env!("CARGO"))
             .args(["build", "-p", "keyschema-cli"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("cargo build");
         assert!(status.success(), "building the keyschema command");
-    }
+    });
     path
 }
 

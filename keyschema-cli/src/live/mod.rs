@@ -3,21 +3,23 @@
 //! dynalite) through the library's own stores, with the layout read from
 //! the schema document ([`Schema::from_document`]).
 
+mod check;
+mod fit;
 mod hotspot;
 mod picture;
 mod sample;
+mod merge;
+pub mod scan;
 mod token;
 mod whatif;
 
+pub use check::check;
 pub use hotspot::{hotspot, HotspotArgs};
 
-use futures_util::StreamExt;
-use keyschema::dynamic::DynSchema;
 use keyschema::store::bigtable::BigtableStore;
 use keyschema::store::dynamodb::DynamoStore;
 use keyschema::store::{AsyncStore, Direction, Row};
 use keyschema::Schema;
-use keyschema::{KeyRange, ScanRangeSet};
 
 /// Where the live table is: one of `--bigtable` and `--dynamodb`.
 #[derive(clap::Args, Debug, Clone)]
@@ -218,24 +220,27 @@ impl Live {
         })
     }
 
-    /// The rows of `ranges` in key order (by the key after the salt, as a
-    /// typed ordered scan merges buckets), at most `limit`, and whether
-    /// there are more.
-    pub fn scan(&self, ranges: &ScanRangeSet, limit: usize) -> Result<(Vec<Row>, bool), String> {
-        let mut rows = Vec::new();
-        let mut more = false;
-        for range in ranges.iter() {
-            let read = on_store!(&self.store, s => self.runtime.block_on(collect(s, self.schema, range, limit)));
-            let read = read?;
-            // A range that filled the limit may hold more.
-            more |= read.len() == limit;
-            rows.extend(read);
-        }
-        let header = self.schema.header_len();
-        rows.sort_by(|a, b| a.0.get(header..).cmp(&b.0.get(header..)));
-        more |= rows.len() > limit;
-        rows.truncate(limit);
-        Ok((rows, more))
+    /// The rows of `ranges` merged in key order (by the key after the
+    /// salt, as a typed ordered scan merges buckets) into `sink` as they
+    /// arrive, each range asked for at most `per_range` rows; whether rows
+    /// were left when the sink ended the read.
+    pub fn merged(
+        &self,
+        ranges: &[keyschema::KeyRange],
+        direction: Direction,
+        per_range: usize,
+        concurrency: usize,
+        sink: &mut dyn merge::Sink,
+    ) -> Result<bool, String> {
+        on_store!(&self.store, s => self.runtime.block_on(merge::merged(
+            s,
+            self.schema,
+            ranges,
+            direction,
+            Some(per_range),
+            concurrency,
+            sink,
+        )))
     }
 
     /// The rows stored under any of `keys`.
@@ -281,43 +286,4 @@ fn thin(keys: Vec<Vec<u8>>, rows: usize) -> Vec<Vec<u8>> {
         .filter(|(i, _)| i * rows / len != (i + 1) * rows / len)
         .map(|(_, k)| k)
         .collect()
-}
-
-async fn collect<S: AsyncStore>(
-    store: &S,
-    schema: &'static Schema,
-    range: &KeyRange,
-    limit: usize,
-) -> Result<Vec<Row>, String> {
-    let mut stream = store.scan_for(schema, range, Direction::Forward, Some(limit));
-    let mut rows = Vec::new();
-    while let Some(row) = stream.next().await {
-        rows.push(row.map_err(|e| e.to_string())?);
-    }
-    Ok(rows)
-}
-
-/// One row as a line: its key fields as `decode` prints them, then `|`
-/// and its value fields (`name=value`, strings quoted), or its raw value
-/// in hex for a key type without value fields.
-pub fn row_line(layout: &DynSchema, schema: &Schema, row: &Row) -> Result<String, String> {
-    let (key, value) = row;
-    let values = layout
-        .decode(key)
-        .map_err(|e| format!("{}: {e}", layout.render(key)))?;
-    let mut line = crate::text_fields(layout, &values, None);
-    line.push_str(" |");
-    if schema.values().is_empty() {
-        line.push_str(&format!(
-            " value={}",
-            crate::forms::write(value, crate::forms::Output::Hex)
-        ));
-        return Ok(line);
-    }
-    let fields = keyschema::record::render_values(value, schema.values())
-        .map_err(|e| format!("{}: its value fields do not read: {e}", layout.render(key)))?;
-    for (name, text) in fields {
-        line.push_str(&format!(" {name}={text}"));
-    }
-    Ok(line)
 }

@@ -18,6 +18,7 @@ mod cell_de;
 pub mod cells;
 pub(crate) mod dynamo_words;
 mod item_de;
+mod kind;
 pub mod msgpack;
 mod probe;
 pub(crate) mod projection;

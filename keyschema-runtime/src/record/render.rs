@@ -3,10 +3,13 @@
 //! `scan` and `get`). Each field reads back unambiguously: strings in JSON
 //! quotes and escapes, numbers and `true`/`false` as they are, `null` for a
 //! missing optional field, bytes as `0x` and hex, lists `[...]` and maps
-//! `{...}`.
+//! `{...}`. A declared field is read by the same rules as the typed read
+//! (and the Python package): a value its type refuses is an error naming
+//! the field and what it holds, never printed as if it were good.
 
 use super::cells::{read_cell_map, CELL_MAP, PRESENCE, TAGGED};
 use super::dynamo_words::{note, ITEM_NOTES};
+use super::kind::{cell_scalar, item_scalar, kind_of, quoted, Kind};
 use super::walk::{is_whole_nested, Item, Walker};
 use super::{ValueError, ValueField};
 
@@ -14,11 +17,20 @@ use super::{ValueError, ValueField};
 const MAX_DEPTH: usize = 64;
 
 /// The value fields of a row's stored value, each as `(name, text)`: the
-/// declared fields in declaration order (an absent one `null`), then any
-/// field the row holds that `fields` does not declare. `value` is what a
-/// whole-row read returns: the ordered stores' and DynamoDB's MessagePack
-/// field map, or Bigtable's cell map, whose cells read by the declared
-/// field's Rust type (`docs/ENCODING.md`, "Value fields on Bigtable").
+/// declared fields in declaration order (an absent optional one `null`),
+/// then any field the row holds that `fields` does not declare. `value` is
+/// what a whole-row read returns: the ordered stores' and DynamoDB's
+/// MessagePack field map, or Bigtable's cell map, whose cells read by the
+/// declared field's Rust type (`docs/ENCODING.md`, "Value fields on
+/// Bigtable").
+///
+/// Each declared field is read as the typed read reads it, through the
+/// same deserializers: an integer must fit its width (a Bigtable cell is 8
+/// big-endian bytes, or 16 for a 128-bit one; the text `5` is refused), a
+/// float prints as the shortest text of its own width (an `f32` as `0.9`
+/// on every store), a 128-bit integer as its number, a string must be one.
+/// A field that does not read is [`ValueError::Field`] naming it, its type
+/// and what it holds; a missing required field is [`ValueError::Missing`].
 ///
 /// ```
 /// use keyschema::record::render_values;
@@ -50,14 +62,18 @@ pub fn render_values(
     fields: &[ValueField],
 ) -> Result<Vec<(String, String)>, ValueError> {
     let mut found: Vec<(String, String)> = Vec::new();
+    let declared = |name: &[u8]| fields.iter().find(|f| f.name.as_bytes() == name);
     if value.first() == Some(&CELL_MAP) {
         for (qualifier, cell) in read_cell_map(value)? {
             if qualifier == PRESENCE {
                 continue;
             }
             let name = String::from_utf8_lossy(qualifier).into_owned();
-            let field = fields.iter().find(|f| f.name.as_bytes() == qualifier);
-            found.push((name, cell_text(cell, field.map(|f| f.type_name))?));
+            let text = match declared(qualifier) {
+                Some(field) => checked_cell(field, cell)?,
+                None => cell_text(cell)?,
+            };
+            found.push((name, text));
         }
     } else {
         let mut walker = Walker::new(value);
@@ -72,8 +88,11 @@ pub fn render_values(
                 Item::Str(name) => String::from_utf8_lossy(name).into_owned(),
                 other => return Err(bad(format_args!("a field name is not a string: {other:?}"))),
             };
-            let mut text = String::new();
-            item_text(&mut walker, &mut text, 0)?;
+            let (item, raw) = walker.item_and_bytes()?;
+            let text = match declared(name.as_bytes()) {
+                Some(field) => checked_item(field, item, raw)?,
+                None => loose_item(raw)?,
+            };
             found.push((name, text));
         }
         // A DynamoDB item's numbers beyond 64-bit integers, as it stores
@@ -91,11 +110,106 @@ pub fn render_values(
     for field in fields {
         match found.iter().position(|(name, _)| name == field.name) {
             Some(at) => out.push(found.remove(at)),
+            None if field.refused_if_missing() => {
+                return Err(ValueError::Missing { field: field.name })
+            }
             None => out.push((field.name.to_string(), "null".to_string())),
         }
     }
     out.extend(found);
     Ok(out)
+}
+
+/// A declared field's error: its name, its type, and what it holds.
+fn wrong(field: &ValueField, message: impl std::fmt::Display) -> ValueError {
+    ValueError::Field {
+        field: field.name,
+        message: format!("({}) {message}", field.type_name),
+    }
+}
+
+/// A declared field's Bigtable cell, read by its type as the typed read
+/// reads it.
+fn checked_cell(field: &ValueField, cell: &[u8]) -> Result<String, ValueError> {
+    let (kind, _) = kind_of(field.type_name);
+    if let Some(text) = cell_scalar(kind, cell) {
+        return text.map_err(|e| wrong(field, e));
+    }
+    match kind {
+        Kind::Bytes => Ok(hex(cell)),
+        Kind::Nested => {
+            let mut walker = Walker::new(cell);
+            let mut text = String::new();
+            match item_text(&mut walker, &mut text, 0) {
+                Ok(()) if walker.is_empty() => Ok(text),
+                _ => Err(wrong(
+                    field,
+                    format_args!(
+                        "expected one MessagePack value (a nested value's cell), found a cell of {} bytes ({})",
+                        cell.len(),
+                        hex(cell.get(..32).unwrap_or(cell))
+                    ),
+                )),
+            }
+        }
+        _ => {
+            if let Some((&TAGGED, rest)) = cell.split_first() {
+                let mut walker = Walker::new(rest);
+                let mut text = String::new();
+                return match item_text(&mut walker, &mut text, 0) {
+                    Ok(()) if walker.is_empty() => Ok(text),
+                    _ => Err(wrong(
+                        field,
+                        "expected one MessagePack value after the byte c1",
+                    )),
+                };
+            }
+            cell_text(cell)
+        }
+    }
+}
+
+/// A declared field's MessagePack item (`raw`, its whole encoding), read
+/// by its type as the typed read reads it.
+fn checked_item(field: &ValueField, item: Item<'_>, raw: &[u8]) -> Result<String, ValueError> {
+    let (kind, optional) = kind_of(field.type_name);
+    if item == Item::Nil {
+        return match optional || (field.reads_nil)() || matches!(kind, Kind::Nested | Kind::Auto) {
+            true => Ok("null".into()),
+            false => Err(wrong(
+                field,
+                "nil, which only an Option (or a type the document marks `nil`) holds",
+            )),
+        };
+    }
+    if let Some(text) = item_scalar(kind, item, raw) {
+        return text.map_err(|e| wrong(field, format_args!("{e}; it holds {}", shown(raw))));
+    }
+    match (kind, item) {
+        (Kind::Bytes, Item::Bin(b)) => Ok(hex(b)),
+        (Kind::Bytes, _) => Err(wrong(
+            field,
+            format_args!("expected bytes; it holds {}", shown(raw)),
+        )),
+        _ => loose_item(raw),
+    }
+}
+
+/// What a MessagePack value holds, for an error: its text, cut at 64
+/// characters.
+fn shown(raw: &[u8]) -> String {
+    let text = loose_item(raw).unwrap_or_else(|_| hex(raw));
+    match text.char_indices().nth(64) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text,
+    }
+}
+
+/// A MessagePack value as text, whatever it holds.
+fn loose_item(raw: &[u8]) -> Result<String, ValueError> {
+    let mut text = String::new();
+    item_text(&mut Walker::new(raw), &mut text, 0)?;
+    Ok(text)
 }
 
 fn bad(what: impl std::fmt::Display) -> ValueError {
@@ -104,36 +218,9 @@ fn bad(what: impl std::fmt::Display) -> ValueError {
     }
 }
 
-/// A Bigtable cell as text, read by its field's Rust type (`None` for a
-/// column no field declares).
-fn cell_text(cell: &[u8], type_name: Option<&str>) -> Result<String, ValueError> {
-    let mut base = type_name.unwrap_or("").trim();
-    while let Some(inner) = base
-        .strip_prefix("Option<")
-        .and_then(|t| t.strip_suffix('>'))
-    {
-        base = inner.trim();
-    }
-    let eight = <[u8; 8]>::try_from(cell).ok();
-    match (base, eight) {
-        ("u8" | "u16" | "u32" | "u64" | "usize", Some(b)) => {
-            return Ok(u64::from_be_bytes(b).to_string())
-        }
-        ("i8" | "i16" | "i32" | "i64" | "isize", Some(b)) => {
-            return Ok(i64::from_be_bytes(b).to_string())
-        }
-        ("f32" | "f64", Some(b)) => return Ok(float(f64::from_be_bytes(b))),
-        ("bool", _) if cell == b"true" || cell == b"false" => {
-            return Ok(String::from_utf8_lossy(cell).into_owned())
-        }
-        // Text that happens to read as MessagePack (U+0700 is `dc 80`).
-        ("String" | "str" | "&str" | "char" | "Box<str>", _) => {
-            if let Ok(s) = std::str::from_utf8(cell) {
-                return Ok(quoted(s));
-            }
-        }
-        _ => {}
-    }
+/// A Bigtable cell no field declares, as text: MessagePack after `c1` or
+/// a whole array or map as what it holds, UTF-8 quoted, else hex.
+fn cell_text(cell: &[u8]) -> Result<String, ValueError> {
     let nested = match cell.split_first() {
         Some((&TAGGED, rest)) => Some(rest),
         _ if is_whole_nested(cell) => Some(cell),
@@ -151,10 +238,6 @@ fn cell_text(cell: &[u8], type_name: Option<&str>) -> Result<String, ValueError>
     })
 }
 
-fn quoted(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
-}
-
 fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(2 + 2 * bytes.len());
     out.push_str("0x");
@@ -165,11 +248,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn float(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:?}")
-    } else {
-        v.to_string()
-    }
+    super::kind::float_text(v, v.is_finite())
 }
 
 /// One MessagePack value from `walker` as text, arrays and maps within.
@@ -330,7 +409,7 @@ mod tests {
             field("ratio", "f64"),
             field("flag", "bool"),
             field("name", "String"),
-            field("blob", "Vec<u8>"),
+            field("blob", "serde_bytes::ByteBuf"),
             field("list", "Vec<u8>"),
             field("any", "serde_json::Value"),
             field("gone", "Option<String>"),
@@ -373,6 +452,55 @@ mod tests {
             text,
             [("big", "99999999999999999999"), ("tags", r#"["a"]"#)]
         );
+    }
+
+    #[test]
+    fn values_their_types_refuse_are_errors_naming_the_field() {
+        let cells = |cell: &[u8]| cell_map([(&b"n"[..], cell)]);
+        let refused = |value: &[u8], type_name| {
+            render_values(value, &[field("n", type_name)])
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        let said = refused(&cells(b"5"), "u32");
+        assert!(
+            said.contains("`n`") && said.contains("the text \"5\""),
+            "{said}"
+        );
+        assert!(refused(&cells(&[0, 0, 0, 5]), "i64").contains("4 bytes"));
+        assert!(refused(&cells(&(1u64 << 40).to_be_bytes()), "u32").contains("does not fit"));
+        assert!(refused(&cells(&[0xff, 0x00]), "Vec<u8>").contains("MessagePack"));
+        let map = |v: &dyn erased::Value| {
+            let mut out = vec![0x81, 0xa1, b'n'];
+            out.extend(v.msgpack());
+            out
+        };
+        let said = refused(&map(&"lots"), "i64");
+        assert!(said.contains("lots"), "{said}");
+        assert!(refused(&map(&1.5f64), "i64").contains("1.5"));
+        assert!(refused(&map(&1e20f64), "i64").contains("`n`"));
+        assert!(refused(&map(&()), "u8").contains("nil"));
+        let missing = render_values(&[0x80], &[field("n", "u8")]);
+        assert_eq!(missing, Err(ValueError::Missing { field: "n" }));
+        // 128-bit integers as rmp-serde writes them (16 bytes of bin), and
+        // an f32 read back as the f64 DynamoDB gives.
+        let wide = render_values(&map(&u128::MAX), &[field("n", "u128")]).expect("reads");
+        assert_eq!(wide[0].1, u128::MAX.to_string());
+        let ratio = render_values(&map(&0.9f64), &[field("n", "Option<f32>")]).expect("reads");
+        assert_eq!(ratio[0].1, "0.9");
+    }
+
+    /// A serializable value of any type, for the tests' maps.
+    mod erased {
+        pub trait Value {
+            fn msgpack(&self) -> Vec<u8>;
+        }
+        impl<T: serde::Serialize> Value for T {
+            fn msgpack(&self) -> Vec<u8> {
+                rmp_serde::to_vec(self).expect("msgpack")
+            }
+        }
     }
 
     #[test]

@@ -192,14 +192,9 @@ def decode_values(schema, value, kinds=None):
     if isinstance(value, (bytes, bytearray, memoryview)):
         value = bytes(value)
         if value[:1] == bytes([CELL_MAP]):
-<<<<<<< HEAD
-            return finish(schema, read_cells(cell_map(value), kinds), kinds)
-        fields = _map(value)
-=======
             cells = cell_map(value)
             return named(schema, cells, finish(schema, read_cells(cells, kinds), kinds))
-        fields = decode_msgpack(value)
->>>>>>> i40-macro
+        fields = _map(value)
         if not isinstance(fields, dict):
             raise DecodeError("the stored value is not a row's value fields: expected a MessagePack map, found %s" % type(fields).__name__)
         for name in fields:

@@ -74,6 +74,24 @@ impl BigtableStore {
         }
     }
 
+    /// The names of the table's column families, sorted (GetTable's schema
+    /// view): what a tool checks a schema document's `family` against
+    /// before it trusts an empty read.
+    pub async fn column_families(&self) -> Result<Vec<String>, BigtableError> {
+        let message = admin::GetTableRequest {
+            name: self.table_name.clone(),
+            view: admin::table::View::SchemaView as i32,
+        };
+        let table = self
+            .admin_call("GetTable", message, |mut admin, request| async move {
+                admin.get_table(request).await
+            })
+            .await?;
+        let mut families: Vec<String> = table.column_families.into_keys().collect();
+        families.sort();
+        Ok(families)
+    }
+
     /// Creates the table unless it exists; `true` when it was created. An
     /// existing table must have the value family [`FAMILY`]
     /// ([`BigtableError::NotAKeyschemaTable`] otherwise); its splits and

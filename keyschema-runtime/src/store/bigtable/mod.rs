@@ -155,7 +155,9 @@ pub enum BigtableError {
         /// The full table name.
         table: String,
     },
-    /// A row in a scanned range has no value cell (`v:v`): not written by keyschema.
+    /// A row in a scanned range has no value cell (`v:v`): not written by
+    /// keyschema. An item error: a scan returns it in the row's place and
+    /// reads on.
     #[error("row {} has no {FAMILY}:v cell", crate::limits::ShortKey(key))]
     MissingValue {
         /// The row key.
@@ -418,6 +420,12 @@ impl BigtableStore {
 
 impl AsyncStore for BigtableStore {
     type Error = BigtableError;
+
+    /// A row without its value (no `v:v` cell, written by another
+    /// program): the scan reports it and reads on.
+    fn item_error(error: &BigtableError) -> bool {
+        matches!(error, BigtableError::MissingValue { .. })
+    }
 
     /// `bigtable:` and the table's full name (the endpoint aside: one
     /// table read through a proxy is the same table).

@@ -46,6 +46,46 @@ impl BigtableStore {
     /// One ReadRows request, one attempt and no retry (the diagnostics):
     /// each complete row to `row`, until it returns `false` or the stream
     /// ends.
+    /// The first `limit` row keys of `range` in `direction`, whatever
+    /// their cells (any family; only the keys travel: each row's first
+    /// cell, its value stripped). One attempt: a tool's check that a
+    /// schema document fits the table (rows under another prefix, salt
+    /// bytes past the document's buckets) before it trusts an empty read.
+    pub async fn keys_in(
+        &self,
+        range: &KeyRange,
+        direction: Direction,
+        limit: usize,
+    ) -> Result<Vec<Vec<u8>>, BigtableError> {
+        use data::row_filter::{Chain, Filter};
+        let one = |f| data::RowFilter { filter: Some(f) };
+        let mut message = read_request(
+            &self.table_name,
+            None,
+            std::slice::from_ref(range),
+            Vec::new(),
+            direction,
+            Some(limit.max(1)),
+        );
+        message.filter = Some(one(Filter::Chain(Chain {
+            filters: vec![
+                one(Filter::CellsPerRowLimitFilter(1)),
+                one(Filter::StripValueTransformer(true)),
+            ],
+        })));
+        let mut keys = Vec::new();
+        self.read_once(message, |row| {
+            keys.push(row.key);
+            true
+        })
+        .await?;
+        keys.truncate(limit);
+        Ok(keys)
+    }
+
+    /// One ReadRows request, one attempt and no retry (the diagnostics):
+    /// each complete row to `row`, until it returns `false` or the stream
+    /// ends.
     pub(super) async fn read_once(
         &self,
         message: data::ReadRowsRequest,
@@ -203,7 +243,9 @@ struct ReadState {
     received: usize,
     merger: RowMerger,
     stream: Option<tonic::Streaming<data::ReadRowsResponse>>,
-    ready: VecDeque<Row>,
+    /// Rows read and not yet returned, and in their place each row that
+    /// has no value (an item error: the stream reads on).
+    ready: VecDeque<Result<Row, BigtableError>>,
     attempts: u32,
     done: bool,
 }
@@ -212,7 +254,7 @@ impl ReadState {
     async fn next_row(&mut self) -> Option<Result<Row, BigtableError>> {
         loop {
             if let Some(row) = self.ready.pop_front() {
-                return Some(Ok(row));
+                return Some(row);
             }
             if self.done {
                 return None;
@@ -264,15 +306,12 @@ impl ReadState {
                                     Some(reads) => super::rows::row_value(reads.family, row.cells),
                                     None => value_of(row.cells),
                                 };
-                                match value {
-                                    Some(value) => self.ready.push_back((row.key, value)),
-                                    None => {
-                                        self.done = true;
-                                        return Some(Err(BigtableError::MissingValue {
-                                            key: row.key,
-                                        }));
-                                    }
-                                }
+                                // A row without its value is reported in
+                                // its place, and the rows after it read.
+                                self.ready.push_back(match value {
+                                    Some(value) => Ok((row.key, value)),
+                                    None => Err(BigtableError::MissingValue { key: row.key }),
+                                });
                             }
                             Ok(None) => {}
                             Err(e) => {

@@ -317,7 +317,10 @@ impl AsyncStore for DynamoStore {
     }
 
     fn item_error(error: &DynamoError) -> bool {
-        matches!(error, DynamoError::NoValue { .. })
+        matches!(
+            error,
+            DynamoError::NoValue { .. } | DynamoError::RawValue { .. }
+        )
     }
 }
 

@@ -1,0 +1,374 @@
+//! `scan` and `get`: a live table's rows printed as they arrive, each
+//! checked against the schema document (its key decodes, its value fields
+//! read as their declared types); a row that does not is an error line on
+//! standard error and the others still print. The exit status is 1 when a
+//! row was bad (as ripgrep's for a partial failure), 2 when the read
+//! itself failed.
+
+use super::merge::{Group, Sink};
+use super::Live;
+use crate::forms::{self, Output};
+use crate::Outcome;
+use keyschema::dynamic::DynSchema;
+use keyschema::store::Direction;
+use std::io::Write;
+
+/// How `scan` and `get` print rows.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct Print {
+    /// One JSON object per row (key fields and value fields), as
+    /// `decode --json` prints keys.
+    #[arg(long)]
+    pub json: bool,
+    /// Each row's salt bucket and stored key too (`bucket=B key=...`).
+    #[arg(long)]
+    pub keys: bool,
+}
+
+/// How `scan` reads.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ScanArgs {
+    /// The binding, in key order (none: every row; DynamoDB needs the
+    /// partition fields bound).
+    pub fields: Vec<String>,
+    /// The most rows to print.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Newest first: the rows in descending key order.
+    #[arg(long)]
+    pub reverse: bool,
+    /// Buckets (ranges) read at once.
+    #[arg(long, default_value_t = keyschema::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+    /// Resume after the cursor a scan printed at its end (the last row's
+    /// key after the salt, in hex).
+    #[arg(long, value_name = "CURSOR")]
+    pub after: Option<String>,
+    #[command(flatten)]
+    pub print: Print,
+}
+
+/// The rows printed and the bad ones met.
+struct Printer<'a, W> {
+    layout: &'a DynSchema,
+    table: &'a Live,
+    print: Print,
+    out: &'a mut W,
+    /// Key groups printed (rows, or a random salt's copies as one).
+    printed: usize,
+    /// The most groups to print.
+    limit: usize,
+    /// Rows whose value fields do not read, copies that disagree, rows
+    /// the store could not read.
+    bad_rows: usize,
+    /// Rows whose keys are not keys of the document.
+    bad_keys: usize,
+    first_bad_key: Option<String>,
+    /// The last key printed, after its header (the cursor).
+    last_body: Option<Vec<u8>>,
+    /// Rows met, good or bad.
+    met: usize,
+}
+
+/// Error lines for keys of another layout, at most: the rest are counted.
+const SHOWN_BAD_KEYS: usize = 5;
+
+impl<W: Write> Sink for Printer<'_, W> {
+    fn group(&mut self, group: Group) -> Result<bool, String> {
+        self.met += group.len();
+        let Some((_, (key, value))) = group.first() else {
+            return Ok(true);
+        };
+        let layout = self.layout;
+        let header = self.table.schema.header_len();
+        self.last_body = Some(key.get(header..).unwrap_or_default().to_vec());
+        let values = match layout.decode(key) {
+            Ok(values) => values,
+            Err(e) => {
+                self.bad_keys += group.len();
+                let line = format!(
+                    "{}: not a key of `{}`: {e}",
+                    layout.render(key),
+                    layout.name()
+                );
+                if self.bad_keys <= SHOWN_BAD_KEYS {
+                    eprintln!("{line}");
+                }
+                self.first_bad_key.get_or_insert(line);
+                return Ok(true);
+            }
+        };
+        let buckets: Vec<u32> = group.iter().map(|(b, _)| *b).collect();
+        if group.iter().any(|(_, (_, v))| v != value) {
+            self.bad_rows += 1;
+            eprintln!(
+                "{}: its copies in buckets {buckets:?} hold different values (a `random % N` put_row inserts a copy; write the row with replace_row to keep one)",
+                crate::text_fields(layout, &values, None)
+            );
+            return Ok(self.next());
+        }
+        let fields = match value_fields(self.table, value) {
+            Ok(fields) => fields,
+            Err(e) => {
+                self.bad_rows += 1;
+                eprintln!("row {}: {e}", crate::text_fields(layout, &values, None));
+                return Ok(self.next());
+            }
+        };
+        let bucket = buckets.first().copied().unwrap_or(0);
+        let line = match self.print.json {
+            true => json_line(
+                layout,
+                &values,
+                &fields,
+                self.print.keys.then_some((bucket, key.as_slice())),
+                &buckets,
+            ),
+            false => text_line(
+                layout,
+                &values,
+                &fields,
+                self.print.keys.then_some((bucket, key.as_slice())),
+                &buckets,
+            ),
+        };
+        writeln!(self.out, "{line}").map_err(|e| e.to_string())?;
+        Ok(self.next())
+    }
+
+    fn item_error(&mut self, error: String) {
+        self.bad_rows += 1;
+        eprintln!("{error}");
+    }
+}
+
+impl<W> Printer<'_, W> {
+    /// Counts a key printed (or refused); whether to read on.
+    fn next(&mut self) -> bool {
+        self.printed += 1;
+        self.printed < self.limit
+    }
+}
+
+/// A row's value fields as `(name, text)`, read by their declared types;
+/// its raw value in hex for a key type without value fields.
+fn value_fields(table: &Live, value: &[u8]) -> Result<Vec<(String, String)>, String> {
+    if table.schema.values().is_empty() {
+        return Ok(vec![("value".into(), forms::write(value, Output::Hex))]);
+    }
+    keyschema::record::render_values(value, table.schema.values()).map_err(|e| e.to_string())
+}
+
+/// `key fields | value fields`, then the bucket and stored key when asked
+/// for, and the buckets of a random salt's copies when there are several.
+fn text_line(
+    layout: &DynSchema,
+    values: &[keyschema::dynamic::Value],
+    fields: &[(String, String)],
+    key: Option<(u32, &[u8])>,
+    buckets: &[u32],
+) -> String {
+    let mut line = crate::text_fields(layout, values, None);
+    line.push_str(" |");
+    for (name, text) in fields {
+        line.push_str(&format!(" {name}={text}"));
+    }
+    if let Some((bucket, key)) = key {
+        line.push_str(&format!(
+            " | bucket={bucket} key={}",
+            forms::write(key, Output::Escaped)
+        ));
+    }
+    if buckets.len() > 1 {
+        line.push_str(&format!(" | copies in buckets {buckets:?}"));
+    }
+    line
+}
+
+/// A row as one JSON object: key fields, value fields (text that is not
+/// JSON, such as bytes' `0x...`, as a string), and `bucket`/`key`/`copies`.
+fn json_line(
+    layout: &DynSchema,
+    values: &[keyschema::dynamic::Value],
+    fields: &[(String, String)],
+    key: Option<(u32, &[u8])>,
+    buckets: &[u32],
+) -> String {
+    let keys = crate::json_fields(layout, values, None);
+    let mut parts: Vec<String> = vec![keys
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .to_string()];
+    let quoted = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+    for (name, text) in fields {
+        let json = match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(_) => text.clone(),
+            Err(_) => quoted(text),
+        };
+        parts.push(format!("{}:{json}", quoted(name)));
+    }
+    if let Some((bucket, key)) = key {
+        parts.push(format!(
+            "\"bucket\":{bucket},\"key\":{}",
+            quoted(&forms::write(key, Output::Escaped))
+        ));
+    }
+    if buckets.len() > 1 {
+        parts.push(format!("\"copies\":{buckets:?}"));
+    }
+    parts.retain(|p| !p.is_empty());
+    format!("{{{}}}", parts.join(","))
+}
+
+/// `scan`: the rows of the binding's ranges, merged in key order, printed
+/// as they arrive.
+pub fn scan(layout: &DynSchema, table: &Live, args: &ScanArgs, out: &mut impl Write) -> Outcome {
+    if args.limit == 0 {
+        return Err("--limit 0 reads nothing: give at least 1".into());
+    }
+    if args.concurrency == 0 {
+        return Err("--concurrency 0 reads nothing: give at least 1".into());
+    }
+    let (equal, last) = crate::binding::binding(layout, &args.fields)?;
+    let set = layout.ranges(&equal, last).map_err(|e| e.to_string())?;
+    if set
+        .iter()
+        .all(|r| r.end().is_some_and(|end| end <= r.start()))
+    {
+        return Err("the range selects no key: its lower end is not below its upper end".into());
+    }
+    let direction = match args.reverse {
+        true => Direction::Reverse,
+        false => Direction::Forward,
+    };
+    let mut ranges: Vec<keyschema::KeyRange> = set.iter().cloned().collect();
+    if let Some(cursor) = &args.after {
+        let body = unhex(cursor).ok_or_else(|| {
+            format!("--after {cursor}: expected the cursor a scan printed (hex digits)")
+        })?;
+        let header = table.schema.header_len();
+        ranges = ranges
+            .iter()
+            .filter_map(|r| {
+                let mut at = r.start().get(..header).unwrap_or(r.start()).to_vec();
+                at.extend_from_slice(&body);
+                r.after(&at, direction)
+            })
+            .collect();
+    }
+    table.check_family()?;
+    let mut printer = Printer {
+        layout,
+        table,
+        print: args.print,
+        out,
+        printed: 0,
+        limit: args.limit,
+        bad_rows: 0,
+        bad_keys: 0,
+        first_bad_key: None,
+        last_body: None,
+        met: 0,
+    };
+    let more = table.merged(
+        &ranges,
+        direction,
+        args.limit.saturating_add(1),
+        args.concurrency,
+        &mut printer,
+    )?;
+    let (bad_rows, bad_keys, met) = (printer.bad_rows, printer.bad_keys, printer.met);
+    if more {
+        let cursor = printer.last_body.as_deref().map(hex).unwrap_or_default();
+        eprintln!(
+            "(the first {} rows; there are more: --limit N reads further, --after {cursor} reads on)",
+            args.limit
+        );
+    }
+    if bad_keys > 0 {
+        eprintln!(
+            "{bad_keys} of {met} rows read are not keys of `{}`: the schema document may not be this table's (its prefix, salt or field order); `keyschema check` compares them",
+            layout.name()
+        );
+    }
+    let mut missed = false;
+    if met == 0 {
+        eprintln!("(0 rows)");
+        table.explain_empty(layout);
+    } else {
+        missed = table.warn_past_buckets(layout);
+    }
+    Ok(bad_rows == 0 && bad_keys == 0 && !missed)
+}
+
+/// `get`: the row under a key (every bucket's copy of a `random % N`
+/// row), as `scan` prints it. Exit status 1 when there is none.
+pub fn get(
+    layout: &DynSchema,
+    table: &Live,
+    fields: &[String],
+    print: Print,
+    out: &mut impl Write,
+) -> Outcome {
+    let values = crate::values::fields(layout, fields)?;
+    let key = match layout.salt().is_some_and(|s| s.is_random()) {
+        true => layout.encode_in(&values, 0),
+        false => layout.encode(&values),
+    }
+    .map_err(|e| e.to_string())?;
+    let candidates = layout.candidates(&key);
+    let tried = candidates.len();
+    table.check_family()?;
+    let found = table.get(candidates)?;
+    if found.is_empty() {
+        let rendered = layout.render(&key);
+        match tried {
+            1 => eprintln!("no row under {rendered} in {}", table.name),
+            n => eprintln!(
+                "no row under {} in any of its {n} buckets in {}",
+                rendered
+                    .split_once('|')
+                    .map_or(rendered.as_str(), |(_, rest)| rest),
+                table.name
+            ),
+        }
+        table.explain_empty(layout);
+        return Ok(false);
+    }
+    let group: Group = found
+        .into_iter()
+        .map(|row| (layout.bucket_of(&row.0).unwrap_or(0), row))
+        .collect();
+    let mut printer = Printer {
+        layout,
+        table,
+        print,
+        out,
+        printed: 0,
+        limit: 1,
+        bad_rows: 0,
+        bad_keys: 0,
+        first_bad_key: None,
+        last_body: None,
+        met: 0,
+    };
+    printer.group(group)?;
+    Ok(printer.bad_rows == 0 && printer.bad_keys == 0)
+}
+
+/// Bytes as lowercase hex digits.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex digits as bytes.
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim();
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
