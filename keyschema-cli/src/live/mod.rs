@@ -6,9 +6,9 @@
 mod check;
 mod fit;
 mod hotspot;
+mod merge;
 mod picture;
 mod sample;
-mod merge;
 pub mod scan;
 mod token;
 mod whatif;

@@ -472,15 +472,12 @@ impl DynamoStore {
             let components = self.schema.components();
             // Every field `None`: no attribute says the row is one, so
             // the map's notes entry (the empty name) is its presence mark.
-            return Ok(item::to_field_map(
-                item,
-                |name| {
-                    name == self.shape.partition_key
-                        || name == self.shape.sort_key
-                        || components.iter().any(|c| c.name() == name)
-                        || self.is_index_attribute(name)
-                },
-            ));
+            return Ok(item::to_field_map(item, |name| {
+                name == self.shape.partition_key
+                    || name == self.shape.sort_key
+                    || components.iter().any(|c| c.name() == name)
+                    || self.is_index_attribute(name)
+            }));
         }
         match item.get(VALUE) {
             Some(AttributeValue::B(b)) => Ok(b.as_ref().to_vec()),
