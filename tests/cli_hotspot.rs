@@ -15,7 +15,7 @@ mod common;
 mod bigtable_event;
 
 use bigtable_event::Event;
-use common::cli::{document, run};
+use common::cli::{document, run, section};
 use common::{cbt, emulator};
 use keyschema::store::bigtable::BigtableStore;
 use keyschema::store::AsyncRecordStore;
@@ -48,25 +48,6 @@ fn event(user: &str, site: &str, timestamp: u64) -> Event {
 
 fn bucket(e: &Event) -> u32 {
     Event::schema().bucket_of(&e.encode()).expect("bucket")
-}
-
-/// `(first words, count)` of each indented line under the heading that
-/// starts with `heading`, up to the next blank line; bars left out.
-fn section(stdout: &str, heading: &str) -> Vec<(String, u64)> {
-    let bar = |w: &&str| w.chars().all(|c| "█▏▎▍▌▋▊▉".contains(c));
-    stdout
-        .split("\n\n")
-        .find(|block| block.starts_with(heading))
-        .unwrap_or_else(|| panic!("no section {heading:?} in\n{stdout}"))
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim_start().starts_with("hottest"))
-        .map(|l| {
-            let words: Vec<&str> = l.split_whitespace().filter(|w| !bar(w)).collect();
-            let count = words[words.len() - 2].parse().expect("a count");
-            (words[..words.len() - 2].join(" "), count)
-        })
-        .collect()
 }
 
 /// Shares (0 to 1) of each key of `counts`.

@@ -12,7 +12,7 @@ mod common;
 mod bigtable_event;
 
 use bigtable_event::Event;
-use common::cli::{bigtable_of, document, run};
+use common::cli::{bigtable_of, document, run, section};
 use common::{cbt, dynalite};
 use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
@@ -49,26 +49,6 @@ fn line(e: &Event) -> String {
         "user_id={} site={} timestamp={} | action={:?} page={:?} duration_ms={} referrer={referrer}",
         e.user_id, e.site, e.timestamp, e.action, e.page, e.duration_ms
     )
-}
-
-/// `(first word, count)` of each indented line under the heading that
-/// starts with `heading`, up to the next blank line.
-fn section(stdout: &str, heading: &str) -> Vec<(String, u64)> {
-    stdout
-        .split("\n\n")
-        .find(|block| block.starts_with(heading))
-        .unwrap_or_else(|| panic!("no section {heading:?} in\n{stdout}"))
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim_start().starts_with("hottest"))
-        .map(|l| {
-            // The bars left out.
-            let bar = |w: &&str| w.chars().all(|c| "█▏▎▍▌▋▊▉".contains(c));
-            let words: Vec<&str> = l.split_whitespace().filter(|w| !bar(w)).collect();
-            let count = words[words.len() - 2].parse().expect("a count");
-            (words[..words.len() - 2].join(" "), count)
-        })
-        .collect()
 }
 
 #[tokio::test]

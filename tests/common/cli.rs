@@ -86,3 +86,23 @@ where
     store.put_records(rows).await.expect("write");
     (host, table)
 }
+
+/// `(first words, count)` of each indented line of a `hotspot` report under
+/// the heading that starts with `heading`, up to the next blank line; bars
+/// and the `hottest` line left out.
+pub fn section(stdout: &str, heading: &str) -> Vec<(String, u64)> {
+    let bar = |w: &&str| w.chars().all(|c| "█▏▎▍▌▋▊▉".contains(c));
+    stdout
+        .split("\n\n")
+        .find(|block| block.starts_with(heading))
+        .unwrap_or_else(|| panic!("no section {heading:?} in\n{stdout}"))
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim_start().starts_with("hottest"))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().filter(|w| !bar(w)).collect();
+            let count = words[words.len() - 2].parse().expect("a count");
+            (words[..words.len() - 2].join(" "), count)
+        })
+        .collect()
+}
