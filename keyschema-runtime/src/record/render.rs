@@ -446,12 +446,20 @@ mod tests {
         let notes =
             std::collections::BTreeMap::from([("big", "99999999999999999999"), ("tags", "SS")]);
         value.extend(rmp_serde::to_vec(&notes).expect("msgpack"));
-        let text = render_values(&value, &[field("big", "i64")]).expect("renders");
+        let text = render_values(&value, &[field("big", "f64")]).expect("renders");
         let text: Vec<(&str, &str)> = text.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
         assert_eq!(
             text,
             [("big", "99999999999999999999"), ("tags", r#"["a"]"#)]
         );
+        // Declared an `i64`, the number does not read: an error naming it.
+        match render_values(&value, &[field("big", "i64")]) {
+            Err(ValueError::Field { field, message }) => {
+                assert_eq!(field, "big");
+                assert!(message.starts_with("(i64)"), "{message}");
+            }
+            other => panic!("expected the field's error, got {other:?}"),
+        }
     }
 
     #[test]
