@@ -78,27 +78,37 @@ pub(super) fn to_field_map(
     item: &HashMap<String, AttributeValue>,
     skip: impl Fn(&str) -> bool,
 ) -> Vec<u8> {
-    let mut names: Vec<&String> = item.keys().filter(|n| !skip(n)).collect();
-    names.sort();
+    let mut entries: Vec<(&str, &AttributeValue)> = item
+        .iter()
+        .filter(|(name, _)| !skip(name))
+        .map(|(name, value)| (name.as_str(), value))
+        .collect();
+    entries.sort_unstable_by_key(|(name, _)| *name);
+    field_map(&entries)
+}
+
+/// The field map of `entries` (attribute names and values, in the order
+/// given), then their notes: [`to_field_map`]'s, for attributes already
+/// apart from their item (a write's, read back as DynamoDB would give them).
+pub(super) fn field_map(entries: &[(&str, &AttributeValue)]) -> Vec<u8> {
     let mut out = Vec::new();
-    write_map_len(&mut out, names.len() + 1);
+    write_map_len(&mut out, entries.len() + 1);
     let mut noted = 0;
-    for name in &names {
+    for (name, value) in entries {
         write_str(&mut out, name);
-        match item.get(*name) {
-            Some(AttributeValue::N(n)) => noted += usize::from(!write_number(&mut out, n)),
-            Some(value) => {
+        match value {
+            AttributeValue::N(n) => noted += usize::from(!write_number(&mut out, n)),
+            value => {
                 write_attribute(&mut out, value);
                 noted += usize::from(set_type(value).is_some());
             }
-            None => {}
         }
     }
     write_str(&mut out, ITEM_NOTES);
     write_map_len(&mut out, noted);
     if noted > 0 {
-        for name in &names {
-            if let Some(note) = item.get(*name).and_then(note_of) {
+        for (name, value) in entries {
+            if let Some(note) = note_of(value) {
                 write_str(&mut out, name);
                 write_str(&mut out, note);
             }

@@ -124,8 +124,9 @@ impl DynamoStore {
             // them back (a `-0.0` is read as `0`): a read checks an entry
             // against the row it reads, so the entry is the read row's.
             if self.schema.has_indexes() {
-                let stored =
-                    super::item::to_field_map(&fields.iter().cloned().collect(), |_| false);
+                let entries: Vec<(&str, &AttributeValue)> =
+                    fields.iter().map(|(name, v)| (name.as_str(), v)).collect();
+                let stored = super::item::field_map(&entries);
                 item.extend(self.index_attributes(index, key, &stored)?);
             }
             item.extend(fields);
