@@ -13,7 +13,7 @@ mod common;
 mod bigtable_event;
 
 use bigtable_event::Event;
-use common::cli::{bigtable_of, run};
+use common::cli::{bigtable_of, on_dynamodb, run};
 use common::{cbt, dynalite};
 use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
@@ -159,19 +159,7 @@ async fn check_reads_a_dynamodb_tables_keys_and_values() {
     store.put_records(&charges).await.expect("write");
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = common::cli::document::<Charge>(dir.path());
-    let endpoint = dynalite::endpoint();
-    let (code, stdout, stderr) = run(
-        &[
-            "--schema",
-            &doc,
-            "--dynamodb",
-            store.table(),
-            "--endpoint",
-            &endpoint,
-            "check",
-        ],
-        b"",
-    );
+    let (code, stdout, stderr) = on_dynamodb(&doc, store.table(), &["check"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("all 60 sampled keys decode"), "{stdout}");
     assert!(
@@ -184,18 +172,8 @@ async fn check_reads_a_dynamodb_tables_keys_and_values() {
         .replace("\"type\":\"i64\"", "\"type\":\"String\"");
     let wrong = dir.path().join("wrong.json");
     std::fs::write(&wrong, json).expect("document");
-    let (code, stdout, _) = run(
-        &[
-            "--schema",
-            wrong.to_str().expect("path"),
-            "--dynamodb",
-            store.table(),
-            "--endpoint",
-            &endpoint,
-            "check",
-        ],
-        b"",
-    );
+    let wrong = wrong.to_str().expect("path");
+    let (code, stdout, _) = on_dynamodb(wrong, store.table(), &["check"]);
     assert_eq!(code, 1, "{stdout}");
     assert!(
         stdout.contains("FAIL  values: 60 of 60 sampled rows"),

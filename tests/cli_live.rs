@@ -12,7 +12,7 @@ mod common;
 mod bigtable_event;
 
 use bigtable_event::Event;
-use common::cli::{bigtable_of, document, run, section};
+use common::cli::{bigtable_of, document, on_dynamodb, run, section};
 use common::{cbt, dynalite};
 use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
@@ -219,19 +219,7 @@ async fn scan_get_splits_and_hotspot_read_a_live_dynamodb_table() {
     store.put_records(&lines).await.expect("write");
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = document::<Line>(dir.path());
-    let endpoint = dynalite::endpoint();
-    let tool = |args: &[&str]| {
-        let mut all = vec![
-            "--schema",
-            &doc,
-            "--dynamodb",
-            store.table(),
-            "--endpoint",
-            &endpoint,
-        ];
-        all.extend_from_slice(args);
-        run(&all, b"")
-    };
+    let tool = |args: &[&str]| on_dynamodb(&doc, store.table(), args);
     let inv1: Vec<&Line> = lines.iter().filter(|l| l.invoice_id == "INV-1").collect();
 
     // One Query per suffix, merged in key order.

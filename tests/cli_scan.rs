@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::cli::{bigtable_of, document, run};
+use common::cli::{bigtable_of, document, on_dynamodb, run};
 use common::{cbt, dynalite, emulator};
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as bt;
 use keyschema::store::dynamodb::sdk::primitives::Blob;
@@ -357,22 +357,8 @@ async fn dynamodb_attributes_their_types_refuse_are_error_lines_and_the_scan_rea
 
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = document::<Meter>(dir.path());
-    let endpoint = dynalite::endpoint();
-    let (code, stdout, stderr) = run(
-        &[
-            "--schema",
-            &doc,
-            "--dynamodb",
-            store.table(),
-            "--endpoint",
-            &endpoint,
-            "scan",
-            "meter=m1",
-            "--limit",
-            "100",
-        ],
-        b"",
-    );
+    let (code, stdout, stderr) =
+        on_dynamodb(&doc, store.table(), &["scan", "meter=m1", "--limit", "100"]);
     assert_eq!(code, 1, "{stderr}");
     let want: Vec<String> = meters.iter().map(meter_line).collect();
     assert_eq!(stdout.lines().collect::<Vec<_>>(), want, "{stderr}");
@@ -430,19 +416,7 @@ async fn random_salt_copies_print_once_with_their_buckets_and_disagreeing_ones_f
 
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = document::<Entry>(dir.path());
-    let endpoint = dynalite::endpoint();
-    let tool = |args: &[&str]| {
-        let mut all = vec![
-            "--schema",
-            &doc,
-            "--dynamodb",
-            store.table(),
-            "--endpoint",
-            &endpoint,
-        ];
-        all.extend_from_slice(args);
-        run(&all, b"")
-    };
+    let tool = |args: &[&str]| on_dynamodb(&doc, store.table(), args);
     let (code, stdout, stderr) = tool(&["scan", "invoice_id=INV-1"]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(

@@ -106,3 +106,20 @@ pub fn section(stdout: &str, heading: &str) -> Vec<(String, u64)> {
         })
         .collect()
 }
+
+/// Runs the tool on DynamoDB table `table` of the tests' DynamoDB-API
+/// server (dynalite, or the one `DYNAMODB_ENDPOINT` names), with schema
+/// document `doc`, then `args`: its exit code, standard output and error.
+pub fn on_dynamodb(doc: &str, table: &str, args: &[&str]) -> (i32, String, String) {
+    let endpoint = super::dynalite::endpoint();
+    let mut all = vec![
+        "--schema",
+        doc,
+        "--dynamodb",
+        table,
+        "--endpoint",
+        &endpoint,
+    ];
+    all.extend_from_slice(args);
+    run(&all, b"")
+}
