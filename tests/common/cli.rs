@@ -20,7 +20,16 @@ pub fn cli() -> PathBuf {
         .parent()
         .and_then(|deps| deps.parent())
         .expect("target directory");
-    let path = dir.join(format!("keyschema{}", std::env::consts::EXE_SUFFIX));
+    // The uplifted `target/debug/keyschema` is shared by every checkout
+    // that builds into this target directory; each test process copies the
+    // one it built to a name of its own checkout at once, so another
+    // checkout's build cannot swap the binary under its tests.
+    let built = dir.join(format!("keyschema{}", std::env::consts::EXE_SUFFIX));
+    let own = dir.join(format!(
+        "keyschema-of-{:016x}{}",
+        checkout_hash(),
+        std::env::consts::EXE_SUFFIX
+    ));
     BUILT.get_or_init(|| {
         let status = Command::new(env!("CARGO"))
             .args(["build", "-p", "keyschema-cli"])
@@ -28,8 +37,19 @@ pub fn cli() -> PathBuf {
             .status()
             .expect("cargo build");
         assert!(status.success(), "building the keyschema command");
+        let staging = own.with_extension(format!("{}.tmp", std::process::id()));
+        std::fs::copy(&built, &staging).expect("copying the keyschema command");
+        std::fs::rename(&staging, &own).expect("placing the keyschema command");
     });
-    path
+    own
+}
+
+/// A name for this checkout (its manifest directory), fixed across runs.
+fn checkout_hash() -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    env!("CARGO_MANIFEST_DIR").hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Runs the tool with `input` on standard input: its exit code, standard
