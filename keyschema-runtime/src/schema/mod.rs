@@ -6,11 +6,13 @@ mod history;
 mod json;
 mod parts;
 mod render;
+mod value_field;
 
 pub(crate) use header::Header;
 pub use history::{Cut, History};
 pub(crate) use json::string as json_string;
 pub use parts::{Component, Salt};
+pub use value_field::ValueField;
 pub(crate) use render::{rendered, rendered_prefix, try_render, Attempt, RenderPart};
 
 use crate::encoding::{
@@ -87,12 +89,12 @@ pub struct Schema {
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.
     pub(crate) history: Option<&'static History>,
     /// The value fields (`#[rowkey(value)]`), stored beside the key.
-    values: &'static [crate::record::ValueField],
+    values: &'static [ValueField],
     /// The column family of the value fields on Bigtable (`family = "..."`).
     family: &'static str,
     /// A projection's value fields (`#[derive(Projection)]`): what reads
     /// of this schema fetch, a subset of `values`.
-    projection: Option<&'static [crate::record::ValueField]>,
+    projection: Option<&'static [ValueField]>,
     /// The schemas of the row type's indexes (`index(Name, ...)`).
     indexes: &'static [fn() -> &'static Schema],
     /// The row type's `stored_index_keys`: a stored row's entry keys.
@@ -194,7 +196,7 @@ impl Schema {
     /// Sets the value fields (`#[rowkey(value)]`).
     pub(crate) const fn with_values(
         mut self,
-        values: &'static [crate::record::ValueField],
+        values: &'static [ValueField],
     ) -> Self {
         self.values = values;
         self
@@ -217,7 +219,7 @@ impl Schema {
     /// order: what a store with a shape of its own (DynamoDB attributes)
     /// writes beside the key. Empty for a key type without value fields,
     /// whose rows hold a raw value.
-    pub fn values(&self) -> &'static [crate::record::ValueField] {
+    pub fn values(&self) -> &'static [ValueField] {
         self.values
     }
 
@@ -225,7 +227,7 @@ impl Schema {
     /// schema fetch only `fields` (a subset of [`values`](Self::values))
     /// where the store can leave the others out (a Bigtable column filter,
     /// a DynamoDB `ProjectionExpression`). Writes never take it.
-    pub(crate) const fn projected(self, fields: &'static [crate::record::ValueField]) -> Self {
+    pub(crate) const fn projected(self, fields: &'static [ValueField]) -> Self {
         Schema {
             projection: Some(fields),
             ..self
@@ -236,7 +238,7 @@ impl Schema {
     /// [`values`](Self::values) a projection (`#[derive(Projection)]`)
     /// selects, `None` for the key type's own schema, whose reads fetch
     /// them all.
-    pub fn projection(&self) -> Option<&'static [crate::record::ValueField]> {
+    pub fn projection(&self) -> Option<&'static [ValueField]> {
         self.projection
     }
 

@@ -70,10 +70,9 @@ from ._schema import (
     Component,
     Field,
     Schema,
-    _read_salt,
-    _written_prefix,
     salt_bucket,
 )
+from ._header import _read_salt, _written_prefix
 from ._text import (
     _complement,
     _text_escape,

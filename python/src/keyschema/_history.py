@@ -7,7 +7,7 @@ import copy
 
 from ._encoding import _decode_plain, _Reader, encode_plain
 from ._errors import DecodeError, SchemaError
-from ._schema import _read_salt, _written_prefix
+from ._header import _read_salt, _written_prefix
 
 
 class History:

@@ -8,44 +8,16 @@ import re
 import random
 
 from . import _dynamodb, _redb, _scan, _values
-from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, _escape, encode_plain
+from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, encode_plain
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
-from ._limits import MAX_BUCKETS, MAX_COMPONENTS, MAX_KEY_LEN
+from ._header import _read_salt, _written_prefix
+from ._limits import MAX_COMPONENTS, MAX_KEY_LEN
 from ._render import _escape_ascii, _render_plain
 from ._scan import OPEN
 from ._text import _TextError, _complement, decode_text, encode_text
 
 VERSION = 2
 HISTORY_VERSION = 3
-
-
-def _written_prefix(prefix, sep, at):
-    """ENCODING.md, "The prefix": escaped and terminated like a string in
-    binary keys, followed by the separator in text keys, so that no prefix
-    begins another's keys."""
-    if not prefix:
-        return b""
-    if sep is None:
-        return _escape(prefix)
-    if sep in prefix:
-        raise SchemaError("schema `%s`: holds the separator %r: its keys would begin like another prefix's" % (at, chr(sep)))
-    return prefix + bytes([sep])
-
-
-def _read_salt(salt, n, at):
-    """A document's salt: ``(buckets, hashed, random)``, checked."""
-    if salt is None:
-        return None, [], False
-    buckets = int(salt["buckets"])
-    if not 1 <= buckets <= MAX_BUCKETS:
-        raise SchemaError("schema `%s.buckets`: N = %d is outside 1..=%d" % (at, buckets, MAX_BUCKETS))
-    random = salt["kind"] == "random"
-    hashed = [] if random else list(salt["hashed"])
-    if any(not 0 <= h < n for h in hashed):
-        raise SchemaError("schema `%s.hashed`: not a component index" % at)
-    if not random and (not hashed or len(set(hashed)) != len(hashed)):
-        raise SchemaError("schema `%s.hashed`: each component at most once, and at least one" % at)
-    return buckets, hashed, random
 
 
 def salt_bucket(hash_input, buckets):

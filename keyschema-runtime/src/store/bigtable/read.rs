@@ -2,8 +2,8 @@
 //! complete row on transient errors; gets, scans and the typed get.
 
 use super::readrows::{Chunk, MergedRow, RowMerger};
-use super::rows::Reads;
-use super::{is_retryable, rpc_error, BigtableError, BigtableStore, RowStream, FAMILY, QUALIFIER};
+use super::rows::{value_of, Reads};
+use super::{is_retryable, rpc_error, BigtableError, BigtableStore, RowStream};
 use crate::range::{Direction, KeyRange, ScanRangeSet};
 use crate::store::{Row, RowError, TypedRow};
 use futures_util::stream::{self, StreamExt};
@@ -454,12 +454,4 @@ fn chunk(c: data::read_rows_response::CellChunk) -> Chunk {
         reset_row: matches!(c.row_status, Some(RowStatus::ResetRow(true))),
         commit_row: matches!(c.row_status, Some(RowStatus::CommitRow(true))),
     }
-}
-
-/// A row's raw value: its `v:v` cell.
-pub(super) fn value_of(cells: Vec<super::readrows::Cell>) -> Option<Vec<u8>> {
-    cells
-        .into_iter()
-        .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)
-        .map(|c| c.value)
 }

@@ -15,7 +15,7 @@
 //!   cell map it was given: no cell more, none less, each value equal.
 
 use super::write::Entry;
-use super::{BigtableError, BigtableStore, FAMILY};
+use super::{BigtableError, BigtableStore, FAMILY, QUALIFIER};
 use crate::record::cells::{self, Cell};
 use crate::record::ValueField;
 use crate::schema::Schema;
@@ -220,7 +220,15 @@ pub(super) fn row_value(family: &str, row_cells: Vec<super::readrows::Cell>) -> 
     if !mine.is_empty() {
         return Some(cells::cell_map(mine));
     }
-    super::read::value_of(row_cells)
+    value_of(row_cells)
+}
+
+/// A row's raw value: its `v:v` cell.
+pub(super) fn value_of(cells: Vec<super::readrows::Cell>) -> Option<Vec<u8>> {
+    cells
+        .into_iter()
+        .find(|c| c.family == FAMILY && c.qualifier == QUALIFIER)
+        .map(|c| c.value)
 }
 
 /// A predicate that yields cells exactly when the newest cells of `family`
