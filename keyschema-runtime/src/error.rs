@@ -165,3 +165,27 @@ pub enum IndexError {
         row: &'static str,
     },
 }
+
+/// A scan request that cannot be turned into ranges.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// The range spans more bucket values than a scan expands into.
+    #[error("the range on `{component}` spans {count} buckets of width {width}, more than the {max} a scan expands into; narrow the range")]
+    TooManyBuckets {
+        /// The bucketed field.
+        component: &'static str,
+        /// Bucket values the range spans.
+        count: u128,
+        /// The bucket width.
+        width: u64,
+        /// [`MAX_BUCKET_EXPANSION`](crate::MAX_BUCKET_EXPANSION).
+        max: usize,
+    },
+    /// An open-ended range on a bucketed field whose bucket is hashed.
+    #[error("the range on `{component}` is open-ended, but its bucket is hashed into the salt: each bucket is a separate partition, so give both ends")]
+    Unbounded {
+        /// The bucketed field.
+        component: &'static str,
+    },
+}

@@ -167,7 +167,7 @@ pub enum ValueError {
     },
     /// A scan that cannot be planned (see [`ScanError`](crate::ScanError)).
     #[error(transparent)]
-    Scan(#[from] crate::ScanError),
+    Scan(#[from] crate::error::ScanError),
 }
 
 impl DynSchema {

@@ -2,10 +2,10 @@
 //! would read, range for range.
 
 use super::{DynField, DynSchema, Plains, Transform, ValueError};
+use crate::error::ScanError;
 use crate::limits::MAX_BUCKET_EXPANSION;
 use crate::range::{bounds_under, prefix_successor, KeyRange, ScanRangeSet};
 use crate::schema::Order;
-use crate::ScanError;
 use std::ops::Bound;
 
 use super::value::Value;

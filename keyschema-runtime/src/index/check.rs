@@ -22,7 +22,7 @@ pub(super) fn chunk_size(limit: Option<usize>, returned: usize) -> usize {
 pub(super) fn building<I: Index, E>() -> RowError<E> {
     RowError::Index(IndexError::Building {
         index: I::schema().name(),
-        row: <I::Row as crate::RowKey>::schema().name(),
+        row: <I::Row as crate::key::RowKey>::schema().name(),
     })
 }
 
@@ -50,8 +50,8 @@ pub(super) fn checked_row<I: Index, E>(
     let mut row = entry.into_row();
     if let Err(source) = read_values(&mut row, &value) {
         return Err(RowError::Value {
-            schema: <I::Row as crate::RowKey>::schema().name(),
-            key: crate::RowKey::encode(&row),
+            schema: <I::Row as crate::key::RowKey>::schema().name(),
+            key: crate::key::RowKey::encode(&row),
             source,
         });
     }

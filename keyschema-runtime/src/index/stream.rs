@@ -186,7 +186,7 @@ impl<I: Index, S: AsyncStore> Stream for AsyncIndexRows<'_, I, S> {
                 continue;
             }
             let keys = this.pulled.iter().map(|(_, _, row)| row.clone()).collect();
-            let schema = <I::Row as crate::RowKey>::schema();
+            let schema = <I::Row as crate::key::RowKey>::schema();
             this.fetch = Some(this.store.get_many_for(schema, keys));
         }
     }

@@ -91,24 +91,6 @@ pub fn decode_projection<P: Projection>(row: &mut P, value: &[u8]) -> Result<(),
     super::named_or_refused(msgpack::names_one_of(value, fields)?, fields)
 }
 
-/// The projection `V` of a row of `V::Of` read with `V`'s schema: its key
-/// fields from `row`, its value fields from `value`; an error names `key`.
-pub(crate) fn project_row<V: Projection, E>(
-    key: Vec<u8>,
-    row: V::Of,
-    value: &[u8],
-) -> Result<V, crate::store::RowError<E>> {
-    let mut projected = V::from_key(row);
-    match decode_projection(&mut projected, value) {
-        Ok(()) => Ok(projected),
-        Err(source) => Err(crate::store::RowError::Value {
-            schema: V::schema().name(),
-            key,
-            source,
-        }),
-    }
-}
-
 /// The schema of a projection of `base` onto `fields`: the generated
 /// [`Projection::schema`].
 #[doc(hidden)]

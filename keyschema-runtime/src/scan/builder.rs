@@ -8,6 +8,7 @@
 //! otherwise. Generated builders (`EventScan<N>`) wrap one.
 
 use crate::encoding::{BucketKey, KeyArg, KeyComponent};
+use crate::error::ScanError;
 use crate::key::RowKey;
 use crate::limits::MAX_BUCKET_EXPANSION;
 use crate::range::{bounds_under, prefix_successor, KeyRange, ScanRangeSet};
@@ -33,30 +34,6 @@ pub struct ScanState {
     /// instead of this one (possibly none: an empty range).
     alternatives: Vec<ScanState>,
     expanded: bool,
-}
-
-/// A scan request that cannot be turned into ranges.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ScanError {
-    /// The range spans more bucket values than a scan expands into.
-    #[error("the range on `{component}` spans {count} buckets of width {width}, more than the {max} a scan expands into; narrow the range")]
-    TooManyBuckets {
-        /// The bucketed field.
-        component: &'static str,
-        /// Bucket values the range spans.
-        count: u128,
-        /// The bucket width.
-        width: u64,
-        /// [`MAX_BUCKET_EXPANSION`](crate::MAX_BUCKET_EXPANSION).
-        max: usize,
-    },
-    /// An open-ended range on a bucketed field whose bucket is hashed.
-    #[error("the range on `{component}` is open-ended, but its bucket is hashed into the salt: each bucket is a separate partition, so give both ends")]
-    Unbounded {
-        /// The bucketed field.
-        component: &'static str,
-    },
 }
 
 /// The lower and upper bound of a range, each an encoded value.

@@ -16,13 +16,14 @@ mod finish;
 mod merge;
 mod plan;
 mod projected;
+mod records;
 pub(crate) mod request;
 mod rows;
 mod stream;
 mod tree;
 mod walk;
 
-pub use builder::ScanError;
+pub use crate::error::ScanError;
 pub use cursor::Cursor;
 pub use merge::DEFAULT_CONCURRENCY;
 pub use projected::{Projected, ProjectedScan};

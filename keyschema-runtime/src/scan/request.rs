@@ -1,13 +1,14 @@
 //! A scan request and the arguments of the builder's methods: equality or
 //! a range on a component, and how to run the request.
 
-use super::builder::{ScanError, ScanStage, ScanState, Split};
+use super::builder::{ScanStage, ScanState, Split};
 use super::cursor::Cursor;
 use super::merge::ScanOptions;
 use super::plan::Plan;
 use super::rows::TypedRows;
 use super::stream::AsyncTypedRows;
 use crate::encoding::{BucketKey, KeyArg, KeyComponent, TextOrdered};
+use crate::error::ScanError;
 use crate::history::{Cut, Phase};
 use crate::key::{OneLayout, RowKey};
 use crate::range::{Direction, KeyRange, ScanRangeSet, OLDER_LAYOUT};

@@ -1,8 +1,7 @@
 //! The schema as a versioned JSON document, for tools and other languages
 //! (see "The schema as JSON" in `docs/ENCODING.md`).
 
-use super::{Format, Order, Salt, Schema};
-use crate::history::Cut;
+use super::{Cut, Format, Order, Salt, Schema};
 use std::fmt::Write as _;
 
 /// The version of the JSON document [`Schema::to_json`] writes.

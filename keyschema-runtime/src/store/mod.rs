@@ -81,6 +81,7 @@ use futures_core::Stream;
 use indexed::write_rows;
 use layout::read_key;
 pub(crate) use layout::{get_in, get_in_async, phased_batch, Write};
+pub(crate) use records::{project_row, whole_at};
 use std::pin::Pin;
 
 /// One write of a batch.

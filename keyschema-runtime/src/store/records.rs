@@ -5,7 +5,6 @@
 
 use crate::history::Phase;
 use crate::key::OneLayout;
-use crate::record::projection::project_row;
 use crate::record::{decode_values, encode_values, Projection, Record, ValueError};
 use crate::store::asynchronous::get_keyed_reading;
 use crate::store::indexed::write_rows;
@@ -310,7 +309,10 @@ fn whole<K: Record, E>((mut row, value): TypedRow<K>) -> Result<K, RowError<E>> 
 /// The whole row from a typed row and its stored value, read under `key`
 /// (which an error names: with a `random % N` salt, encoding the row
 /// again would pick a bucket at random).
-fn whole_at<K: Record, E>(key: Vec<u8>, (mut row, value): TypedRow<K>) -> Result<K, RowError<E>> {
+pub(crate) fn whole_at<K: Record, E>(
+    key: Vec<u8>,
+    (mut row, value): TypedRow<K>,
+) -> Result<K, RowError<E>> {
     match decode_values(&mut row, &value) {
         Ok(()) => Ok(row),
         Err(source) => Err(RowError::Value {
@@ -334,7 +336,7 @@ fn value_error<K: Record, E>(row: &K, source: ValueError) -> RowError<E> {
 /// (`scan.run(&store).records()`). A row whose value does not read is an
 /// error item ([`RowError::Value`]); the scan goes on after it.
 pub struct Records<I> {
-    rows: I,
+    pub(crate) rows: I,
 }
 
 impl<I> Records<I> {
@@ -348,39 +350,20 @@ impl<I> Records<I> {
     }
 }
 
-/// Each row's value fields are read into the row the scan decoded, before
-/// it is moved out: no intermediate `(row, value)` pair.
-impl<K: Record, S: Store> Iterator for Records<crate::TypedRows<'_, K, S>> {
-    type Item = Result<K, RowError<S::Error>>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        // Read from the value the store lends: no copy of it.
-        self.rows.next_row(|mut row: K, key: &[u8], value: &[u8]| {
-            match decode_values(&mut row, value) {
-                Ok(()) => Ok(row),
-                Err(source) => Err(RowError::Value {
-                    schema: K::schema().name(),
-                    key: key.to_vec(),
-                    source,
-                }),
-            }
-        })
-    }
-}
-
-/// An async typed scan's rows, whole (`scan.run_async(&store).records()`);
-/// an error names the key the row was read under.
-impl<K: Record, E> futures_core::Stream for Records<crate::AsyncTypedRows<K, E>> {
-    type Item = Result<K, RowError<E>>;
-
-    fn poll_next(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Self::Item>> {
-        self.get_mut()
-            .rows
-            .poll_keyed(cx)
-            .map(|row| row.map(|row| row.and_then(|(key, row, value)| whole_at(key, (row, value)))))
+/// The projection `V` of a row of `V::Of` read with `V`'s schema: its key
+/// fields from `row`, its value fields from `value`; an error names `key`.
+pub(crate) fn project_row<V: Projection, E>(
+    key: Vec<u8>,
+    row: V::Of,
+    value: &[u8],
+) -> Result<V, RowError<E>> {
+    let mut projected = V::from_key(row);
+    match crate::record::decode_projection(&mut projected, value) {
+        Ok(()) => Ok(projected),
+        Err(source) => Err(RowError::Value {
+            schema: V::schema().name(),
+            key,
+            source,
+        }),
     }
 }
