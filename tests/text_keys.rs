@@ -334,17 +334,17 @@ fn text_key_scans_are_exact_where_they_compile() {
     }
 }
 
-/// The README's text-key example is this very key (it once showed another
+/// The guide's text-key example is this very key (it once showed another
 /// salt and separator than docs/ENCODING.md).
 #[test]
 fn the_readme_text_key_example_is_true() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../docs/guide/keys.md");
     let key = KarteEvent::get_key("user42", 1_700_000_000);
     let key = std::str::from_utf8(&key).unwrap();
     assert_eq!(key, "02_user42_99999999998299999999");
     assert!(
         readme.contains(&format!("is `{key}`")),
-        "README shows {key}"
+        "the guide (docs/guide/keys.md) shows {key}"
     );
     assert!(readme.contains("`format = text(sep = \"_\")`"));
     let spec = include_str!("../docs/ENCODING.md");
