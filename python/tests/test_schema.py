@@ -54,6 +54,18 @@ class Errors(unittest.TestCase):
         with self.assertRaises(ValueError_):
             self.schema.encode({"user_id": "u1", "site": "s"})
 
+    def test_scan_fields_bind_by_name_or_in_key_order(self):
+        # A dict binds by name, as encode takes it; it once read as the list
+        # of its names (user_id = "user_id"): 8 ranges of another user.
+        by_name = self.schema.ranges({"user_id": "u1"})
+        self.assertEqual(by_name, self.schema.ranges(["u1"]))
+        self.assertEqual(len(self.schema.ranges({"user_id": "u1", "site": "s"})), 1)
+        with self.assertRaises(ValueError_) as caught:
+            self.schema.ranges({"site": "s"})
+        self.assertIn("first fields in key order (user_id, site, timestamp): site given", str(caught.exception))
+        with self.assertRaises(ValueError_):
+            self.schema.ranges("u1")
+
     def test_bad_keys_get_the_rust_errors(self):
         key = self.schema.encode({"user_id": "u1", "site": "s", "timestamp": 1700000000})
         with self.assertRaises(DecodeError) as caught:

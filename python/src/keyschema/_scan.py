@@ -41,10 +41,32 @@ class Range:
         return "Range(%r, %r, bucket=%d)" % (self.start, self.end, self.bucket)
 
 
+def _in_key_order(schema, equal):
+    """The bound values in key order: ``equal`` as a list or tuple of the
+    first fields' values, or a dict by name that binds exactly the first
+    fields (as a typed scan binds them, in key order)."""
+    if isinstance(equal, dict):
+        names = [f.name for f in schema.fields]
+        wanted = names[: len(equal)]
+        if sorted(equal) != sorted(wanted):
+            raise ValueError_(
+                "a scan binds the key's first fields in key order (%s): %s given"
+                % (", ".join(names), ", ".join(map(str, equal)) or "none")
+            )
+        return [equal[name] for name in wanted]
+    if not isinstance(equal, (list, tuple)):
+        raise ValueError_(
+            "the bound fields are a list of values in key order or a dict by name, not %s"
+            % type(equal).__name__
+        )
+    return list(equal)
+
+
 def ranges(schema, equal, lo=OPEN, hi=OPEN, lo_inclusive=True, hi_inclusive=False, ranged=None):
     """``Schema.ranges``: the key ranges of ``schema`` a typed scan reads."""
     if ranged is None:
         ranged = lo is not OPEN or hi is not OPEN
+    equal = _in_key_order(schema, equal)
     n = len(equal) + (1 if ranged else 0)
     if n > len(schema.fields):
         raise ValueError_("%d fields bound, the key has %d" % (n, len(schema.fields)))
