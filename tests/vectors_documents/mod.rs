@@ -29,8 +29,19 @@ pub fn document_rows() -> Vec<String> {
             variant(r#""fixed_width":4}]"#, r#""fixed_width":null}]"#),
         ),
         (
-            "empty names (names are only told apart)",
+            "an empty schema name (names are only told apart)",
             variant(r#""name":"Stay""#, r#""name":"""#),
+        ),
+        (
+            "an empty key field name (names are only told apart)",
+            variant(r#""name":"hotel""#, r#""name":"""#),
+        ),
+        (
+            "a bucket followed by its field stored `reverse`",
+            variant(
+                r#""transform":"plain","encoding":"u32","fixed_width":4}]"#,
+                r#""transform":"reverse","encoding":"u32","fixed_width":4}]"#,
+            ),
         ),
         (
             "bucket width 2^64 - 1",

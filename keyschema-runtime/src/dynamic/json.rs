@@ -298,7 +298,7 @@ fn read_components(list: &Json, format: Format) -> Result<Vec<DynComponent>, Sch
                 {
                     return Err(invalid(
                         &at[..at.len() - 1],
-                        format!("a bucket of `{}` must be followed by `{}` itself, with its type and order", prev.name, prev.name),
+                        format!("a bucket of `{}` must be followed by `{}` itself: the same name, encoding and order, stored plain", prev.name, prev.name),
                     ));
                 }
             }

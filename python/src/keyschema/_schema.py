@@ -135,7 +135,7 @@ class Schema:
             if c.transform == "bucket":
                 nxt = self.components[i + 1] if i + 1 < len(self.components) else None
                 if nxt is None or nxt.transform != "plain" or nxt.name != c.name or str(nxt.encoding) != str(c.encoding) or nxt.descending != c.descending:
-                    raise SchemaError("schema `components[%d]`: a bucket of `%s` must be followed by `%s` itself" % (i, c.name, c.name))
+                    raise SchemaError("schema `components[%d]`: a bucket of `%s` must be followed by `%s` itself: the same name, encoding and order, stored plain" % (i, c.name, c.name))
                 if c.encoding.base in ("u128", "i128"):
                     raise SchemaError("schema `components[%d].transform`: a bucket needs an integer of at most 64 bits" % i)
             if c.transform == "reverse" and c.descending:
