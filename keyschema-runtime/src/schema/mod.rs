@@ -11,9 +11,10 @@ mod value_field;
 pub(crate) use header::Header;
 pub use history::{Cut, History};
 pub(crate) use json::string as json_string;
+pub(crate) use json::ROW_FORMAT;
 pub use parts::{Component, Salt};
-pub use value_field::ValueField;
 pub(crate) use render::{rendered, rendered_prefix, try_render, Attempt, RenderPart};
+pub use value_field::ValueField;
 
 use crate::encoding::{
     BucketKey, Encoding, KeyComponent, Reader, ReversibleKey, TextComponent, TextDigits,
@@ -194,10 +195,7 @@ impl Schema {
     }
 
     /// Sets the value fields (`#[rowkey(value)]`).
-    pub(crate) const fn with_values(
-        mut self,
-        values: &'static [ValueField],
-    ) -> Self {
+    pub(crate) const fn with_values(mut self, values: &'static [ValueField]) -> Self {
         self.values = values;
         self
     }

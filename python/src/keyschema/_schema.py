@@ -57,10 +57,31 @@ class Field:
         self.bucket = bucket            # (index, W) of its bucket component, or None
 
 
+def _read_indexes(cls, indexes):
+    """The ``indexes`` member: each index's entry layout, a document of its
+    own read as any is; an error names the index (``indexes[0].prefix``)."""
+    if indexes is None:
+        return []
+    if not isinstance(indexes, list):
+        raise SchemaError("schema `indexes`: expected an array of schema documents")
+    out = []
+    for i, doc in enumerate(indexes):
+        if not isinstance(doc, dict):
+            raise SchemaError("schema `indexes[%d]`: expected a JSON object" % i)
+        try:
+            out.append(cls._from_doc(doc))
+        except SchemaError as e:
+            raise SchemaError(re.sub(r"^schema `", "schema `indexes[%d]." % i, str(e), count=1)) from None
+        except (KeyError, TypeError, AttributeError) as e:
+            raise SchemaError("schema `indexes[%d]`: a member is missing or of the wrong JSON type (%s: %s)" % (i, type(e).__name__, e)) from None
+    return out
+
+
 class Schema:
-    """A key layout read from its schema document, and the row's value
-    fields when it lists them (``values``, a list of ``ValueField``, and
-    ``family``, their Bigtable column family)."""
+    """A key layout read from its schema document, the row's value fields
+    when it lists them (``values``, a list of ``ValueField``, and
+    ``family``, their Bigtable column family), and its indexes' entry
+    layouts (``indexes``, a list of ``Schema``)."""
 
     @classmethod
     def load(cls, path):
@@ -160,6 +181,7 @@ class Schema:
                 bucket = (i - 1, self.components[i - 1].width)
             self.fields.append(Field(c.name, c.encoding, i, bucket))
         _values.read_document(self, doc)
+        self.indexes = _read_indexes(cls, doc.get("indexes"))
         self.history = None
         if version == HISTORY_VERSION:
             from ._history import read_history
