@@ -143,7 +143,7 @@ pub fn range_rows() -> Vec<String> {
         Included(Value::Timestamp(1_700_000_000, 500_000_000)),
         Excluded(Value::Timestamp(1_700_006_400, 0)),
     ));
-    case::<StampedText>(&mut rows, STAMPED_TEXT, &[id.clone()], day);
+    case::<StampedText>(&mut rows, STAMPED_TEXT, std::slice::from_ref(&id), day);
     // A range on an enum in a text key: by discriminant, as text.
     let at = Value::Timestamp(1_700_000_000, 500_000_000);
     let local = Value::DateTime(1_700_000_000, 123_456_789);

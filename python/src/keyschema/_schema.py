@@ -7,7 +7,7 @@ import json
 import re
 import random
 
-from . import _dynamodb, _redb, _scan, _values
+from . import _dynamodb, _redb, _scan, _values, _write
 from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, encode_plain
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._header import _read_salt, _written_prefix
@@ -522,6 +522,36 @@ class Schema:
         ``Binary``, ``set``); ``low_level`` says which, else it is seen from
         the item."""
         return _dynamodb.decode_item(self, item, kinds, low_level, partition_key, sort_key)
+
+    def encode_values(self, values):
+        """The ordered stores' value of a row whose value fields are
+        ``values`` (by name; a missing one nil): the MessagePack map, one
+        entry per field in the document's order, as the Rust code writes
+        it (``_write``)."""
+        return _write.encode_values(self, values)
+
+    def encode_redb_row(self, fields, values):
+        """``(key, stored)``: what the redb store keeps for the row, the
+        key and the map followed by the CRC-32 of key and map."""
+        key = self.encode(fields)
+        return key, _write.redb_stored(key, self.encode_values(values))
+
+    def encode_cells(self, values):
+        """The Bigtable cells of the row's value fields (family
+        ``self.family``): ``[(qualifier, cell)]`` in qualifier order, as
+        google-cloud-bigtable's ``row.set_cell(family, qualifier, cell)``
+        takes them; a row whose fields are all nil has the presence cell."""
+        return _write.encode_cells(self, values)
+
+    def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk"):
+        """The DynamoDB item a put of the row writes: the key attributes,
+        each key field's own attribute and the value fields; as boto3's
+        low-level client takes it (``{"N": "5"}``, ``B`` as bytes), or,
+        with ``low_level=False``, as its resource API does (``Decimal``,
+        ``bytes``). ``ValueError_`` for a row DynamoDB cannot hold (a NaN,
+        nesting past 32 levels, an empty map key)."""
+        item = _write.encode_item(self, fields, values, partition_key, sort_key)
+        return item if low_level else _dynamodb.to_resource(item)
 
     def decode_item_values(self, item, kinds=None, low_level=None):
         """The value fields of a DynamoDB item (or of a projection of one),

@@ -19,7 +19,7 @@ impl DynamoStore {
     /// use keyschema::{record::encode_values, RowKey};
     ///
     /// #[derive(RowKey)]
-    /// #[rowkey(prefix = "c", then = id)]
+    /// #[rowkey(prefix = "c", then = (id))]
     /// struct Counter { id: u32, #[rowkey(value)] n: i64 }
     ///
     /// let store = DynamoStore::connect_local::<Counter>("http://127.0.0.1:1", "t")?;
