@@ -84,7 +84,7 @@ fn the_json_of_value_fields() {
             r##""values":[{"name":"amount","type":"i64","required":true},"##,
             r##"{"name":"note","type":"Option<String>","required":false,"nil":true},"##,
             r##"{"name":"tags","type":"std::collections::BTreeMap<String, Vec<u8>>","required":false}],"##,
-            r##""family":"ledger"}"##
+            r##""family":"ledger","row_format":1}"##
         )
     );
     let parsed: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
@@ -134,7 +134,7 @@ fn a_field_whose_type_reads_nil_is_not_required_in_the_document() {
     let json = Loose::schema().to_json();
     assert!(
         json.contains(concat!(
-            r##""values":[{"name":"doc","type":"serde_json::Value","required":false,"nil":true},"##,
+            r##""values":[{"name":"doc","type":"serde_json::Value","required":false,"nil":true,"self_describing":true},"##,
             r##"{"name":"unit","type":"()","required":false,"nil":true},"##,
             r##"{"name":"maybe","type":"Maybe","required":false,"nil":true},"##,
             r##"{"name":"n","type":"u32","required":true}]"##
@@ -152,4 +152,84 @@ fn a_field_whose_type_reads_nil_is_not_required_in_the_document() {
         err.to_string().starts_with("schema `values[0].nil`"),
         "{err}"
     );
+}
+
+/// What a reader of rows needs that the key does not say (issue 42): which
+/// value fields are self-describing (their Bigtable cells are `c1` and
+/// MessagePack), the stored rows' version and each index's layout; an
+/// older document without them still reads, with the defaults
+/// `docs/ENCODING.md` ("The schema as JSON") states.
+#[test]
+fn the_document_says_which_fields_are_self_describing_and_lists_the_indexes() {
+    use keyschema::dynamic::DynSchema;
+    use keyschema::Schema;
+    /// A self-describing type whose name is not `Value`.
+    #[derive(serde::Serialize, serde::Deserialize, Default)]
+    #[serde(untagged)]
+    enum Loose {
+        #[default]
+        Nothing,
+        Number(i64),
+    }
+    /// A struct named `Value`, which reads by its shape.
+    #[derive(serde::Serialize, serde::Deserialize, Default)]
+    struct Value {
+        n: i64,
+    }
+    #[derive(RowKey)]
+    #[rowkey(prefix = "r", then = id, ts, index(ByTs, prefix = "t", then = ts, id))]
+    #[allow(dead_code)]
+    struct Row {
+        id: u32,
+        ts: u64,
+        #[rowkey(value)]
+        loose: Loose,
+        #[rowkey(value)]
+        shaped: Value,
+    }
+    let json = Row::schema().to_json();
+    assert!(
+        json.contains(
+            r#"{"name":"loose","type":"Loose","required":false,"nil":true,"self_describing":true}"#
+        ),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#"{"name":"shaped","type":"Value","required":true}"#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#""family":"f","row_format":1,"indexes":[{"keyschema":2,"name":"ByTs","#),
+        "{json}"
+    );
+    let read = Schema::from_document(&json).expect("reads");
+    let described: Vec<bool> = read
+        .values()
+        .iter()
+        .map(|v| (v.self_describing)())
+        .collect();
+    assert_eq!(
+        described,
+        [true, false],
+        "as the document says, not by the type's name"
+    );
+    let layout = DynSchema::from_json(&json).expect("reads");
+    let names: Vec<&str> = layout.indexes().iter().map(DynSchema::name).collect();
+    assert_eq!(names, ["ByTs"]);
+    let entry = layout.indexes()[0]
+        .encode(&[5u64.into(), 1u32.into()])
+        .expect("an entry key");
+    assert_eq!(entry, ByTs::get_key(5, 1));
+    // An older document (no `row_format`, no `self_describing`): the type
+    // text decides, as readers did before the member.
+    let older = json
+        .replace(r#","self_describing":true"#, "")
+        .replace(r#","row_format":1"#, "");
+    let read = Schema::from_document(&older).expect("reads");
+    let described: Vec<bool> = read
+        .values()
+        .iter()
+        .map(|v| (v.self_describing)())
+        .collect();
+    assert_eq!(described, [false, true]);
 }

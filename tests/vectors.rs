@@ -13,6 +13,7 @@ mod vectors_reject;
 mod vectors_render;
 mod vectors_salt;
 mod vectors_types;
+mod vectors_values;
 
 use common::schemas::Event;
 use keyschema::dynamic::{DynSchema, Value};
@@ -591,6 +592,8 @@ fn encoding_md_vectors_match_the_code() {
         ("reject_classes", "| input | bytes | error |\n|---|---|---|", vectors_reject::reject_rows()),
         ("documents", "| document | a reader |\n|---|---|", vectors_documents::document_rows()),
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
+        ("values", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_values::value_rows()),
+        ("value_refusals", "| input | store | error |\n|---|---|---|", vectors_values::refusal_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {
@@ -620,6 +623,13 @@ fn encoding_md_vectors_match_the_code() {
             );
         }
     }
+}
+
+#[test]
+fn value_vectors_read_back_into_their_rows() {
+    let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
+    let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    vectors_values::check_values_read_back(&vectors);
 }
 
 #[test]

@@ -111,7 +111,15 @@ class Vectors(unittest.TestCase):
     def test_documents(self):
         for v in self.vectors["documents"]:
             if v["accepted"]:
-                Schema.from_json(v["document"])
+                schema = Schema.from_json(v["document"])
+                doc = json.loads(v["document"])
+                # What a reader of rows needs: each field's self-description
+                # (the older rule for a document without `row_format`), and
+                # each index's layout.
+                for field, listed in zip(schema.values, doc.get("values", [])):
+                    older = "row_format" not in doc and listed["type"].rsplit("::", 1)[-1] == "Value"
+                    self.assertEqual(field.self_describing, listed.get("self_describing", older), v["what"])
+                self.assertEqual([i.name for i in schema.indexes], [i["name"] for i in doc.get("indexes", [])], v["what"])
             else:
                 with self.assertRaises(keyschema.SchemaError, msg=v["what"]):
                     Schema.from_json(v["document"])

@@ -5,7 +5,33 @@
 //! (`test_documents`).
 
 use super::record;
-use keyschema::dynamic::{DynSchema, Value};
+use keyschema::dynamic::Value;
+use keyschema::{RowKey, Schema};
+
+/// A row type with value fields (one self-describing) and an index: what
+/// its document adds to a key's (`values`, `family`, `row_format`,
+/// `indexes`).
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(
+    salt = hash(user_id) % 4,
+    then = user_id, ts,
+    index(VisitByTs, prefix = "t", then = ts, user_id),
+)]
+pub struct Visit {
+    user_id: String,
+    ts: u64,
+    #[rowkey(value)]
+    url: String,
+    #[rowkey(value)]
+    extra: serde_json::Value,
+}
+
+/// `Visit`'s document with `from` replaced by `to` (once).
+fn row_variant(from: &str, to: &str) -> String {
+    let doc = Visit::schema().to_json();
+    assert!(doc.contains(from), "{from}");
+    doc.replacen(from, to, 1)
+}
 
 const BASE: &str = r#"{"keyschema":2,"name":"Stay","format":{"kind":"binary"},"prefix":"","salt":{"kind":"hash","buckets":8,"hashed":[0]},"partition":null,"components":[{"name":"hotel","type":"String","order":"asc","transform":"plain","encoding":"String","fixed_width":null},{"name":"day","type":"u32","order":"asc","transform":{"bucket":7},"encoding":"u32","fixed_width":4},{"name":"day","type":"u32","order":"asc","transform":"plain","encoding":"u32","fixed_width":4}]}"#;
 
@@ -29,8 +55,19 @@ pub fn document_rows() -> Vec<String> {
             variant(r#""fixed_width":4}]"#, r#""fixed_width":null}]"#),
         ),
         (
-            "empty names (names are only told apart)",
+            "an empty schema name (names are only told apart)",
             variant(r#""name":"Stay""#, r#""name":"""#),
+        ),
+        (
+            "an empty key field name (names are only told apart)",
+            variant(r#""name":"hotel""#, r#""name":"""#),
+        ),
+        (
+            "a bucket followed by its field stored `reverse`",
+            variant(
+                r#""transform":"plain","encoding":"u32","fixed_width":4}]"#,
+                r#""transform":"reverse","encoding":"u32","fixed_width":4}]"#,
+            ),
         ),
         (
             "bucket width 2^64 - 1",
@@ -108,10 +145,49 @@ pub fn document_rows() -> Vec<String> {
             variant(r#"{"kind":"binary"}"#, r#"{"kind":"text","sep":"-"}"#),
         ),
     ];
+    let visit = Visit::schema().to_json();
+    let older = row_variant(r#","self_describing":true"#, "").replacen(r#","row_format":1"#, "", 1);
+    let older = older[..older.find(r#","indexes""#).expect("indexes")].to_string() + "}";
+    let older = older.as_str();
+    let cases = cases.into_iter().chain([
+        (
+            "a row type's document: value fields, a self-describing one, an index",
+            visit,
+        ),
+        (
+            "the same without `row_format`, `self_describing` and `indexes` (an older document)",
+            older.to_string(),
+        ),
+        (
+            "`row_format` 2",
+            row_variant(r#""row_format":1"#, r#""row_format":2"#),
+        ),
+        (
+            "`row_format` a string",
+            row_variant(r#""row_format":1"#, r#""row_format":"1""#),
+        ),
+        (
+            "`self_describing` not a boolean",
+            row_variant(r#""self_describing":true"#, r#""self_describing":1"#),
+        ),
+        (
+            "a value field with an empty name",
+            row_variant(r#""name":"url""#, r#""name":"""#),
+        ),
+        (
+            "`indexes` not an array",
+            format!(r#"{},"indexes":"VisitByTs"}}"#, &older[..older.len() - 1]),
+        ),
+        (
+            "an index's document with a prefix in uppercase hex",
+            row_variant(r#""prefix":"74""#, r#""prefix":"7A""#),
+        ),
+    ]);
     cases
-        .into_iter()
         .map(|(what, doc)| {
-            let read = DynSchema::from_json(&doc);
+            // The reader of a store's schema: the key layout, the value
+            // fields and the indexes.
+            let read = Schema::from_document(&doc);
             let (accepted, error) = match &read {
                 Ok(_) => (true, String::new()),
                 Err(e) => (false, e.to_string()),

@@ -6,6 +6,7 @@
 //! reproduces each (`test_ranges`).
 
 use super::vectors_constructs::{Bucketed, BucketedDesc, HashedBucket, Reversed};
+use super::vectors_types::{StampedText, STAMPED_TEXT};
 use super::{plain_hex, record, Event, KarteEvent};
 use keyschema::dynamic::{DynSchema, Value};
 use keyschema::RowKey;
@@ -129,6 +130,26 @@ pub fn range_rows() -> Vec<String> {
     case::<KarteEvent>(&mut rows, karte, &[s("u1")], later);
     let from = Some((Included(Value::U64(5)), Unbounded));
     case::<KarteEvent>(&mut rows, karte, &[s("u1")], from);
+    // Every component bound, the last fixed-width: no separator follows it
+    // in the key, so none ends `P` (the range is the one key).
+    case::<KarteEvent>(&mut rows, karte, &[s("u1"), Value::U64(5)], None);
+    // A range on a timestamp in a text key: its text form (hex of the
+    // binary encoding) sorts as its value, so the range is exact.
+    let id = Value::Uuid([
+        0x01, 0x92, 0xd4, 0xe8, 0x7c, 0x3a, 0x7b, 0x1e, 0x9f, 0x00, 0x12, 0x34, 0x56, 0x78, 0x9a,
+        0xbc,
+    ]);
+    let day = Some((
+        Included(Value::Timestamp(1_700_000_000, 500_000_000)),
+        Excluded(Value::Timestamp(1_700_006_400, 0)),
+    ));
+    case::<StampedText>(&mut rows, STAMPED_TEXT, std::slice::from_ref(&id), day);
+    // A range on an enum in a text key: by discriminant, as text.
+    let at = Value::Timestamp(1_700_000_000, 500_000_000);
+    let local = Value::DateTime(1_700_000_000, 123_456_789);
+    let priority = Some((Included(Value::Enum("Normal".into())), Unbounded));
+    let bound = [id, at, Value::Date(19_782), local];
+    case::<StampedText>(&mut rows, STAMPED_TEXT, &bound, priority);
 
     let days = Some((Included(Value::U32(25)), Excluded(Value::U32(65))));
     let bucketed = "then = hotel_id, bucket(day, 30), day";
@@ -139,6 +160,12 @@ pub fn range_rows() -> Vec<String> {
     let hashed =
         "salt = hash(hotel_id, bucket(day, 30)) % 64, then = (hotel_id, bucket(day, 30)), day";
     case::<HashedBucket>(&mut rows, hashed, &[Value::U32(7)], days);
+    // An excluded end on a bucket's first value (60 = 2 * 30) leaves that
+    // bucket out; an excluded start on a bucket's last value (29) too.
+    let boundary = Some((Included(Value::U32(25)), Excluded(Value::U32(60))));
+    case::<HashedBucket>(&mut rows, hashed, &[Value::U32(7)], boundary);
+    let inner = Some((Excluded(Value::U32(29)), Included(Value::U32(59))));
+    case::<HashedBucket>(&mut rows, hashed, &[Value::U32(7)], inner);
 
     let reversed = "then = reverse(order_id), line";
     case::<Reversed>(&mut rows, reversed, &[Value::U64(258)], None);

@@ -41,6 +41,10 @@ pub fn render_rows() -> Vec<String> {
             "nul\u{0}one\u{1}".into(),
             "caf\u{e9} \u{1F600}".into(),
             "del\u{7f}".into(),
+            // Unicode's control characters (Cc: C0, DEL and C1) are escaped;
+            // other invisible characters (U+00A0, U+200B) are not.
+            "c1\u{85}\u{9f}".into(),
+            "nbsp\u{a0}zw\u{200b}".into(),
         ],
     );
     one::<Vec<u8>>(
@@ -68,9 +72,20 @@ pub fn render_rows() -> Vec<String> {
             f64::NEG_INFINITY,
             f64::NAN,
             -f64::NAN,
+            // Plain from 1e-4 up to (not including) 1e16, else exponent form.
+            1e-4,
+            9.999_999_999_999_999e-5,
+            1e15,
+            9_999_999_999_999_998.0,
+            1e16,
+            -1.5e16,
         ],
     );
-    one::<f32>(&mut rows, "f32", &[0.1, -f32::MAX, f32::NAN]);
+    one::<f32>(
+        &mut rows,
+        "f32",
+        &[0.1, -f32::MAX, f32::NAN, 1e-4, 9.999_999e-5, 1e15, 1e16],
+    );
     one::<Option<String>>(
         &mut rows,
         "Option<String>",

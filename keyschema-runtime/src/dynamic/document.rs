@@ -5,7 +5,7 @@
 use super::json::SchemaError;
 use super::{DynSchema, Transform};
 use crate::record::ValueField;
-use crate::schema::{Component, Format, Salt, Schema, DEFAULT_FAMILY};
+use crate::schema::{Component, Format, Salt, Schema, DEFAULT_FAMILY, ROW_FORMAT};
 use serde_json::Value as Json;
 
 impl Schema {
@@ -52,7 +52,8 @@ impl Schema {
             });
         }
         let doc: Json = serde_json::from_str(json).map_err(|e| SchemaError::Json(e.to_string()))?;
-        let values = read_values(doc.get("values"))?;
+        let row_format = read_row_format(doc.get("row_format"))?;
+        let values = read_values(doc.get("values"), row_format.is_some())?;
         let family = match doc.get("family") {
             None | Some(Json::Null) => DEFAULT_FAMILY,
             Some(Json::String(f)) if !f.is_empty() => super::json::intern(f),
@@ -63,6 +64,27 @@ impl Schema {
 }
 
 impl DynSchema {
+    /// The entry layouts of the row type's indexes, as the document lists
+    /// them (`indexes`, each index's own document), in declaration order;
+    /// none for a document without the member.
+    ///
+    /// ```
+    /// use keyschema::dynamic::DynSchema;
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(prefix = "v", then = user_id, ts, index(ByTs, prefix = "t", then = ts, user_id))]
+    /// struct Visit { user_id: String, ts: u64 }
+    ///
+    /// let schema = DynSchema::from_json(&Visit::schema().to_json())?;
+    /// assert_eq!(schema.indexes().len(), 1);
+    /// assert_eq!(schema.indexes()[0].name(), "ByTs");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn indexes(&self) -> &[DynSchema] {
+        &self.indexes
+    }
+
     /// This layout as a [`Schema`] (leaked: it lives as long as the program).
     fn as_schema(&self, values: &'static [ValueField], family: &'static str) -> Schema {
         let text = matches!(self.format, Format::Text { .. });
@@ -123,11 +145,33 @@ fn no() -> bool {
     false
 }
 
+/// The document's `row_format`, the version of the stored row's form:
+/// `Some(1)`, or `None` for a document written before the member (whose
+/// rows are in that form too). Another version is refused.
+fn read_row_format(format: Option<&Json>) -> Result<Option<u32>, SchemaError> {
+    match format {
+        None => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if n == u64::from(ROW_FORMAT) => Ok(Some(ROW_FORMAT)),
+            Some(n) => Err(invalid(
+                "row_format",
+                format!("version {n} of the stored rows is not supported; this build reads version {ROW_FORMAT}"),
+            )),
+            None => Err(invalid("row_format", "expected a non-negative integer")),
+        },
+    }
+}
+
 /// The document's `values`: each field's name, Rust type, whether a row
-/// must hold it and whether its type reads nil (`nil`, absent when false;
-/// such a field is not `required`: a missing one reads as nil). Absent: no
-/// value fields.
-fn read_values(values: Option<&Json>) -> Result<&'static [ValueField], SchemaError> {
+/// must hold it, whether its type reads nil (`nil`, absent when false;
+/// such a field is not `required`: a missing one reads as nil) and whether
+/// it is self-describing (`self_describing`, absent when false in a
+/// document with a `row_format`; in an older document, absent, the type
+/// text decides: a type named `Value` is). Absent: no value fields.
+fn read_values(
+    values: Option<&Json>,
+    has_row_format: bool,
+) -> Result<&'static [ValueField], SchemaError> {
     let list = match values {
         None | Some(Json::Null) => return Ok(&[]),
         Some(Json::Array(list)) => list,
@@ -158,14 +202,20 @@ fn read_values(values: Option<&Json>) -> Result<&'static [ValueField], SchemaErr
                 .as_bool()
                 .ok_or_else(|| invalid(at("nil"), "expected true or false"))?,
         };
-        let last = type_name.rsplit("::").next().unwrap_or(type_name);
+        let self_describing = match v.get("self_describing") {
+            Some(s) => s
+                .as_bool()
+                .ok_or_else(|| invalid(at("self_describing"), "expected true or false"))?,
+            None if has_row_format => false,
+            // A document written before the member: a `serde_json::Value`
+            // (or any type named `Value`) reads whatever a cell holds.
+            None => type_name.rsplit("::").next().unwrap_or(type_name) == "Value",
+        };
         out.push(ValueField {
             name: super::json::intern(name),
             type_name: super::json::intern(type_name),
             required,
-            // A `serde_json::Value` (or any type named `Value`) reads
-            // whatever a cell holds; every other type reads by its shape.
-            self_describing: if last == "Value" { yes } else { no },
+            self_describing: if self_describing { yes } else { no },
             reads_nil: if nil { yes } else { no },
         });
     }

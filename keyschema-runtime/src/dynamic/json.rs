@@ -90,6 +90,12 @@ impl DynSchema {
     /// ```
     pub fn from_json(text: &str) -> Result<DynSchema, SchemaError> {
         let doc: Json = serde_json::from_str(text).map_err(|e| SchemaError::Json(e.to_string()))?;
+        Self::from_document_value(&doc)
+    }
+
+    /// [`from_json`](Self::from_json) of a parsed document (an index's,
+    /// nested in its row type's `indexes`).
+    fn from_document_value(doc: &Json) -> Result<DynSchema, SchemaError> {
         let obj = doc
             .as_object()
             .ok_or_else(|| invalid("", "expected a JSON object"))?;
@@ -145,6 +151,7 @@ impl DynSchema {
             components,
             fields,
             history: None,
+            indexes: read_indexes(obj.get("indexes"))?,
         };
         if version == HISTORY_VERSION {
             schema.history = Some(Box::new(read_history(obj, &schema)?));
@@ -298,7 +305,7 @@ fn read_components(list: &Json, format: Format) -> Result<Vec<DynComponent>, Sch
                 {
                     return Err(invalid(
                         &at[..at.len() - 1],
-                        format!("a bucket of `{}` must be followed by `{}` itself, with its type and order", prev.name, prev.name),
+                        format!("a bucket of `{}` must be followed by `{}` itself: the same name, encoding and order, stored plain", prev.name, prev.name),
                     ));
                 }
             }
@@ -412,6 +419,32 @@ fn fields_of(components: &[DynComponent]) -> Result<Vec<DynField>, SchemaError> 
     Ok(fields)
 }
 
+/// The `indexes` member: each index's entry layout, a document of its own,
+/// read as any document is (an error names the index: `indexes[0].prefix`).
+/// Absent (a document written before indexes were listed, or a type
+/// without indexes): none.
+fn read_indexes(indexes: Option<&Json>) -> Result<Vec<DynSchema>, SchemaError> {
+    let list = match indexes {
+        None | Some(Json::Null) => return Ok(Vec::new()),
+        Some(Json::Array(list)) => list,
+        Some(_) => return Err(invalid("indexes", "expected an array of schema documents")),
+    };
+    list.iter()
+        .enumerate()
+        .map(|(i, doc)| {
+            DynSchema::from_document_value(doc).map_err(|e| match e {
+                SchemaError::Invalid { at, reason } if at.is_empty() => {
+                    invalid(format!("indexes[{i}]"), reason)
+                }
+                SchemaError::Invalid { at, reason } => {
+                    invalid(format!("indexes[{i}].{at}"), reason)
+                }
+                other => other,
+            })
+        })
+        .collect()
+}
+
 /// The `history` member of a version 3 document, checked as the derive
 /// checks `#[rowkey_was(...)]`: the older layout differs from the declared
 /// one in its prefix or salt, its salt is not random, and a cut-over field
@@ -489,5 +522,6 @@ fn read_history(obj: &Map<String, Json>, declared: &DynSchema) -> Result<DynHist
     older.prefix = prefix;
     older.salt = salt;
     older.history = None;
+    older.indexes = Vec::new();
     Ok(DynHistory { older, cut })
 }

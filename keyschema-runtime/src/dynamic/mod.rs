@@ -56,6 +56,8 @@ pub struct DynSchema {
     fields: Vec<DynField>,
     /// The older layout and the cut-over (a version 3 document).
     history: Option<Box<DynHistory>>,
+    /// The index entry layouts the document lists (`indexes`).
+    indexes: Vec<DynSchema>,
 }
 
 /// The salt of a [`DynSchema`].

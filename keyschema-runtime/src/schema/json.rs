@@ -8,16 +8,22 @@ use std::fmt::Write as _;
 const JSON_VERSION: u32 = 2;
 /// The version of a document with a layout history (`"history"`).
 const HISTORY_VERSION: u32 = 3;
+/// The version of the stored row's form (the ordered stores' MessagePack
+/// map, the DynamoDB item, the Bigtable cells) that the document's
+/// `row_format` names: what "Value fields" in `docs/ENCODING.md` specifies.
+pub(crate) const ROW_FORMAT: u32 = 1;
 
 impl Schema {
     /// The layout as a JSON document: name, format and separator, prefix
     /// (hex), salt (kind, N, hashed components), the partition, every
     /// component with its type, order and transform; for a key type with
     /// value fields (`#[rowkey(value)]`) each one's name, Rust type and
-    /// whether a row must hold it, and the Bigtable family; and for a key
-    /// type with `#[rowkey_was(...)]` the older layout's prefix and salt and
-    /// the cut-over (version 3). The format is specified in
-    /// `docs/ENCODING.md`.
+    /// whether a row must hold it, whether its type reads nil and whether it
+    /// is self-describing, the Bigtable family and the version of the
+    /// stored row's form (`row_format`); each index's own document
+    /// (`indexes`); and for a key type with `#[rowkey_was(...)]` the older
+    /// layout's prefix and salt and the cut-over (version 3). The format is
+    /// specified in `docs/ENCODING.md`.
     ///
     /// ```
     /// use keyschema::RowKey;
@@ -43,7 +49,7 @@ impl Schema {
     /// }
     ///
     /// assert!(Page::schema().to_json().ends_with(
-    ///     r#""values":[{"name":"url","type":"String","required":true},{"name":"referrer","type":"Option<String>","required":false,"nil":true}],"family":"visit"}"#
+    ///     r#""values":[{"name":"url","type":"String","required":true},{"name":"referrer","type":"Option<String>","required":false,"nil":true}],"family":"visit","row_format":1}"#
     /// ));
     /// ```
     pub fn to_json(&self) -> String {
@@ -132,10 +138,28 @@ impl Schema {
                 if (v.reads_nil)() {
                     out.push_str(",\"nil\":true");
                 }
+                // A reader of cells must know it: its non-string values
+                // are stored `c1` and MessagePack.
+                if (v.self_describing)() {
+                    out.push_str(",\"self_describing\":true");
+                }
                 out.push('}');
             }
             out.push_str("],\"family\":");
             string(&mut out, self.family());
+            let _ = write!(out, ",\"row_format\":{ROW_FORMAT}");
+        }
+        // Each index's entry layout, as its own document: a reader of the
+        // table finds a row's entries (and an entry's row) from it.
+        if self.has_indexes() {
+            out.push_str(",\"indexes\":[");
+            for (i, index) in self.indexes().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&index.to_json());
+            }
+            out.push(']');
         }
         if let Some(history) = self.history {
             out.push_str(",\"history\":{\"prefix\":");

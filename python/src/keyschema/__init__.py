@@ -28,7 +28,8 @@ schema document and whole keys), ``_history`` (layout histories), ``_json``
 (values as JSON), ``_types`` (uuid, times, enums), and a row's value
 fields: ``_values`` (the ordered stores' map and Bigtable's cells),
 ``_redb`` (the redb store's stored bytes: the map and a CRC-32),
-``_dynamodb`` (items) and ``_msgpack`` (a MessagePack reader).
+``_dynamodb`` (items), ``_msgpack`` (a MessagePack reader) and ``_write``
+(a row's map, redb bytes, cells and items, written).
 """
 
 from . import _types
@@ -84,6 +85,7 @@ from ._text import (
 )
 from ._types import Date, DateTime, Timestamp
 from ._values import ValueField, value_kind
+from ._write import F32
 
 __all__ = [
     "Schema",
@@ -108,4 +110,5 @@ __all__ = [
     "Ext",
     "ValueField",
     "value_kind",
+    "F32",
 ]

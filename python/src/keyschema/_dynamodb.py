@@ -202,3 +202,21 @@ def decode_item(schema, item, kinds, low, partition_key, sort_key):
     fields = schema.decode_stored(key)[0]
     fields.update(item_values(schema, item, kinds, low, key))
     return fields
+
+
+def to_resource(item):
+    """A low-level item in the resource API's shape: ``N`` a ``Decimal``,
+    ``S`` a ``str``, ``B`` ``bytes``, ``BOOL`` a ``bool``, ``NULL``
+    ``None``, ``L`` a list, ``M`` a dict."""
+    def one(a):
+        [(tag, v)] = a.items()
+        if tag == "N":
+            return decimal.Decimal(v)
+        if tag == "NULL":
+            return None
+        if tag == "L":
+            return [one(x) for x in v]
+        if tag == "M":
+            return {k: one(x) for k, x in v.items()}
+        return v
+    return {k: one(a) for k, a in item.items()}

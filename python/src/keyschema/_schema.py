@@ -7,7 +7,7 @@ import json
 import re
 import random
 
-from . import _dynamodb, _redb, _scan, _values
+from . import _dynamodb, _redb, _scan, _values, _write
 from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, encode_plain
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._header import _read_salt, _written_prefix
@@ -57,10 +57,31 @@ class Field:
         self.bucket = bucket            # (index, W) of its bucket component, or None
 
 
+def _read_indexes(cls, indexes):
+    """The ``indexes`` member: each index's entry layout, a document of its
+    own read as any is; an error names the index (``indexes[0].prefix``)."""
+    if indexes is None:
+        return []
+    if not isinstance(indexes, list):
+        raise SchemaError("schema `indexes`: expected an array of schema documents")
+    out = []
+    for i, doc in enumerate(indexes):
+        if not isinstance(doc, dict):
+            raise SchemaError("schema `indexes[%d]`: expected a JSON object" % i)
+        try:
+            out.append(cls._from_doc(doc))
+        except SchemaError as e:
+            raise SchemaError(re.sub(r"^schema `", "schema `indexes[%d]." % i, str(e), count=1)) from None
+        except (KeyError, TypeError, AttributeError) as e:
+            raise SchemaError("schema `indexes[%d]`: a member is missing or of the wrong JSON type (%s: %s)" % (i, type(e).__name__, e)) from None
+    return out
+
+
 class Schema:
-    """A key layout read from its schema document, and the row's value
-    fields when it lists them (``values``, a list of ``ValueField``, and
-    ``family``, their Bigtable column family)."""
+    """A key layout read from its schema document, the row's value fields
+    when it lists them (``values``, a list of ``ValueField``, and
+    ``family``, their Bigtable column family), and its indexes' entry
+    layouts (``indexes``, a list of ``Schema``)."""
 
     @classmethod
     def load(cls, path):
@@ -135,7 +156,7 @@ class Schema:
             if c.transform == "bucket":
                 nxt = self.components[i + 1] if i + 1 < len(self.components) else None
                 if nxt is None or nxt.transform != "plain" or nxt.name != c.name or str(nxt.encoding) != str(c.encoding) or nxt.descending != c.descending:
-                    raise SchemaError("schema `components[%d]`: a bucket of `%s` must be followed by `%s` itself" % (i, c.name, c.name))
+                    raise SchemaError("schema `components[%d]`: a bucket of `%s` must be followed by `%s` itself: the same name, encoding and order, stored plain" % (i, c.name, c.name))
                 if c.encoding.base in ("u128", "i128"):
                     raise SchemaError("schema `components[%d].transform`: a bucket needs an integer of at most 64 bits" % i)
             if c.transform == "reverse" and c.descending:
@@ -160,6 +181,7 @@ class Schema:
                 bucket = (i - 1, self.components[i - 1].width)
             self.fields.append(Field(c.name, c.encoding, i, bucket))
         _values.read_document(self, doc)
+        self.indexes = _read_indexes(cls, doc.get("indexes"))
         self.history = None
         if version == HISTORY_VERSION:
             from ._history import read_history
@@ -500,6 +522,36 @@ class Schema:
         ``Binary``, ``set``); ``low_level`` says which, else it is seen from
         the item."""
         return _dynamodb.decode_item(self, item, kinds, low_level, partition_key, sort_key)
+
+    def encode_values(self, values):
+        """The ordered stores' value of a row whose value fields are
+        ``values`` (by name; a missing one nil): the MessagePack map, one
+        entry per field in the document's order, as the Rust code writes
+        it (``_write``)."""
+        return _write.encode_values(self, values)
+
+    def encode_redb_row(self, fields, values):
+        """``(key, stored)``: what the redb store keeps for the row, the
+        key and the map followed by the CRC-32 of key and map."""
+        key = self.encode(fields)
+        return key, _write.redb_stored(key, self.encode_values(values))
+
+    def encode_cells(self, values):
+        """The Bigtable cells of the row's value fields (family
+        ``self.family``): ``[(qualifier, cell)]`` in qualifier order, as
+        google-cloud-bigtable's ``row.set_cell(family, qualifier, cell)``
+        takes them; a row whose fields are all nil has the presence cell."""
+        return _write.encode_cells(self, values)
+
+    def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk"):
+        """The DynamoDB item a put of the row writes: the key attributes,
+        each key field's own attribute and the value fields; as boto3's
+        low-level client takes it (``{"N": "5"}``, ``B`` as bytes), or,
+        with ``low_level=False``, as its resource API does (``Decimal``,
+        ``bytes``). ``ValueError_`` for a row DynamoDB cannot hold (a NaN,
+        nesting past 32 levels, an empty map key)."""
+        item = _write.encode_item(self, fields, values, partition_key, sort_key)
+        return item if low_level else _dynamodb.to_resource(item)
 
     def decode_item_values(self, item, kinds=None, low_level=None):
         """The value fields of a DynamoDB item (or of a projection of one),

@@ -73,22 +73,41 @@ class ValueField:
     a unit variant or a newtype of an ``Option`` do; Bigtable and DynamoDB
     keep no cell or attribute for its nil, so a missing one reads as
     ``None``), ``optional`` (an ``Option`` or ``nil``: its ``None`` is a
-    value) and ``kind``."""
+    value), ``self_describing`` (the document's ``self_describing``: its
+    type reads whatever the format holds, so a Bigtable cell keeps its
+    non-string values as ``c1`` and MessagePack) and ``kind`` (``auto`` for
+    a self-describing field)."""
 
-    __slots__ = ("name", "type_name", "required", "nil", "optional", "kind")
+    __slots__ = ("name", "type_name", "required", "nil", "optional", "kind", "self_describing")
 
-    def __init__(self, name, type_name, required, nil=False):
+    def __init__(self, name, type_name, required, nil=False, self_describing=False):
         self.name, self.type_name, self.required, self.nil = name, type_name, required, nil
+        self.self_describing = self_describing
         self.optional = _unwrap(type_name)[1] or nil
-        self.kind = value_kind(type_name)
+        self.kind = "auto" if self_describing else value_kind(type_name)
 
     def __repr__(self):
-        return "ValueField(%r, %r, required=%r, nil=%r, kind=%r)" % (self.name, self.type_name, self.required, self.nil, self.kind)
+        return "ValueField(%r, %r, required=%r, nil=%r, self_describing=%r, kind=%r)" % (
+            self.name, self.type_name, self.required, self.nil, self.self_describing, self.kind)
+
+
+ROW_FORMAT = 1
 
 
 def read_document(schema, doc):
-    """Sets ``schema.values`` and ``schema.family`` from the document's
-    ``values`` and ``family`` (neither present: no value fields)."""
+    """Sets ``schema.values``, ``schema.family`` and ``schema.row_format``
+    from the document's ``values``, ``family`` and ``row_format`` (none
+    present: no value fields). A document without ``row_format`` was
+    written before it, in the same row form (version 1); in it a missing
+    ``self_describing`` is decided by the type text (a type named ``Value``
+    is), in a later one it is false."""
+    row_format = doc.get("row_format")
+    if row_format is not None:
+        if type(row_format) is not int or row_format < 0:
+            raise SchemaError("schema `row_format`: expected a non-negative integer")
+        if row_format != ROW_FORMAT:
+            raise SchemaError("schema `row_format`: version %d of the stored rows is not supported; this build reads version %d" % (row_format, ROW_FORMAT))
+    schema.row_format = ROW_FORMAT
     values = doc.get("values", [])
     if not isinstance(values, list):
         raise SchemaError("schema `values`: expected an array")
@@ -103,9 +122,15 @@ def read_document(schema, doc):
         nil = v.get("nil", False)
         if not isinstance(nil, bool):
             raise SchemaError("schema `values[%d].nil`: expected true or false" % i)
+        if "self_describing" in v:
+            self_describing = v["self_describing"]
+            if not isinstance(self_describing, bool):
+                raise SchemaError("schema `values[%d].self_describing`: expected true or false" % i)
+        else:
+            self_describing = row_format is None and v["type"].rsplit("::", 1)[-1] == "Value"
         # A field whose type reads nil is never refused when missing (its
         # nil has no cell or attribute), whatever `required` says.
-        schema.values.append(ValueField(v["name"], v["type"], v["required"] and not nil, nil))
+        schema.values.append(ValueField(v["name"], v["type"], v["required"] and not nil, nil, self_describing))
     family = doc.get("family", DEFAULT_FAMILY)
     if not isinstance(family, str) or not family:
         raise SchemaError("schema `family`: expected a non-empty string")

@@ -26,6 +26,7 @@ mod cas;
 mod connect;
 mod gsi;
 mod item;
+mod items;
 mod live;
 mod read;
 mod sample;

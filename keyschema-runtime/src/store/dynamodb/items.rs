@@ -1,0 +1,51 @@
+//! A row's item without the service: what a put writes and what a read
+//! makes of an item, for a program that reads or writes the table with
+//! another client (a Lambda, boto3) and for the value vectors of
+//! `docs/ENCODING.md` ("Vectors for whole rows").
+
+use super::{DynamoError, DynamoStore};
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::HashMap;
+
+impl DynamoStore {
+    /// The item a put of `value` under `key` writes, attribute by attribute,
+    /// with every check a put makes (DynamoDB's limits, a float `N` cannot
+    /// hold, a map key that is not a string, nesting past 32 levels), but
+    /// nothing sent: `value` is what `put_row` takes (for a key type with
+    /// value fields, the ordered stores' map, `keyschema::record::encode_values`).
+    ///
+    /// ```
+    /// use keyschema::store::dynamodb::{sdk::types::AttributeValue, DynamoStore};
+    /// use keyschema::{record::encode_values, RowKey};
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(prefix = "c", then = (id))]
+    /// struct Counter { id: u32, #[rowkey(value)] n: i64 }
+    ///
+    /// let store = DynamoStore::connect_local::<Counter>("http://127.0.0.1:1", "t")?;
+    /// let row = Counter { id: 7, n: -3 };
+    /// let item = store.item_for(&row.encode(), &encode_values(&row)?)?;
+    /// assert_eq!(item["n"], AttributeValue::N("-3".into()));
+    /// assert_eq!(item["id"], AttributeValue::N("7".into()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn item_for(
+        &self,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<HashMap<String, AttributeValue>, DynamoError> {
+        self.put_item(0, key, value)
+    }
+
+    /// The value a read gives for the item `item` stored under `key`: for
+    /// a key type with value fields, the field map that
+    /// `keyschema::record::decode_values` reads (the attributes other than
+    /// the key's, then the item's notes); else the raw value attribute.
+    pub fn value_of_item(
+        &self,
+        key: &[u8],
+        item: &HashMap<String, AttributeValue>,
+    ) -> Result<Vec<u8>, DynamoError> {
+        self.value_of(key, item)
+    }
+}
