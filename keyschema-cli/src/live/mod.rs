@@ -8,6 +8,7 @@ mod fit;
 mod hotspot;
 mod merge;
 mod picture;
+mod progress;
 mod sample;
 pub mod scan;
 mod token;
@@ -273,17 +274,4 @@ fn emulator_host(given: &str) -> &str {
         .or_else(|| given.strip_prefix("https://"))
         .unwrap_or(given)
         .trim_end_matches('/')
-}
-
-/// Every `n`-th of `keys`, so that `rows` remain, spread over them all.
-fn thin(keys: Vec<Vec<u8>>, rows: usize) -> Vec<Vec<u8>> {
-    if keys.len() <= rows || rows == 0 {
-        return keys;
-    }
-    let len = keys.len();
-    keys.into_iter()
-        .enumerate()
-        .filter(|(i, _)| i * rows / len != (i + 1) * rows / len)
-        .map(|(_, k)| k)
-        .collect()
 }
