@@ -10,6 +10,7 @@
 mod binding;
 mod cbt;
 mod cbt_command;
+mod dynamodb_key;
 mod forms;
 mod hbase;
 mod live;
@@ -42,6 +43,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Decode keys into their fields (all checks of the derived `decode`).
+    /// A DynamoDB item's key as the console and `aws dynamodb scan` show
+    /// it: `decode --input dynamodb 'PK_BASE64 SK_BASE64'`, or its JSON.
     Decode {
         /// Keys; one per line on standard input when none are given.
         keys: Vec<String>,
@@ -194,6 +197,9 @@ fn main() -> ExitCode {
     // variable (KEYSCHEMA_BIGTABLE, KEYSCHEMA_DYNAMODB).
     let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
     cli.table.prefer(given("bigtable"), given("dynamodb"));
+    if let Some((pk, sk)) = cli.table.key_attribute_names() {
+        dynamodb_key::set_names(&pk, &sk);
+    }
     let document = std::fs::read_to_string(&cli.schema).map_err(|e| e.to_string());
     let schema = match document
         .as_deref()
