@@ -134,7 +134,14 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_dynamodb_table() 
                 .expect("a bucket");
             *seen.entry(b).or_default() += count;
         }
-        hot_first += usize::from(section(&stdout, "by user_id (")[0].0 == "hot");
+        // The first user listed (a sample where no user is met twice
+        // lists none).
+        let first_user = stdout
+            .split("\n\n")
+            .find(|b| b.starts_with("by user_id ("))
+            .and_then(|b| b.lines().nth(1))
+            .unwrap_or_default();
+        hot_first += usize::from(first_user.trim_start().starts_with("hot "));
     }
     let pooled = shares(&seen);
     for (b, share) in &truth {
@@ -144,9 +151,11 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_dynamodb_table() 
             pooled[b]
         );
     }
-    // The hot user (37.5% of the items; no other user has more than 2 of
-    // 32,000) leads the users of most small samples.
-    assert!(hot_first >= 7, "hot led {hot_first} of 10 samples");
+    // The hot user (37.5% of the items; no other user has more than 5 of
+    // 32,000) leads the users of a sample where it is met twice: in 9.1 of
+    // these 10 samples on average (62% of those of 5 keys, 94% of 10, all
+    // but 1% of the others); 6 or more but for about 1 run in 100,000.
+    assert!(hot_first >= 6, "hot led {hot_first} of 10 samples");
 
     // A bigger sample: every bucket within 3 points, the hottest named.
     let (code, stdout, stderr) = tool(&["hotspot", "--rows", "3000"]);
@@ -177,4 +186,42 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_dynamodb_table() 
     let users = section(&stdout, "by user_id (");
     assert_eq!(users[0].0, "hot", "{stdout}");
     println!("{stdout}");
+
+    // A long scan: progress on standard error when it is a terminal (a
+    // pseudo-terminal of `script`, standard output to a file), none when
+    // it is not (captured here), the rows the same.
+    let site = format!("site={}", hot_sites[0]);
+    let want = rows
+        .iter()
+        .filter(|v| v.user_id == "hot" && v.site == hot_sites[0])
+        .count();
+    let (code, stdout, stderr) = tool(&["scan", "user_id=hot", &site, "--limit", "100000"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), want);
+    assert_eq!(
+        stderr, "",
+        "no progress noise when standard error is captured"
+    );
+    let out = dir.path().join("rows.txt");
+    let endpoint = dynalite::endpoint();
+    let command = format!(
+        "{} --schema {doc} --dynamodb {table} --endpoint {endpoint} scan user_id=hot {site} --limit 100000 > {}",
+        common::cli::cli().display(),
+        out.display()
+    );
+    let terminal = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("script (util-linux)");
+    assert!(terminal.status.success(), "{terminal:?}");
+    let shown = String::from_utf8_lossy(&terminal.stdout);
+    assert!(
+        shown.contains("scan: ") && shown.contains(" rows read, "),
+        "{shown:?}"
+    );
+    let printed = std::fs::read_to_string(&out).expect("the rows");
+    assert_eq!(
+        printed, stdout,
+        "the same rows with progress on the terminal"
+    );
 }

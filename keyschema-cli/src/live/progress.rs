@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 /// [`done`](Ticker::done) clears it.
 pub struct Ticker {
     shown: bool,
-    last: Mutex<Option<Instant>>,
+    /// When the line was last drawn, and whether it is on the screen.
+    last: Mutex<(Option<Instant>, bool)>,
 }
 
 impl Ticker {
@@ -23,7 +24,7 @@ impl Ticker {
     pub fn drawing(shown: bool) -> Ticker {
         Ticker {
             shown,
-            last: Mutex::new(None),
+            last: Mutex::new((None, false)),
         }
     }
 
@@ -40,20 +41,30 @@ impl Ticker {
         let Ok(mut last) = self.last.lock() else {
             return;
         };
-        if last.is_some_and(|t| t.elapsed() < Duration::from_millis(200)) {
+        if last
+            .0
+            .is_some_and(|t| t.elapsed() < Duration::from_millis(200))
+        {
             return;
         }
         eprint!("\r{:78}\r{}", "", line());
         let _ = std::io::stderr().flush();
-        *last = Some(Instant::now());
+        *last = (Some(Instant::now()), true);
     }
 
-    /// Clears the line, if one was drawn.
+    /// Clears the line, if it is on the screen: at the end, and before
+    /// other output to the same terminal (a row printed, an error line).
     pub fn done(&self) {
-        let drawn = self.last.lock().map(|l| l.is_some()).unwrap_or(false);
-        if self.shown && drawn {
+        if !self.shown {
+            return;
+        }
+        let Ok(mut last) = self.last.lock() else {
+            return;
+        };
+        if last.1 {
             eprint!("\r{:78}\r", "");
             let _ = std::io::stderr().flush();
+            last.1 = false;
         }
     }
 }

@@ -106,13 +106,8 @@ impl DynamoStore {
         let reads = (0..segments).map(|segment| {
             let keep = &keep;
             async move {
-                self.scan_segment(
-                    segment,
-                    segments,
-                    |key| keep(key),
-                    |read| progress(read, reported),
-                )
-                .await
+                self.scan_segment(segment, segments, keep, |read| progress(read, reported))
+                    .await
             }
         });
         let mut reads = stream::iter(reads).buffer_unordered(CONCURRENCY);
