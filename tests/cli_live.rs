@@ -247,7 +247,7 @@ async fn scan_get_splits_and_hotspot_read_a_live_dynamodb_table() {
         stderr.starts_with("no row under INV-1|9 in any of its 4 buckets"),
         "{stderr}"
     );
-    // A sample smaller than the table: whole segments, thinned evenly.
+    // A sample smaller than the table: every item read, 30 kept at random.
     let (code, stdout, stderr) = tool(&["hotspot", "--rows", "30"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.starts_with("30 keys sampled ("), "{stdout}");
@@ -270,7 +270,7 @@ async fn scan_get_splits_and_hotspot_read_a_live_dynamodb_table() {
     let (code, stdout, stderr) = tool(&["hotspot"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.starts_with("120 keys sampled (every item (120), by a Scan of the key attributes"),
+        stdout.starts_with("120 keys sampled (every item (120), by a parallel Scan of the key attributes in 4 segments"),
         "{stdout}"
     );
     let buckets = section(&stdout, "by bucket");

@@ -23,6 +23,13 @@ pub enum Form {
     /// The HBase shell's `scan` output, written to a file or pipe: one
     /// answer per row, its key up to ` column=`.
     Hbase,
+    /// A DynamoDB item's key as the console and `aws dynamodb scan` show
+    /// it: `PK SK`, the partition and sort key attributes (binary ones as
+    /// base64, a text key's as their text; `PK` alone for a table without
+    /// a sort key), or the key's JSON,
+    /// `{"pk":{"B":"AXUx"},"sk":{"B":"cwD/"}}` (with the names
+    /// `--key-attributes` gives).
+    Dynamodb,
 }
 
 /// Reads one key in `form`. `text_keys`: the schema's keys are text, so an
@@ -33,6 +40,7 @@ pub fn read(line: &str, form: Form, text_keys: bool) -> Result<Vec<u8>, String> 
         Form::Base64 => base64(line),
         Form::Escaped => escaped(line),
         Form::Text => Ok(line.as_bytes().to_vec()),
+        Form::Dynamodb => crate::dynamodb_key::read(line, text_keys),
         Form::Cbt | Form::Hbase => Err(format!(
             "--input {} reads a tool's whole output on standard input, not one key",
             if form == Form::Cbt { "cbt" } else { "hbase" }
@@ -103,7 +111,7 @@ fn hex(text: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-fn base64(text: &str) -> Result<Vec<u8>, String> {
+pub fn base64(text: &str) -> Result<Vec<u8>, String> {
     let text = text.trim().trim_end_matches('=');
     base64::engine::general_purpose::STANDARD_NO_PAD
         .decode(text)

@@ -10,6 +10,7 @@
 mod binding;
 mod cbt;
 mod cbt_command;
+mod dynamodb_key;
 mod forms;
 mod hbase;
 mod live;
@@ -42,6 +43,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Decode keys into their fields (all checks of the derived `decode`).
+    /// A DynamoDB item's key as the console and `aws dynamodb scan` show
+    /// it: `decode --input dynamodb 'PK_BASE64 SK_BASE64'`, or its JSON.
     Decode {
         /// Keys; one per line on standard input when none are given.
         keys: Vec<String>,
@@ -194,6 +197,9 @@ fn main() -> ExitCode {
     // variable (KEYSCHEMA_BIGTABLE, KEYSCHEMA_DYNAMODB).
     let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
     cli.table.prefer(given("bigtable"), given("dynamodb"));
+    if let Some((pk, sk)) = cli.table.key_attribute_names() {
+        dynamodb_key::set_names(&pk, &sk);
+    }
     let document = std::fs::read_to_string(&cli.schema).map_err(|e| e.to_string());
     let schema = match document
         .as_deref()
@@ -239,11 +245,11 @@ fn main() -> ExitCode {
         }
         Command::Bucket { fields } => bucket(&schema, &fields, &mut out),
         Command::Ranges { fields, output } => ranges(&schema, &fields, output, &mut out),
-        Command::Scan(args) => live(&cli.table, &document)
+        Command::Scan(args) => sample::live(&cli.table, &document)
             .and_then(|table| live::scan::scan(&schema, &table, &args, &mut out)),
-        Command::Get { fields, print } => live(&cli.table, &document)
+        Command::Get { fields, print } => sample::live(&cli.table, &document)
             .and_then(|table| live::scan::get(&schema, &table, &fields, print, &mut out)),
-        Command::Check { rows, values } => live(&cli.table, &document)
+        Command::Check { rows, values } => sample::live(&cli.table, &document)
             .and_then(|table| live::check(&schema, &table, rows, values, &mut out)),
         Command::Hotspot {
             sample,
@@ -251,7 +257,7 @@ fn main() -> ExitCode {
             top,
             input,
             more,
-        } => more.store_since().and_then(|since| sampled(&cli.table, &document, &schema, sample, rows, input, since)).and_then(
+        } => more.store_since().and_then(|since| sample::sampled(&cli.table, &document, &schema, sample, rows, input, since)).and_then(
             |(keys, source, sections, ok)| {
                 if keys.is_empty() {
                     return Err(format!("no keys to report on in {source}"));
@@ -265,7 +271,7 @@ fn main() -> ExitCode {
         ),
         Command::Splits {
             current: true, ..
-        } => live(&cli.table, &document).and_then(|table| {
+        } => sample::live(&cli.table, &document).and_then(|table| {
             let Some(points) = table.split_points()? else {
                 return Err(format!(
                     "{} has no split points to read: DynamoDB does not publish its partitions' boundaries (plan them from a sample: drop --current)",
@@ -284,7 +290,7 @@ fn main() -> ExitCode {
             input,
             output,
             ..
-        } => sampled(&cli.table, &document, &schema, sample, rows, input, None).and_then(
+        } => sample::sampled(&cli.table, &document, &schema, sample, rows, input, None).and_then(
             |(keys, source, _, ok)| {
                 if keys.is_empty() {
                     return Err(format!("no keys to plan from in {source}"));
@@ -540,58 +546,6 @@ pub(crate) fn stdin_bytes() -> Result<Vec<u8>, String> {
     std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
         .map_err(|e| format!("reading standard input: {e}"))?;
     Ok(bytes)
-}
-
-/// The live table the options name.
-fn live(args: &live::TableArgs, document: &Result<String, String>) -> Result<live::Live, String> {
-    if !args.named() {
-        return Err(live::NO_TABLE.into());
-    }
-    live::Live::open(args, document.as_deref().map_err(Clone::clone)?)
-}
-
-/// A sample of keys: the file's, else the live table's (with SampleRowKeys'
-/// sections on Bigtable), else standard input's; and whether every line read.
-type Sampled = (Vec<Vec<u8>>, String, Option<Vec<(Vec<u8>, i64)>>, bool);
-
-fn sampled(
-    args: &live::TableArgs,
-    document: &Result<String, String>,
-    schema: &DynSchema,
-    file: Option<PathBuf>,
-    rows: usize,
-    form: Form,
-    since: Option<std::time::Duration>,
-) -> Result<Sampled, String> {
-    if file.is_none() && args.named() {
-        if rows == 0 {
-            return Err("--rows 0 samples nothing: give at least 1".into());
-        }
-        let table = live(args, document)?;
-        let s = table.sample(schema, rows, since)?;
-        return Ok((
-            s.keys,
-            format!("{}, of {}", s.how, table.name),
-            s.sections,
-            true,
-        ));
-    }
-    if since.is_some() {
-        return Err(
-            "--since without a table counts by a key field: give --time-field FIELD".into(),
-        );
-    }
-    if file.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        return Err(format!(
-            "no sample: give --sample FILE, a table (--bigtable or --dynamodb), or keys on standard input; {}",
-            live::NO_TABLE
-        ));
-    }
-    let source = file
-        .as_ref()
-        .map_or("standard input".to_string(), |p| p.display().to_string());
-    let (keys, ok) = sample::read_sample(schema, file.as_deref(), form)?;
-    Ok((keys, source, None, ok))
 }
 
 /// The `--output` of `splits`.

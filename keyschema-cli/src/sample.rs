@@ -160,3 +160,58 @@ pub fn points_list(
     }
     Ok(())
 }
+
+/// The live table the options name.
+pub(crate) fn live(
+    args: &crate::live::TableArgs,
+    document: &Result<String, String>,
+) -> Result<crate::live::Live, String> {
+    if !args.named() {
+        return Err(crate::live::NO_TABLE.into());
+    }
+    crate::live::Live::open(args, document.as_deref().map_err(Clone::clone)?)
+}
+
+/// A sample of keys: the file's, else the live table's (with SampleRowKeys'
+/// sections on Bigtable), else standard input's; and whether every line read.
+pub(crate) type Sampled = (Vec<Vec<u8>>, String, Option<Vec<(Vec<u8>, i64)>>, bool);
+
+pub(crate) fn sampled(
+    args: &crate::live::TableArgs,
+    document: &Result<String, String>,
+    schema: &DynSchema,
+    file: Option<std::path::PathBuf>,
+    rows: usize,
+    form: crate::forms::Form,
+    since: Option<std::time::Duration>,
+) -> Result<Sampled, String> {
+    if file.is_none() && args.named() {
+        if rows == 0 {
+            return Err("--rows 0 samples nothing: give at least 1".into());
+        }
+        let table = live(args, document)?;
+        let s = table.sample(schema, rows, since)?;
+        return Ok((
+            s.keys,
+            format!("{}, of {}", s.how, table.name),
+            s.sections,
+            true,
+        ));
+    }
+    if since.is_some() {
+        return Err(
+            "--since without a table counts by a key field: give --time-field FIELD".into(),
+        );
+    }
+    if file.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return Err(format!(
+            "no sample: give --sample FILE, a table (--bigtable or --dynamodb), or keys on standard input; {}",
+            crate::live::NO_TABLE
+        ));
+    }
+    let source = file
+        .as_ref()
+        .map_or("standard input".to_string(), |p| p.display().to_string());
+    let (keys, ok) = read_sample(schema, file.as_deref(), form)?;
+    Ok((keys, source, None, ok))
+}

@@ -60,8 +60,8 @@ impl Live {
         )
     }
 
-    /// Up to `n` keys of `range` whatever their cells (Bigtable), or of a
-    /// few segments of a Scan of the key attributes (DynamoDB, whose
+    /// Up to `n` keys of `range` whatever their cells (Bigtable), or the
+    /// first page of a Scan of the key attributes (DynamoDB, whose
     /// items are not in one key order: `range` is not used there).
     pub fn first_keys(&self, range: &KeyRange, n: usize) -> Result<Vec<Vec<u8>>, String> {
         match &self.store {
@@ -71,8 +71,7 @@ impl Live {
                 .map_err(|e| e.to_string()),
             Store::Dynamo(s) => self
                 .runtime
-                .block_on(s.sample_keys(n))
-                .map(|sample| sample.keys.into_iter().take(n).collect())
+                .block_on(s.some_keys(n))
                 .map_err(|e| e.to_string()),
         }
     }

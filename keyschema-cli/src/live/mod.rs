@@ -4,10 +4,12 @@
 //! the schema document ([`Schema::from_document`]).
 
 mod check;
+mod dynamo;
 mod fit;
 mod hotspot;
 mod merge;
 mod picture;
+mod progress;
 mod sample;
 pub mod scan;
 mod token;
@@ -24,8 +26,11 @@ use keyschema::Schema;
 /// Where the live table is: one of `--bigtable` and `--dynamodb`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct TableArgs {
-    /// A Bigtable table, `PROJECT/INSTANCE/TABLE`: `scan`, `get`, `splits`
-    /// and `hotspot` read it.
+    /// A Bigtable table, `PROJECT/INSTANCE/TABLE` or
+    /// `projects/PROJECT/instances/INSTANCE/tables/TABLE` (as Google's
+    /// tools and this one print it): `scan`, `get`, `check`, `splits` and
+    /// `hotspot` read it.
+    /// Example: `--bigtable projects/acme/instances/prod/tables/events`.
     #[arg(
         long,
         env = "KEYSCHEMA_BIGTABLE",
@@ -56,15 +61,45 @@ pub struct TableArgs {
         value_name = "URL"
     )]
     endpoint: Option<String>,
+    /// The DynamoDB table's key attributes, `PARTITION,SORT`, when they are
+    /// not keyschema's `pk` and `sk` (an existing single-table design).
+    /// Example: `--dynamodb app --key-attributes PK,SK`.
+    #[arg(long, global = true, value_name = "PARTITION,SORT")]
+    key_attributes: Option<String>,
+    /// The AWS region of the DynamoDB table (else the environment's:
+    /// `AWS_REGION`, the profile's). Example: `--region eu-west-1`.
+    #[arg(long, global = true, value_name = "REGION")]
+    region: Option<String>,
+    /// The AWS profile (of `~/.aws/config` and `~/.aws/credentials`) whose
+    /// credentials and region read the DynamoDB table (else the
+    /// environment's: `AWS_PROFILE`, the default). Example: `--profile prod`.
+    #[arg(long, global = true, value_name = "NAME")]
+    profile: Option<String>,
+}
+
+/// `PROJECT/INSTANCE/TABLE`, or the resource name
+/// `projects/PROJECT/instances/INSTANCE/tables/TABLE`: its three names.
+pub fn bigtable_path(path: &str) -> Result<(&str, &str, &str), String> {
+    let parts: Vec<&str> = path.split('/').collect();
+    match parts[..] {
+        [project, instance, table]
+        | ["projects", project, "instances", instance, "tables", table]
+            if !project.is_empty() && !instance.is_empty() && !table.is_empty() =>
+        {
+            Ok((project, instance, table))
+        }
+        _ => Err(format!(
+            "--bigtable {path}: expected PROJECT/INSTANCE/TABLE or projects/PROJECT/instances/INSTANCE/tables/TABLE"
+        )),
+    }
 }
 
 impl TableArgs {
     /// How a `cbt` command for the `--bigtable` table begins, and the
     /// table's name (`cbt` and `TABLE` when none is named).
     pub fn cbt_prefix(&self) -> (String, String) {
-        let parts: Vec<&str> = self.bigtable.as_deref().unwrap_or("").split('/').collect();
-        match parts[..] {
-            [project, instance, table] => {
+        match bigtable_path(self.bigtable.as_deref().unwrap_or("")) {
+            Ok((project, instance, table)) => {
                 // The emulator named by the flag alone: the command names it too.
                 let host = match (&self.emulator, std::env::var("BIGTABLE_EMULATOR_HOST")) {
                     (Some(host), Err(_)) => {
@@ -77,7 +112,7 @@ impl TableArgs {
                     table.to_string(),
                 )
             }
-            _ => ("cbt".into(), "TABLE".into()),
+            Err(_) => ("cbt".into(), "TABLE".into()),
         }
     }
 
@@ -89,6 +124,15 @@ impl TableArgs {
             (false, true) => self.bigtable = None,
             _ => {}
         }
+    }
+
+    /// The key attributes `--key-attributes` names (the sort key's `sk`
+    /// when only the partition key's is given).
+    pub fn key_attribute_names(&self) -> Option<(String, String)> {
+        let given = self.key_attributes.as_deref()?;
+        let mut names = given.split(',').map(|n| n.trim().to_string());
+        let pk = names.next()?;
+        Some((pk, names.next().unwrap_or_else(|| "sk".into())))
     }
 
     /// Whether a table is named.
@@ -142,12 +186,7 @@ impl Live {
                 ))
             }
             (Some(path), None) => {
-                let parts: Vec<&str> = path.split('/').collect();
-                let [project, instance, table] = parts[..] else {
-                    return Err(format!(
-                        "--bigtable {path}: expected PROJECT/INSTANCE/TABLE"
-                    ));
-                };
+                let (project, instance, table) = bigtable_path(path)?;
                 if let Some(host) = args.emulator.as_deref().filter(|h| !emulator_host(h).contains(':')) {
                     return Err(format!("--emulator {host}: expected HOST:PORT (127.0.0.1:8086)"));
                 }
@@ -185,29 +224,7 @@ impl Live {
                         schema.name()
                     ));
                 }
-                if let Some(url) = args.endpoint.as_deref().filter(|u| !u.contains("://")) {
-                    return Err(format!(
-                        "--endpoint {url}: expected a URL with its scheme (http://{url})"
-                    ));
-                }
-                let store = runtime.block_on(async {
-                    let client = match &args.endpoint {
-                        Some(url) => DynamoStore::local_client(url),
-                        None => DynamoStore::environment_client().await,
-                    };
-                    let store = DynamoStore::for_schema(client, table, schema)
-                        .map_err(|e| e.to_string())?;
-                    match store.check_table().await {
-                        Ok(true) => Ok(store),
-                        Ok(false) => Err(format!(
-                            "DynamoDB table {table} does not exist{}",
-                            args.endpoint
-                                .as_ref()
-                                .map_or(String::new(), |url| format!(" at {url}"))
-                        )),
-                        Err(e) => Err(e.to_string()),
-                    }
-                })?;
+                let store = runtime.block_on(dynamo::open(args, table, schema))?;
                 (Store::Dynamo(store), format!("DynamoDB table {table}"))
             }
             (None, None) => return Err(NO_TABLE.into()),
@@ -273,17 +290,4 @@ fn emulator_host(given: &str) -> &str {
         .or_else(|| given.strip_prefix("https://"))
         .unwrap_or(given)
         .trim_end_matches('/')
-}
-
-/// Every `n`-th of `keys`, so that `rows` remain, spread over them all.
-fn thin(keys: Vec<Vec<u8>>, rows: usize) -> Vec<Vec<u8>> {
-    if keys.len() <= rows || rows == 0 {
-        return keys;
-    }
-    let len = keys.len();
-    keys.into_iter()
-        .enumerate()
-        .filter(|(i, _)| i * rows / len != (i + 1) * rows / len)
-        .map(|(_, k)| k)
-        .collect()
 }

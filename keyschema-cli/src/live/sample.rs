@@ -1,14 +1,15 @@
 //! How `hotspot` and `splits` sample a live table: spread over the whole
 //! key space on any table size (Bigtable: every row with the same chance,
-//! the table read once by ranges at once; DynamoDB: whole segments of a
-//! parallel Scan), with progress on standard error when it is a terminal.
+//! the table read once by ranges at once; DynamoDB: every item with the
+//! same chance, the table read once by a parallel Scan of its key
+//! attributes), with progress on standard error when it is a terminal.
 
+use super::progress::Ticker;
 use super::{Live, Store};
 use keyschema::dynamic::DynSchema;
 use keyschema::KeyRange;
-use std::io::Write;
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A sample of a live table's keys.
 pub struct Sample {
@@ -27,8 +28,9 @@ impl Live {
     /// `BigtableStore::sample_spread`): the table is cut at `layout`'s
     /// bucket boundaries and SampleRowKeys' sections into ranges read at
     /// once, to their ends. With `since`, only rows with a cell written in
-    /// that time (Bigtable's cell timestamps). On DynamoDB, whole segments
-    /// of a parallel Scan of the key attributes.
+    /// that time (Bigtable's cell timestamps). On DynamoDB every item has
+    /// the same chance too (`DynamoStore::sample_keys`): a parallel Scan of
+    /// the key attributes reads the table once.
     pub fn sample(
         &self,
         layout: &DynSchema,
@@ -87,32 +89,49 @@ impl Live {
                 if since.is_some() {
                     return Err("--since on DynamoDB needs --time-field FIELD (a key field holding when the row was written): DynamoDB keeps no write time".into());
                 }
+                let ticker = Ticker::new();
+                let progress = |read: u64, reported: i64| {
+                    ticker.show(|| match reported {
+                        n if n > 0 => format!(
+                            "sampling: {read} items read of about {n} (DescribeTable's count)"
+                        ),
+                        _ => format!("sampling: {read} items read"),
+                    })
+                };
                 let sample = self
                     .runtime
-                    .block_on(s.sample_keys(rows))
+                    .block_on(s.sample_keys(rows, &progress))
                     .map_err(|e| e.to_string())?;
-                let read = sample.keys.len();
-                let mut how = match (sample.whole_table(), sample.cut) {
-                    (true, _) => format!("every item ({read}), by a Scan of the key attributes"),
-                    (false, false) => format!(
-                        "{} of {} segments of a parallel Scan of the key attributes, each whole ({read} items): a partition is in the sample with all its items or not at all",
-                        sample.segments_read, sample.segments
-                    ),
-                    (false, true) => format!(
-                        "{} of {} segments of a parallel Scan of the key attributes ({read} items), the last cut short at four times the keys asked for, so not a spread sample: DescribeTable's item count (updated about every six hours) was too low to cut the table into small segments, or one partition holds that many items",
-                        sample.segments_read, sample.segments
-                    ),
-                };
-                if read > rows {
-                    how.push_str(&format!(", thinned evenly to {rows}"));
-                }
+                ticker.done();
                 Ok(Sample {
-                    keys: super::thin(sample.keys, rows),
-                    how,
+                    how: dynamo_how(&sample),
+                    keys: sample.keys,
                     sections: None,
                 })
             }
         }
+    }
+}
+
+/// How a DynamoDB sample was taken, for the report's first line.
+fn dynamo_how(sample: &keyschema::store::dynamodb::KeySample) -> String {
+    let count = match sample.reported {
+        n if n as u64 == sample.read => String::new(),
+        n => format!(
+            "; DescribeTable said {n} items, a count DynamoDB updates about every six hours"
+        ),
+    };
+    match sample.whole_table() {
+        true => format!(
+            "every item ({}), by a parallel Scan of the key attributes in {} segments{count}",
+            sample.read, sample.segments
+        ),
+        false => format!(
+            "DynamoDB item sample over the whole table: a parallel Scan of the key attributes in {} segments read all {} items, {} kept at random, each item with the same chance{count}",
+            sample.segments,
+            sample.read,
+            sample.keys.len()
+        ),
     }
 }
 
@@ -155,11 +174,11 @@ fn pieces(layout: &DynSchema, sections: &[(Vec<u8>, i64)]) -> Vec<KeyRange> {
 /// Where a long sample is, on standard error when it is a terminal: the
 /// share of the table's stored bytes read (by SampleRowKeys' offsets).
 struct Progress {
-    shown: bool,
+    ticker: Ticker,
     total: i64,
     offsets: Vec<(Vec<u8>, i64)>,
     starts: Vec<i64>,
-    state: Mutex<(Vec<i64>, u64, Instant)>,
+    state: Mutex<(Vec<i64>, u64)>,
 }
 
 impl Progress {
@@ -167,11 +186,11 @@ impl Progress {
         let offsets: Vec<(Vec<u8>, i64)> = sections.to_vec();
         let total = offsets.last().map_or(0, |s| s.1).max(1);
         let mut p = Progress {
-            shown: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            ticker: Ticker::new(),
             total,
             offsets,
             starts: Vec::new(),
-            state: Mutex::new((Vec::new(), 0, Instant::now())),
+            state: Mutex::new((Vec::new(), 0)),
         };
         p.starts = pieces.iter().map(|r| p.offset(r.start())).collect();
         if let Ok(mut state) = p.state.lock() {
@@ -192,7 +211,7 @@ impl Progress {
     }
 
     fn saw(&self, piece: usize, key: &[u8]) {
-        if !self.shown {
+        if !self.ticker.shown() {
             return;
         }
         let Ok(mut state) = self.state.lock() else {
@@ -203,23 +222,18 @@ impl Progress {
         if let Some(slot) = state.0.get_mut(piece) {
             *slot = at;
         }
-        if state.2.elapsed() < Duration::from_millis(200) {
-            return;
-        }
-        let read: i64 = state.0.iter().zip(&self.starts).map(|(a, s)| a - s).sum();
-        let pct = 100.0 * read as f64 / self.total as f64;
-        eprint!(
-            "\rsampling: about {pct:3.0}% of the table's bytes read, {} keys received",
-            state.1
-        );
-        let _ = std::io::stderr().flush();
-        state.2 = Instant::now();
+        self.ticker.show(|| {
+            let read: i64 = state.0.iter().zip(&self.starts).map(|(a, s)| a - s).sum();
+            let pct = 100.0 * read as f64 / self.total as f64;
+            format!(
+                "sampling: about {pct:3.0}% of the table's bytes read, {} keys received",
+                state.1
+            )
+        });
     }
 
     fn done(&self) {
-        if self.shown {
-            eprint!("\r{:78}\r", "");
-        }
+        self.ticker.done();
     }
 }
 

@@ -6,6 +6,7 @@
 //! itself failed.
 
 use super::merge::{Group, Sink};
+use super::progress::Ticker;
 use super::Live;
 use crate::forms::{self, Output};
 use crate::Outcome;
@@ -68,6 +69,8 @@ struct Printer<'a, W> {
     last_body: Option<Vec<u8>>,
     /// Rows met, good or bad.
     met: usize,
+    /// Progress on standard error when it is a terminal.
+    ticker: Ticker,
 }
 
 /// Error lines for keys of another layout, at most: the rest are counted.
@@ -75,6 +78,27 @@ const SHOWN_BAD_KEYS: usize = 5;
 
 impl<W: Write> Sink for Printer<'_, W> {
     fn group(&mut self, group: Group) -> Result<bool, String> {
+        // The progress line off the screen before a row or an error line
+        // reaches it, drawn again after when due.
+        self.ticker.done();
+        let going = self.print_group(group);
+        let (met, printed) = (self.met, self.printed);
+        self.ticker
+            .show(|| format!("scan: {met} rows read, {printed} printed"));
+        going
+    }
+
+    fn item_error(&mut self, error: String) {
+        self.ticker.done();
+        self.bad_rows += 1;
+        eprintln!("{error}");
+    }
+}
+
+impl<W: Write> Printer<'_, W> {
+    /// Prints one key's rows (or says on standard error why not); whether
+    /// to read on.
+    fn print_group(&mut self, group: Group) -> Result<bool, String> {
         self.met += group.len();
         let Some((_, (key, value))) = group.first() else {
             return Ok(true);
@@ -133,16 +157,11 @@ impl<W: Write> Sink for Printer<'_, W> {
             ),
         };
         writeln!(self.out, "{line}").map_err(|e| e.to_string())?;
+        // A row on the terminal the progress line is drawn on: there now.
+        self.out.flush().map_err(|e| e.to_string())?;
         Ok(self.next())
     }
 
-    fn item_error(&mut self, error: String) {
-        self.bad_rows += 1;
-        eprintln!("{error}");
-    }
-}
-
-impl<W> Printer<'_, W> {
     /// Counts a key printed (or refused); whether to read on.
     fn next(&mut self) -> bool {
         self.printed += 1;
@@ -269,6 +288,7 @@ pub fn scan(layout: &DynSchema, table: &Live, args: &ScanArgs, out: &mut impl Wr
         first_bad_key: None,
         last_body: None,
         met: 0,
+        ticker: Ticker::new(),
     };
     let more = table.merged(
         &ranges,
@@ -277,6 +297,7 @@ pub fn scan(layout: &DynSchema, table: &Live, args: &ScanArgs, out: &mut impl Wr
         args.concurrency,
         &mut printer,
     )?;
+    printer.ticker.done();
     let (bad_rows, bad_keys, met) = (printer.bad_rows, printer.bad_keys, printer.met);
     if more {
         let cursor = printer.last_body.as_deref().map(hex).unwrap_or_default();
@@ -351,6 +372,7 @@ pub fn get(
         first_bad_key: None,
         last_body: None,
         met: 0,
+        ticker: Ticker::new(),
     };
     printer.group(group)?;
     Ok(printer.bad_rows == 0 && printer.bad_keys == 0)

@@ -59,11 +59,45 @@ impl DynamoStore {
     /// A client with the credentials and region of the environment (as
     /// [`connect`](Self::connect) makes), for [`for_schema`](Self::for_schema).
     pub async fn environment_client() -> Client {
-        let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
-            .http_client(http_client())
-            .load()
-            .await;
-        Client::new(&config)
+        Self::configured_client(None, None, None).await
+    }
+
+    /// A client configured as the AWS CLI's `--region`, `--profile` and
+    /// `--endpoint-url` do: the environment's credentials and region
+    /// (`AWS_*` variables, profiles, SSO, instance roles), with `region`
+    /// and the named `profile` (of `~/.aws/config` and
+    /// `~/.aws/credentials`) when given, and requests sent to `endpoint`
+    /// when given. [`environment_client`](Self::environment_client) is this
+    /// with none of them.
+    pub async fn configured_client(
+        region: Option<&str>,
+        profile: Option<&str>,
+        endpoint: Option<&str>,
+    ) -> Client {
+        let mut loader =
+            aws_config::defaults(aws_config::BehaviorVersion::latest()).http_client(http_client());
+        if let Some(profile) = profile {
+            loader = loader.profile_name(profile);
+        }
+        if let Some(region) = region {
+            loader = loader.region(aws_sdk_dynamodb::config::Region::new(region.to_string()));
+        }
+        if let Some(endpoint) = endpoint {
+            loader = loader.endpoint_url(endpoint);
+        }
+        Client::new(&loader.load().await)
+    }
+
+    /// A client of a local DynamoDB-API server at `endpoint`, as
+    /// [`local_client`](Self::local_client) makes, in `region` (DynamoDB
+    /// Local keeps one set of tables per region, unless `-sharedDb`).
+    pub fn local_client_in(endpoint: &str, region: &str) -> Client {
+        let config = Self::local_client(endpoint)
+            .config()
+            .to_builder()
+            .region(aws_sdk_dynamodb::config::Region::new(region.to_string()))
+            .build();
+        Client::from_conf(config)
     }
 
     /// A store on a client configured by the caller.
@@ -94,7 +128,9 @@ impl DynamoStore {
         Self::for_schema_with(client, table, schema, ItemShape::default())
     }
 
-    fn for_schema_with(
+    /// [`for_schema`](Self::for_schema), for items of another
+    /// [`ItemShape`] (the `PK`/`SK` of an existing single-table design).
+    pub fn for_schema_with(
         client: Client,
         table: &str,
         schema: &'static Schema,
