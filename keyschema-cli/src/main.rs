@@ -13,6 +13,7 @@ mod cbt_command;
 mod forms;
 mod hbase;
 mod live;
+mod reading;
 mod sample;
 mod size;
 mod values;
@@ -359,7 +360,6 @@ fn each_key(
         }
         return each_row(stdin_bytes()?, form, out, f);
     }
-    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
     let lines: Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>> = if keys.is_empty() {
         let mut stdin = std::io::stdin().lock();
         // `auto` reads a tool's output whole when its first line says which.
@@ -394,7 +394,7 @@ fn each_key(
         let blank = std::str::from_utf8(&line).is_ok_and(|t| t.trim().is_empty());
         let key = match blank {
             true => Ok(Vec::new()),
-            false => forms::read_line(&line, form, text_keys),
+            false => reading::read_line(&line, form, schema),
         };
         match key.and_then(|key| f(&key)) {
             Ok(answer) => writeln!(out, "{answer}").map_err(|e| e.to_string())?,

@@ -2,7 +2,7 @@
 //! split points planned from them.
 
 use crate::forms::{self, Form, Output};
-use crate::{cbt, hbase};
+use crate::{cbt, hbase, reading};
 use keyschema::dynamic::DynSchema;
 use std::io::Write;
 use std::path::Path;
@@ -11,7 +11,7 @@ use std::path::Path;
 /// (`false` when there was one): `cbt read` or HBase shell output by its
 /// rows, or one key per line (raw `cbt` key lines read, their indented cell
 /// lines skipped).
-pub fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, bool) {
+pub fn sample_keys(bytes: &[u8], form: Form, schema: &DynSchema) -> (Vec<Vec<u8>>, bool) {
     let mut keys = Vec::new();
     let mut ok = true;
     if let Some(rows) = structured(bytes, form) {
@@ -30,13 +30,13 @@ pub fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, 
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let key = match std::str::from_utf8(line) {
             Ok(text) => match forms::sample_line(text) {
-                Some(key) => forms::read(key, form, text_keys),
+                Some(key) => reading::read_line(key.as_bytes(), form, schema),
                 None => continue,
             },
             // Raw key bytes (as `cbt` prints a row key); an indented line
             // is one of its cells.
             Err(_) if line.starts_with(b" ") || line.starts_with(b"\t") => continue,
-            Err(_) => forms::read_line(line, form, text_keys),
+            Err(_) => reading::read_line(line, form, schema),
         };
         match key {
             Ok(key) => keys.push(key),
@@ -104,8 +104,7 @@ pub fn read_sample(
         Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
         None => crate::stdin_bytes()?,
     };
-    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
-    Ok(sample_keys(&bytes, form, text_keys))
+    Ok(sample_keys(&bytes, form, schema))
 }
 
 /// The split points planned from `keys`: every bucket boundary and
