@@ -14,7 +14,7 @@ use std::path::Path;
 pub fn sample_keys(bytes: &[u8], form: Form, schema: &DynSchema) -> (Vec<Vec<u8>>, bool) {
     let mut keys = Vec::new();
     let mut ok = true;
-    if let Some(rows) = structured(bytes, form) {
+    if let Some(rows) = structured(bytes, form, schema) {
         for (line, key) in rows {
             match key {
                 Ok(key) => keys.push(key),
@@ -55,9 +55,10 @@ pub type Rows = Vec<(usize, Result<Vec<u8>, String>)>;
 
 /// The rows of a tool's output read by its structure, each with the line
 /// it starts on: `cbt read` output or the HBase shell's (`--input cbt`,
-/// `--input hbase`, or `auto` when the output's first line says which).
-/// `None` for input read one key per line.
-pub fn structured(bytes: &[u8], form: Form) -> Option<Rows> {
+/// `--input hbase`, or `auto` when the output's first line says which); a
+/// cbt key split across lines is read as the split that decodes under
+/// `schema`. `None` for input read one key per line.
+pub fn structured(bytes: &[u8], form: Form, schema: &DynSchema) -> Option<Rows> {
     let first = bytes
         .split(|b| *b == b'\n')
         .find(|l| !l.iter().all(u8::is_ascii_whitespace))
@@ -67,7 +68,7 @@ pub fn structured(bytes: &[u8], form: Form) -> Option<Rows> {
         other => other,
     };
     let rows: Rows = match form {
-        Form::Cbt => cbt::rows(bytes)
+        Form::Cbt => cbt::rows(bytes, &|key| schema.decode_stored(key).is_ok())
             .into_iter()
             .map(|r| (r.line, r.key))
             .collect(),
@@ -81,8 +82,12 @@ pub fn structured(bytes: &[u8], form: Form) -> Option<Rows> {
 }
 
 /// The tool whose output begins with the line `first`: cbt's line of
-/// dashes, or the HBase shell's `ROW ... COLUMN+CELL` header.
+/// dashes or its `-creds` notice (logged before its output, even when no
+/// row follows), or the HBase shell's `ROW ... COLUMN+CELL` header.
 pub fn tool_output(first: &[u8]) -> Option<Form> {
+    if cbt::is_notice(first) {
+        return Some(Form::Cbt);
+    }
     let line = String::from_utf8_lossy(first);
     let line = line.trim();
     if line.len() == 40 && line.bytes().all(|b| b == b'-') {
@@ -92,6 +97,20 @@ pub fn tool_output(first: &[u8]) -> Option<Form> {
     } else {
         None
     }
+}
+
+/// Reads the first line of standard input into `head`: the tool whose
+/// output it begins (`auto` only), if any.
+pub fn head(
+    input: &mut impl std::io::BufRead,
+    form: Form,
+    head: &mut Vec<u8>,
+) -> Result<Option<Form>, String> {
+    input
+        .read_until(b'\n', head)
+        .map_err(|e| format!("reading standard input: {e}"))?;
+    let first = head.strip_suffix(b"\n").unwrap_or(head);
+    Ok((form == Form::Auto).then(|| tool_output(first)).flatten())
 }
 
 /// The keys of the sample file `path`, or of standard input.
