@@ -22,7 +22,10 @@ pub enum Form {
     /// The bytes of the text as they are (text-format keys).
     Text,
     /// The output of `cbt read` or `cbt lookup` on standard input, read by
-    /// its row structure as bytes (one answer per row).
+    /// its row structure as bytes (one answer per row): a key that cbt
+    /// printed across lines (it holds 0x0A) is read as the one way of
+    /// joining them that decodes, cbt's `-creds flag unset` log line is
+    /// skipped, and a lookup that found no row is reported.
     Cbt,
     /// The HBase shell's `scan` output, written to a file or pipe: one
     /// answer per row, its key up to ` column=`.
