@@ -6,8 +6,12 @@ use base64::Engine as _;
 /// How a key is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Form {
-    /// Guess: `\xNN` escapes, `0x` hex, the text of a text-format key, hex
-    /// digits, then base64.
+    /// The reading that decodes under the schema: the text itself (a
+    /// text-format schema's own form), `\xNN`-escaped text, hex or base64.
+    /// Where several decode to different keys, escapes exactly as printers
+    /// write them win over the raw text, and in a text-format schema the
+    /// raw text wins over escapes no printer writes (`\x41` for `A`);
+    /// any other choice is an error naming each key and its `--input`.
     Auto,
     /// Hex digits, optionally `0x`-prefixed or in space-separated pairs.
     Hex,
@@ -18,7 +22,10 @@ pub enum Form {
     /// The bytes of the text as they are (text-format keys).
     Text,
     /// The output of `cbt read` or `cbt lookup` on standard input, read by
-    /// its row structure as bytes (one answer per row).
+    /// its row structure as bytes (one answer per row): a key that cbt
+    /// printed across lines (it holds 0x0A) is read as the one way of
+    /// joining them that decodes, cbt's `-creds flag unset` log line is
+    /// skipped, and a lookup that found no row is reported.
     Cbt,
     /// The HBase shell's `scan` output, written to a file or pipe: one
     /// answer per row, its key up to ` column=`.
@@ -45,13 +52,15 @@ pub fn read(line: &str, form: Form, text_keys: bool) -> Result<Vec<u8>, String> 
             "--input {} reads a tool's whole output on standard input, not one key",
             if form == Form::Cbt { "cbt" } else { "hbase" }
         )),
+        // The reading the text's form suggests (`reading::choose` reads
+        // the one that decodes).
         Form::Auto => {
-            if line.contains("\\x") {
+            if text_keys {
+                Ok(line.as_bytes().to_vec())
+            } else if line.contains('\\') {
                 escaped(line)
             } else if line.starts_with("0x") {
                 hex(line)
-            } else if text_keys {
-                Ok(line.as_bytes().to_vec())
             } else if let Ok(bytes) = hex(line) {
                 Ok(bytes)
             } else if let Ok(bytes) = base64(line) {
@@ -76,9 +85,43 @@ pub fn read_line(line: &[u8], form: Form, text_keys: bool) -> Result<Vec<u8>, St
     }
 }
 
-/// A line of input as an error message shows it.
+/// A line of input as an error message shows it: as it was typed (a
+/// backslash as `\`), but a byte that is not UTF-8 or a control character
+/// as `\xNN`; cut as [`cut`] does.
 pub fn shown(line: &[u8]) -> String {
-    write(line, Output::Escaped).trim().to_string()
+    let mut out = String::with_capacity(line.len());
+    for chunk in line.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                c if c.is_ascii_control() => out.push_str(&format!("\\x{:02X}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    cut(&out)
+}
+
+/// Lines longer than this many characters are cut in messages.
+const LONGEST: usize = 120;
+
+/// `text` as a message shows it: when longer than 120 characters, its
+/// first 100, an ellipsis and its length.
+pub fn cut(text: &str) -> String {
+    let length = text.chars().count();
+    if length <= LONGEST {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(100).collect();
+    format!("{head}… ({length} characters)")
+}
+
+/// Whether the escaped form writes byte `b` as itself (printable ASCII but
+/// `\`), not as `\xNN`.
+pub fn printed_as_itself(b: u8) -> bool {
+    (b.is_ascii_graphic() && b != b'\\') || b == b' '
 }
 
 fn hex(text: &str) -> Result<Vec<u8>, String> {
@@ -188,7 +231,7 @@ pub fn write(key: &[u8], form: Output) -> String {
         Output::Escaped => key
             .iter()
             .map(|&b| {
-                if b.is_ascii_graphic() && b != b'\\' || b == b' ' {
+                if printed_as_itself(b) {
                     (b as char).to_string()
                 } else {
                     format!("\\x{b:02X}")

@@ -14,6 +14,7 @@ mod dynamodb_key;
 mod forms;
 mod hbase;
 mod live;
+mod reading;
 mod sample;
 mod size;
 mod values;
@@ -363,23 +364,16 @@ fn each_key(
         if !keys.is_empty() {
             return Err("--input cbt and --input hbase read a tool's output on standard input; give no keys".into());
         }
-        return each_row(stdin_bytes()?, form, out, f);
+        return each_row(schema, stdin_bytes()?, form, out, f);
     }
-    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
     let lines: Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>> = if keys.is_empty() {
         let mut stdin = std::io::stdin().lock();
         // `auto` reads a tool's output whole when its first line says which.
         let mut first = Vec::new();
-        stdin
-            .read_until(b'\n', &mut first)
-            .map_err(|e| format!("reading standard input: {e}"))?;
-        if let Some(tool) = (form == Form::Auto)
-            .then(|| sample::tool_output(&first))
-            .flatten()
-        {
+        if let Some(tool) = sample::head(&mut stdin, form, &mut first)? {
             std::io::Read::read_to_end(&mut stdin, &mut first)
                 .map_err(|e| format!("reading standard input: {e}"))?;
-            return each_row(first, tool, out, f);
+            return each_row(schema, first, tool, out, f);
         }
         let first = (!first.is_empty()).then(|| {
             if first.last() == Some(&b'\n') {
@@ -400,7 +394,7 @@ fn each_key(
         let blank = std::str::from_utf8(&line).is_ok_and(|t| t.trim().is_empty());
         let key = match blank {
             true => Ok(Vec::new()),
-            false => forms::read_line(&line, form, text_keys),
+            false => reading::read_line(&line, form, schema),
         };
         match key.and_then(|key| f(&key)) {
             Ok(answer) => writeln!(out, "{answer}").map_err(|e| e.to_string())?,
@@ -522,13 +516,14 @@ fn ranges(schema: &DynSchema, args: &[String], output: Output, out: &mut impl Wr
 /// exactly (a key holding a line break in cbt's output, the shell's
 /// terminal layout) with the line it starts on.
 fn each_row(
+    schema: &DynSchema,
     bytes: Vec<u8>,
     form: Form,
     out: &mut impl Write,
     f: impl Fn(&[u8]) -> Result<String, String>,
 ) -> Outcome {
     let mut ok = true;
-    for (line, key) in sample::structured(&bytes, form).unwrap_or_default() {
+    for (line, key) in sample::structured(&bytes, form, schema).unwrap_or_default() {
         match key.and_then(|key| f(&key)) {
             Ok(answer) => writeln!(out, "{answer}").map_err(|e| e.to_string())?,
             Err(e) => {

@@ -2,7 +2,7 @@
 //! split points planned from them.
 
 use crate::forms::{self, Form, Output};
-use crate::{cbt, hbase};
+use crate::{cbt, hbase, reading};
 use keyschema::dynamic::DynSchema;
 use std::io::Write;
 use std::path::Path;
@@ -11,10 +11,10 @@ use std::path::Path;
 /// (`false` when there was one): `cbt read` or HBase shell output by its
 /// rows, or one key per line (raw `cbt` key lines read, their indented cell
 /// lines skipped).
-pub fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, bool) {
+pub fn sample_keys(bytes: &[u8], form: Form, schema: &DynSchema) -> (Vec<Vec<u8>>, bool) {
     let mut keys = Vec::new();
     let mut ok = true;
-    if let Some(rows) = structured(bytes, form) {
+    if let Some(rows) = structured(bytes, form, schema) {
         for (line, key) in rows {
             match key {
                 Ok(key) => keys.push(key),
@@ -30,13 +30,13 @@ pub fn sample_keys(bytes: &[u8], form: Form, text_keys: bool) -> (Vec<Vec<u8>>, 
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let key = match std::str::from_utf8(line) {
             Ok(text) => match forms::sample_line(text) {
-                Some(key) => forms::read(key, form, text_keys),
+                Some(key) => reading::read_line(key.as_bytes(), form, schema),
                 None => continue,
             },
             // Raw key bytes (as `cbt` prints a row key); an indented line
             // is one of its cells.
             Err(_) if line.starts_with(b" ") || line.starts_with(b"\t") => continue,
-            Err(_) => forms::read_line(line, form, text_keys),
+            Err(_) => reading::read_line(line, form, schema),
         };
         match key {
             Ok(key) => keys.push(key),
@@ -55,9 +55,10 @@ pub type Rows = Vec<(usize, Result<Vec<u8>, String>)>;
 
 /// The rows of a tool's output read by its structure, each with the line
 /// it starts on: `cbt read` output or the HBase shell's (`--input cbt`,
-/// `--input hbase`, or `auto` when the output's first line says which).
-/// `None` for input read one key per line.
-pub fn structured(bytes: &[u8], form: Form) -> Option<Rows> {
+/// `--input hbase`, or `auto` when the output's first line says which); a
+/// cbt key split across lines is read as the split that decodes under
+/// `schema`. `None` for input read one key per line.
+pub fn structured(bytes: &[u8], form: Form, schema: &DynSchema) -> Option<Rows> {
     let first = bytes
         .split(|b| *b == b'\n')
         .find(|l| !l.iter().all(u8::is_ascii_whitespace))
@@ -67,7 +68,7 @@ pub fn structured(bytes: &[u8], form: Form) -> Option<Rows> {
         other => other,
     };
     let rows: Rows = match form {
-        Form::Cbt => cbt::rows(bytes)
+        Form::Cbt => cbt::rows(bytes, &|key| schema.decode_stored(key).is_ok())
             .into_iter()
             .map(|r| (r.line, r.key))
             .collect(),
@@ -81,8 +82,12 @@ pub fn structured(bytes: &[u8], form: Form) -> Option<Rows> {
 }
 
 /// The tool whose output begins with the line `first`: cbt's line of
-/// dashes, or the HBase shell's `ROW ... COLUMN+CELL` header.
+/// dashes or its `-creds` notice (logged before its output, even when no
+/// row follows), or the HBase shell's `ROW ... COLUMN+CELL` header.
 pub fn tool_output(first: &[u8]) -> Option<Form> {
+    if cbt::is_notice(first) {
+        return Some(Form::Cbt);
+    }
     let line = String::from_utf8_lossy(first);
     let line = line.trim();
     if line.len() == 40 && line.bytes().all(|b| b == b'-') {
@@ -92,6 +97,20 @@ pub fn tool_output(first: &[u8]) -> Option<Form> {
     } else {
         None
     }
+}
+
+/// Reads the first line of standard input into `head`: the tool whose
+/// output it begins (`auto` only), if any.
+pub fn head(
+    input: &mut impl std::io::BufRead,
+    form: Form,
+    head: &mut Vec<u8>,
+) -> Result<Option<Form>, String> {
+    input
+        .read_until(b'\n', head)
+        .map_err(|e| format!("reading standard input: {e}"))?;
+    let first = head.strip_suffix(b"\n").unwrap_or(head);
+    Ok((form == Form::Auto).then(|| tool_output(first)).flatten())
 }
 
 /// The keys of the sample file `path`, or of standard input.
@@ -104,8 +123,7 @@ pub fn read_sample(
         Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
         None => crate::stdin_bytes()?,
     };
-    let text_keys = matches!(schema.format(), keyschema::Format::Text { .. });
-    Ok(sample_keys(&bytes, form, text_keys))
+    Ok(sample_keys(&bytes, form, schema))
 }
 
 /// The split points planned from `keys`: every bucket boundary and
