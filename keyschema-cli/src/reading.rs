@@ -193,6 +193,7 @@ fn name(form: Form) -> &'static str {
         Form::Text => "text",
         Form::Cbt => "cbt",
         Form::Hbase => "hbase",
+        Form::Dynamodb => "dynamodb",
     }
 }
 
