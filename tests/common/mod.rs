@@ -44,6 +44,8 @@ pub mod readings;
 pub mod rows;
 pub mod rows_model;
 pub mod schemas;
+pub mod versions;
+pub mod versions_under;
 pub mod watch;
 
 use std::ops::Bound;

@@ -5,8 +5,8 @@
 //! indexes over it, instead of hiding every entry of the row.
 
 use super::cells::{CellReader, CELL_MAP};
-use super::msgpack::MapReader;
-use super::{ValueError, ValueReader};
+use super::msgpack::{names_one_of, MapReader};
+use super::{not_a_row, Record, ValueError, ValueReader};
 
 /// A stored value's reader, whichever of the two shapes it is in (the
 /// ordered stores' map, a store of cells' cell map): what
@@ -67,6 +67,52 @@ pub fn read_fields(
             *got = true;
         }
     }
+}
+
+impl StoredValues<'_> {
+    /// Whether the fields read so far named one asked for, or the row's
+    /// presence mark.
+    fn named(&self) -> bool {
+        match self {
+            StoredValues::Map(r) => r.named(),
+            StoredValues::Cells(r) => r.named(),
+        }
+    }
+}
+
+/// Reads some of `K`'s value fields from a stored `value` with `read`,
+/// strictly: a value in neither shape is a [`ValueError::Format`], as is
+/// one that names none of `K`'s value fields (no row keyschema writes is
+/// such a value: [`super::decode_values`]), and whatever `read` returns
+/// (a field missing, or of another type) is the error. A key type without
+/// value fields stores a raw value, which is left unread.
+pub(crate) fn read_some<K: Record>(
+    value: &[u8],
+    read: impl FnOnce(&mut StoredValues<'_>) -> Result<(), ValueError>,
+) -> Result<(), ValueError> {
+    if K::VALUES.is_empty() {
+        return Ok(());
+    }
+    let mut reader = if value.first() == Some(&CELL_MAP) {
+        StoredValues::Cells(CellReader::new(value)?)
+    } else {
+        StoredValues::Map(MapReader::new(value)?)
+    };
+    read(&mut reader)?;
+    if reader.named() || names_any::<K>(value)? {
+        return Ok(());
+    }
+    Err(not_a_row(K::VALUES))
+}
+
+/// Whether `value` names one of `K`'s value fields, or the presence mark.
+fn names_any<K: Record>(value: &[u8]) -> Result<bool, ValueError> {
+    if value.first() != Some(&CELL_MAP) {
+        return names_one_of(value, K::VALUES);
+    }
+    let names: Vec<&str> = K::VALUES.iter().map(|f| f.name).collect();
+    let mut reader = CellReader::new(value)?;
+    Ok(reader.next_field(&names)?.is_some() || reader.named())
 }
 
 #[cfg(test)]
