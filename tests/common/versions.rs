@@ -344,8 +344,9 @@ pub fn verify_counts_a_stale_entry_of_an_older_row(store: &impl Under) {
 
 /// Rows whose `page` does not read as a `String` (another type, or none):
 /// the by-page verify reports each by key and why, and goes on; the
-/// by-tag one, over fields that read, counts them as any row; the by-page
-/// build stops at one, naming it and the field.
+/// by-tag one, over fields that read, counts them as any row, and the
+/// by-tag build gives them their entries; the by-page build stops at one,
+/// naming it and the field; a write over one moves its by-tag entry.
 pub fn verify_reports_rows_whose_indexed_fields_do_not_read(store: &impl Under) {
     store.put_v1(&[v1(1, "/a", Some("x"))]);
     store.put_v2(&newer_row());
@@ -417,6 +418,27 @@ pub fn verify_reports_rows_whose_indexed_fields_do_not_read(store: &impl Under) 
         }
         other => panic!("the build went past a row without a page: {other:?}"),
     }
+
+    // Version 2 rewrites the odd row under another tag: the write finds
+    // the row's old by-tag entry although its `page`, stored before `tag`,
+    // does not read, and removes it.
+    store.put_v2(&v2::Hit {
+        user: "u2".into(),
+        ts: 1,
+        page: "/e".into(),
+        tag: Some("y".into()),
+        n: 1,
+    });
+    let mut tags = vec![
+        v2::HitByTag::get_key("x", "u1", 1),
+        v2::HitByTag::get_key("x", "u1", 4),
+        v2::HitByTag::get_key("y", "u2", 1),
+        v2::HitByTag::get_key("y", "u2", 2),
+    ];
+    tags.sort();
+    assert_eq!(sorted(store.tag_entries(&["x", "y"])), tags);
+    let by_tag = store.verify::<v2::HitByTag>().expect("verify by tag");
+    assert_eq!(counts(&by_tag), [4, 4, 4, 4, 4, 0, 0], "{by_tag:?}");
 }
 
 /// Version 2's index scan over rows version 1 wrote: each such row is an

@@ -38,7 +38,7 @@ pub use projection::{
 pub use render::render_values;
 pub(crate) use some::read_some;
 #[doc(hidden)]
-pub use some::{read_fields, StoredValues};
+pub use some::{read_stored, StoredValues};
 
 use crate::key::RowKey;
 
