@@ -33,6 +33,7 @@ pub mod emulator;
 pub mod history;
 pub mod http_faults;
 pub mod index_model;
+pub mod index_model_backfill;
 pub mod interop;
 pub mod latency;
 pub mod layout_model;
