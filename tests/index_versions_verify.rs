@@ -83,7 +83,7 @@ on_each_store! {
 fn verify_reports_a_value_that_names_no_field_and_goes_on() {
     use keyschema::index::{EntryError, IndexBackfill};
     use keyschema::store::{Mutation, RecordStore, Store};
-    use keyschema::{RowKey, ValueError};
+    use keyschema::ValueError;
     let store = MemoryStore::new();
     store
         .put_record(&common::versions::newer_row())
