@@ -8,13 +8,17 @@
 //! any of them: the index scans must still equal the map. Some writes are
 //! an older version of the struct's, which the current one cannot read:
 //! its writes and deletes over them must still keep the index exact, which
-//! the older version's `verify` checks at the end (issue 40).
+//! the older version's `verify` checks at the end; the current version's
+//! backfill (`build`, `verify`) runs between any two steps and at the end,
+//! over the rows of both versions (issue 40).
 
 mod common;
 
 use common::index_model::{
-    by_page, by_tag, op, run, Driver, Hit, HitV1, HitV1ByPage, HitV1ByTag, Key, Scan,
+    by_page, by_tag, op, run, Driver, Hit, HitByPage, HitByTag, HitV1, HitV1ByPage, HitV1ByTag,
+    Key, Scan,
 };
+use common::index_model_backfill::Verified;
 use common::no_txn::NoTxn;
 use keyschema::index::IndexBackfill;
 use keyschema::store::{MemoryStore, RecordStore, RedbStore, RowStore, Store};
@@ -65,6 +69,20 @@ where
             ))
         };
         Some(check().map_err(|e: keyschema::backfill::BackfillError<S::Error>| e.to_string()))
+    }
+    fn backfill(&mut self, build: bool) -> Option<Verified> {
+        let store = self.store();
+        let step = || {
+            if build {
+                IndexBackfill::<HitByPage>::new().batch(3).build(store)?;
+                IndexBackfill::<HitByTag>::new().batch(3).build(store)?;
+            }
+            Ok([
+                IndexBackfill::<HitByPage>::new().verify(store)?,
+                IndexBackfill::<HitByTag>::new().verify(store)?,
+            ])
+        };
+        Some(step().map_err(|e: keyschema::backfill::BackfillError<S::Error>| e.to_string()))
     }
     fn put_many(&mut self, rows: &[Hit]) -> Result<(), String> {
         self.store().put_records(rows).map_err(text)

@@ -11,12 +11,10 @@
 mod common;
 
 use common::no_txn::NoTxn;
-use futures_util::StreamExt;
+use common::versions::AsyncMemory;
 use keyschema::index::IndexBackfill;
-use keyschema::store::Mutation;
 use keyschema::store::{
-    AsyncRecordStore, AsyncStore, BoxFuture, BoxRowStream, Cas, Direction, MemoryStore,
-    RecordStore, RedbStore, Row, RowStore, Store,
+    AsyncRecordStore, AsyncStore, Direction, MemoryStore, RecordStore, RedbStore, RowStore, Store,
 };
 use keyschema::{history::Phase, KeyRange, RowKey};
 
@@ -162,47 +160,6 @@ fn a_newer_version_removes_the_entries_an_older_one_wrote_without_transactions()
     story(&store);
     assert_eq!(keys(&store), expected_keys());
     verified(&store);
-}
-
-/// An async store over a `MemoryStore` (no transactions, no GSIs): the
-/// typed writes' three steps and check (`write_rows_async`).
-#[derive(Clone)]
-struct AsyncMemory(MemoryStore);
-
-impl AsyncStore for AsyncMemory {
-    type Error = keyschema::KeyTooLong;
-
-    fn scan_stream(
-        &self,
-        range: &KeyRange,
-        direction: Direction,
-        limit: Option<usize>,
-    ) -> BoxRowStream<Self::Error> {
-        let rows: Vec<Result<Row, Self::Error>> = match self.0.scan(range, direction) {
-            Ok(rows) => rows.take(limit.unwrap_or(usize::MAX)).collect(),
-            Err(e) => vec![Err(e)],
-        };
-        futures_util::stream::iter(rows).boxed()
-    }
-
-    fn get_many(&self, keys: Vec<Vec<u8>>) -> BoxFuture<'_, Result<Vec<Row>, Self::Error>> {
-        Box::pin(async move {
-            let values = self.0.get_many(&keys)?;
-            Ok(keys
-                .into_iter()
-                .zip(values)
-                .filter_map(|(k, v)| Some((k, v?)))
-                .collect())
-        })
-    }
-
-    fn write(&self, batch: Vec<Mutation>) -> BoxFuture<'_, Result<(), Self::Error>> {
-        Box::pin(async move { self.0.write_batch(&batch) })
-    }
-
-    fn compare_and_write(&self, batch: Vec<Cas>) -> BoxFuture<'_, Result<Vec<bool>, Self::Error>> {
-        Box::pin(async move { Store::compare_and_write(&self.0, &batch) })
-    }
 }
 
 #[test]

@@ -184,8 +184,11 @@ fn expand(spec: &Spec) -> TokenStream {
             )
         })
         .collect();
-    let read =
-        crate::expand::record::read_body(&read_values, quote!(<Self as __ks::Projection>::VALUES));
+    let read = crate::expand::record::read_body(
+        quote!(self),
+        &read_values,
+        quote!(<Self as __ks::Projection>::VALUES),
+    );
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]

@@ -57,7 +57,7 @@ pub mod __private {
     pub use crate::index::Index;
     pub use crate::record::{
         check_required, decode_values, from_nil, is_self_describing, key_field, projected_schema,
-        read_fields, reads_nil, value_field, value_required, HasKeyField, HasValueField,
+        read_stored, reads_nil, value_field, value_required, HasKeyField, HasValueField,
         Projection, Record, StoredValues, ValueError, ValueField, ValueFieldCheck, ValueReader,
         ValueWriter,
     };

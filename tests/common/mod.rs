@@ -33,6 +33,7 @@ pub mod emulator;
 pub mod history;
 pub mod http_faults;
 pub mod index_model;
+pub mod index_model_backfill;
 pub mod interop;
 pub mod latency;
 pub mod layout_model;
@@ -44,6 +45,8 @@ pub mod readings;
 pub mod rows;
 pub mod rows_model;
 pub mod schemas;
+pub mod versions;
+pub mod versions_under;
 pub mod watch;
 
 use std::ops::Bound;

@@ -68,6 +68,12 @@ fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
             quote!(let #field = <#ty as __ks::KeyComponent>::as_key_ref(#value);)
         })
         .collect();
+    let place = row
+        .indexes
+        .iter()
+        .position(|i| i.spec.ident == index.spec.ident)
+        .unwrap_or_default();
+    let place = Literal::usize_unsuffixed(place);
     let key_fields = row.parts.iter().map(|p| &p.field.ident);
     let defaults = row
         .values
@@ -92,100 +98,109 @@ fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
             fn into_row(self) -> #row_ident {
                 #row_ident { #(#key_fields: self.#key_fields,)* #(#defaults,)* }
             }
+
+            fn read_indexed<__R: __ks::ValueReader>(
+                __row: &mut #row_ident,
+                __reader: &mut __R,
+            ) -> __ks::Result<(), __ks::ValueError> {
+                <#row_ident as __ks::Record>::read_index_fields(__row, #place, __reader)
+            }
+        }
+    }
+}
+
+/// The row type's `Record::read_index_fields`: for each index (by its
+/// place in the declaration), the value fields it is over, read by name
+/// into the row (the generated `read_values`' body over those fields
+/// alone), a required one the value lacks a `ValueError::Missing`; the
+/// others are stepped over unread. Nothing for a type without indexes.
+pub(super) fn read_index_fields(row: &KeySpec) -> TokenStream {
+    if row.indexes.is_empty() {
+        return TokenStream::new();
+    }
+    let row_ident = &row.ident;
+    let arms = row.indexes.iter().enumerate().map(|(n, index)| {
+        let n = Literal::usize_unsuffixed(n);
+        // The value fields the index reads, in declaration order, with
+        // their place among the row's.
+        let read: Vec<(usize, &ValueSpec)> = row
+            .values
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| {
+                let name = v.field.name();
+                index
+                    .fields
+                    .iter()
+                    .any(|(f, _)| syn::ext::IdentExt::unraw(f) == name)
+            })
+            .collect();
+        if read.is_empty() {
+            return quote!(#n => __ks::Result::Ok(()),);
+        }
+        let places = read.iter().map(|(i, _)| Literal::usize_unsuffixed(*i));
+        let values: Vec<_> = read
+            .iter()
+            .map(|(_, v)| {
+                let ty = super::checked_value(&v.field);
+                (&v.field.ident, quote!(#ty), v.field.name())
+            })
+            .collect();
+        let body = super::record::read_body(quote!(self), &values, quote!(__FIELDS));
+        quote! {
+            #n => {
+                const __FIELDS: &[__ks::ValueField] =
+                    &[#(<#row_ident as __ks::Record>::VALUES[#places]),*];
+                #body
+            }
+        }
+    });
+    quote! {
+        fn read_index_fields<__R: __ks::ValueReader>(
+            &mut self,
+            __index: usize,
+            __reader: &mut __R,
+        ) -> __ks::Result<(), __ks::ValueError> {
+            match __index {
+                #(#arms)*
+                _ => __ks::Result::Ok(()),
+            }
         }
     }
 }
 
 /// The row type's `stored_index_keys`: the stored row's key decoded, then
-/// only the value fields the indexes read, each on its own
-/// (`read_fields`), so that a row another version of the struct wrote
-/// (without a field this one requires, or with a field of another type)
-/// still gives the entries it has; then each index's entry, for the
-/// indexes whose value fields were all read, or are missing and not
-/// required (then at their `Default`, as a whole read sets them). An index
-/// over a required field the row lacks, or one that does not read as its
-/// type, gives none: the row was not written with it.
+/// for each index only the value fields it is over, read by name
+/// (`read_index_fields`, each index on its own, so that a field one index
+/// reads that does not read as its type hides no other index's fields),
+/// so that a row another version of the struct wrote (without a field
+/// this one requires, or with a field of another type) still gives the
+/// entries it has. An index over a required field the row lacks, or one
+/// that does not read as its type, gives none: the row was not written
+/// with it. A value in neither stored shape reads as one without fields.
 pub(super) fn stored_index_keys(row: &KeySpec) -> TokenStream {
     if row.indexes.is_empty() {
         return TokenStream::new();
     }
-    // Whether `index` reads the value field `v`.
-    let reads_field = |index: &IndexSpec, v: &ValueSpec| {
-        let name = v.field.name();
-        index
-            .fields
-            .iter()
-            .any(|(f, _)| syn::ext::IdentExt::unraw(f) == name)
-    };
-    // The value fields some index reads, in declaration order.
-    let read: Vec<&ValueSpec> = row
-        .values
-        .iter()
-        .filter(|v| row.indexes.iter().any(|index| reads_field(index, v)))
-        .collect();
-    let entries = row.indexes.iter().map(|index| {
+    let entries = row.indexes.iter().enumerate().map(|(n, index)| {
         let entry = &index.spec.ident;
-        let needs: Vec<TokenStream> = read
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| reads_field(index, v))
-            .map(|(i, _)| {
-                let i = Literal::usize_unsuffixed(i);
-                quote!(__known[#i])
-            })
-            .collect();
-        let push = quote! {
-            if let __ks::Option::Some(__k) = <#entry as __ks::Index>::entry_key(&__row) {
-                __out.push(__k);
+        let n = Literal::usize_unsuffixed(n);
+        quote! {
+            let __read = __ks::read_stored(__value, |__reader| {
+                <Self as __ks::Record>::read_index_fields(&mut __row, #n, __reader)
+            });
+            if __read.is_ok() {
+                if let __ks::Option::Some(__k) = <#entry as __ks::Index>::entry_key(&__row) {
+                    __out.push(__k);
+                }
             }
-        };
-        match needs.is_empty() {
-            true => push,
-            false => quote!(if #(#needs)&&* { #push }),
         }
     });
-    let decode = quote! {
-        let __ks::Result::Ok(mut __row) = <Self as __ks::RowKey>::decode(__key) else {
-            return;
-        };
-    };
-    if read.is_empty() {
-        return quote! {
-            fn stored_index_keys(__key: &[u8], _: &[u8], __out: &mut __ks::Vec<__ks::Vec<u8>>) {
-                let __ks::Result::Ok(__row) = <Self as __ks::RowKey>::decode(__key) else {
-                    return;
-                };
-                #(#entries)*
-            }
-        };
-    }
-    let names = read.iter().map(|v| v.field.name());
-    let reads = read.iter().enumerate().map(|(i, v)| {
-        let (i, field, name) = (Literal::usize_unsuffixed(i), &v.field.ident, v.field.name());
-        let ty = super::checked_value(&v.field);
-        quote!(#i => __row.#field = __ks::ValueReader::value::<#ty>(__reader, #name)?,)
-    });
-    // A field read, or one a row may lack (at its `Default`).
-    let known = read.iter().enumerate().map(|(i, v)| {
-        let i = Literal::usize_unsuffixed(i);
-        match v.optional {
-            true => quote!(true),
-            false => quote!(__got[#i]),
-        }
-    });
-    let n = read.len();
     quote! {
         fn stored_index_keys(__key: &[u8], __value: &[u8], __out: &mut __ks::Vec<__ks::Vec<u8>>) {
-            #decode
-            let mut __got = [false; #n];
-            __ks::read_fields(__value, &[#(#names),*], &mut __got, |__reader, __i| {
-                match __i {
-                    #(#reads)*
-                    _ => {}
-                }
-                __ks::Result::Ok(())
-            });
-            let __known: [bool; #n] = [#(#known),*];
+            let __ks::Result::Ok(mut __row) = <Self as __ks::RowKey>::decode(__key) else {
+                return;
+            };
             #(#entries)*
         }
     }

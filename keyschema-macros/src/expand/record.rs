@@ -30,16 +30,18 @@ pub(crate) fn field_id(name: &str) -> Literal {
 }
 
 /// The generated `read_values`' body: each stored field among `values`
-/// (field ident, checked type, name) read by name into `self`, the
-/// required ones checked against the impl's `VALUES`.
+/// (field ident, checked type, name) read by name into `target` (`self`,
+/// or a row an index reads into), the required ones checked against
+/// `fields_of` (the `ValueField`s of `values`, in their order).
 pub(crate) fn read_body(
+    target: TokenStream,
     values: &[(&syn::Ident, TokenStream, String)],
     fields_of: TokenStream,
 ) -> TokenStream {
     let names = values.iter().map(|(_, _, name)| name);
     let reads = values.iter().enumerate().map(|(i, (field, ty, name))| {
         let i = Literal::usize_unsuffixed(i);
-        quote!(#i => self.#field = __reader.value::<#ty>(#name)?,)
+        quote!(#i => #target.#field = __reader.value::<#ty>(#name)?,)
     });
     // A required field the store does not hold reads as nil when its type
     // takes nil (`()`, `serde_json::Value::Null`, an untagged unit
@@ -49,7 +51,7 @@ pub(crate) fn read_body(
         quote! {
             if !__seen[#i] && (#fields_of).get(#i).is_some_and(|__f| __f.required) {
                 if let __ks::Option::Some(__v) = __ks::from_nil::<#ty>() {
-                    self.#field = __v;
+                    #target.#field = __v;
                     __seen[#i] = true;
                 }
             }
@@ -100,7 +102,12 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
             (&v.field.ident, quote!(#ty), v.field.name())
         })
         .collect();
-    let read = read_body(&values, quote!(<Self as __ks::Record>::VALUES));
+    let read = read_body(
+        quote!(self),
+        &values,
+        quote!(<Self as __ks::Record>::VALUES),
+    );
+    let read_index_fields = super::index::read_index_fields(spec);
     quote! {
         impl __ks::Record for #ident {
             const VALUES: &'static [__ks::ValueField] = &[#(#fields),*];
@@ -119,6 +126,8 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
             ) -> __ks::Result<(), __ks::ValueError> {
                 #read
             }
+
+            #read_index_fields
         }
     }
 }

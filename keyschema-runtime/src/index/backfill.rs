@@ -2,7 +2,8 @@
 //! written before it, in batches with a checkpoint, and a verification
 //! that counts both sides.
 
-use super::Index;
+use super::check::stored_entry;
+use super::{EntryError, Index, IndexVerification};
 use crate::backfill::checkpoint::{
     read_checkpoint, same_store, store_word, write_checkpoint, Marks,
 };
@@ -35,6 +36,16 @@ use std::time::Instant;
 /// keeps the entry the writer wrote, and the build's entry for the older
 /// version (if any) is left behind stale, which index scans skip and
 /// `verify` counts.
+///
+/// Both make a row's entry from its key and the value fields the index is
+/// over alone, read by name, as a write finds a row's old entries: rows an
+/// older version of the struct wrote (without a required field it has
+/// since gained) are built and verified like any other. A row whose key or
+/// indexed fields do not read stops the build
+/// ([`BackfillError::Value`], naming the row and the field: rewrite or
+/// delete it, then resume); `verify` counts it
+/// [`unreadable`](IndexVerification::unreadable), lists it with why, and
+/// goes on.
 ///
 /// ```
 /// use keyschema::index::IndexBackfill;
@@ -69,36 +80,6 @@ pub struct IndexBackfill<I> {
     checkpoint: Option<PathBuf>,
     marks: Option<Marks>,
     index: PhantomData<fn() -> I>,
-}
-
-/// What [`IndexBackfill::verify`] counted: the rows and the entries.
-///
-/// On an async store, [`IndexBackfill::build_async`] and
-/// [`IndexBackfill::verify_async`] do the same (Bigtable).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct IndexVerification {
-    /// Rows of the row type.
-    pub rows: u64,
-    /// Rows that should have an entry (a sparse index skips the others).
-    pub expected: u64,
-    /// Of those, rows whose entry is in the index.
-    pub present: u64,
-    /// Entries in the index.
-    pub entries: u64,
-    /// Entries whose row has them.
-    pub valid: u64,
-    /// Entries whose row is gone or no longer has them (scans skip them).
-    pub stale: u64,
-    /// The first rows (up to 10) without their entry.
-    pub missing: Vec<Vec<u8>>,
-}
-
-impl IndexVerification {
-    /// Whether every row that should have an entry has it, and every
-    /// entry but the stale ones names such a row: the index is complete.
-    pub fn matches(&self) -> bool {
-        self.present == self.expected && self.valid == self.expected
-    }
 }
 
 /// The default rows per batch: one write each.
@@ -178,7 +159,9 @@ impl<I: Index> IndexBackfill<I> {
     }
 
     /// Counts both sides: every row and whether its entry is there, every
-    /// entry and whether its row has it. Reads only.
+    /// entry and whether its row has it; a row whose entry cannot be made
+    /// is counted [`unreadable`](IndexVerification::unreadable) and the
+    /// count goes on. Reads only.
     pub fn verify<S: Store>(
         &self,
         store: &S,
@@ -190,16 +173,11 @@ impl<I: Index> IndexBackfill<I> {
                 .map_err(BackfillError::Store)?
             {
                 let (key, value) = row.map_err(BackfillError::Store)?;
-                v.rows += 1;
-                let Some(entry) = entry_of::<I, S::Error>(&key, &value)? else {
+                let Some(entry) = v.row::<I>(&key, &value) else {
                     continue;
                 };
-                v.expected += 1;
-                if store.get(&entry).map_err(BackfillError::Store)?.is_some() {
-                    v.present += 1;
-                } else if v.missing.len() < 10 {
-                    v.missing.push(key);
-                }
+                let present = store.get(&entry).map_err(BackfillError::Store)?.is_some();
+                v.found(key, present);
             }
         }
         for range in ScanState::new(I::schema()).ranges() {
@@ -208,23 +186,13 @@ impl<I: Index> IndexBackfill<I> {
                 .map_err(BackfillError::Store)?
             {
                 let (entry, _) = entry.map_err(BackfillError::Store)?;
-                v.entries += 1;
                 let named = I::decode(&entry).map_err(|source| BackfillError::Row {
                     key: entry.clone(),
                     source,
                 })?;
                 let row_key = named.row_key();
-                let holds = match store.get(&row_key).map_err(BackfillError::Store)? {
-                    Some(value) => {
-                        entry_of::<I, S::Error>(&row_key, &value)?.as_deref() == Some(&entry[..])
-                    }
-                    None => false,
-                };
-                if holds {
-                    v.valid += 1;
-                } else {
-                    v.stale += 1;
-                }
+                let value = store.get(&row_key).map_err(BackfillError::Store)?;
+                v.entry::<I>(&entry, value.as_deref().map(|value| (&row_key[..], value)));
             }
         }
         Ok(v)
@@ -342,19 +310,22 @@ impl<I: Index> IndexBackfill<I> {
     }
 }
 
-/// The entry of the row stored under `key` with `value`, or why the row
-/// does not read.
+/// The entry of the row stored under `key` with `value`, made from its
+/// key and the value fields the index is over alone (a row an older
+/// version of the struct wrote has its entry), or why it cannot be: the
+/// build stops there.
 pub(super) fn entry_of<I: Index, E>(
     key: &[u8],
     value: &[u8],
 ) -> Result<Option<Vec<u8>>, BackfillError<E>> {
-    let mut row = <I::Row as RowKey>::decode(key).map_err(|source| BackfillError::Row {
-        key: key.to_vec(),
-        source,
-    })?;
-    super::check::read_values(&mut row, value).map_err(|source| BackfillError::Value {
-        key: key.to_vec(),
-        source,
-    })?;
-    Ok(I::entry_key(&row))
+    stored_entry::<I>(key, value).map_err(|error| match error {
+        EntryError::Key(source) => BackfillError::Row {
+            key: key.to_vec(),
+            source,
+        },
+        EntryError::Value(source) => BackfillError::Value {
+            key: key.to_vec(),
+            source,
+        },
+    })
 }

@@ -2,8 +2,9 @@
 //! verification as on a sync one, each batch of rows read with one
 //! streamed request and its entries written with one.
 
-use super::backfill::{entry_of, IndexBackfill, IndexVerification};
+use super::backfill::{entry_of, IndexBackfill};
 use super::Index;
+use super::IndexVerification;
 use crate::backfill::progress::Mark;
 use crate::backfill::{BackfillError, Progress, Step};
 use crate::key::RowKey;
@@ -89,9 +90,7 @@ impl<I: Index> IndexBackfill<I> {
                 let done = row.is_none();
                 if let Some(row) = row {
                     let (key, value) = row.map_err(BackfillError::Store)?;
-                    v.rows += 1;
-                    if let Some(entry) = entry_of::<I, S::Error>(&key, &value)? {
-                        v.expected += 1;
+                    if let Some(entry) = v.row::<I>(&key, &value) {
                         batch.push((key, entry));
                     }
                 }
@@ -105,11 +104,8 @@ impl<I: Index> IndexBackfill<I> {
                         .map(|(k, _)| k)
                         .collect();
                     for (key, entry) in batch.drain(..) {
-                        if found.contains(&entry) {
-                            v.present += 1;
-                        } else if v.missing.len() < 10 {
-                            v.missing.push(key);
-                        }
+                        let present = found.contains(&entry);
+                        v.found(key, present);
                     }
                 }
                 if done {
@@ -127,7 +123,6 @@ impl<I: Index> IndexBackfill<I> {
                 let done = entry.is_none();
                 if let Some(entry) = entry {
                     let (entry, _) = entry.map_err(BackfillError::Store)?;
-                    v.entries += 1;
                     let named = I::decode(&entry).map_err(|source| BackfillError::Row {
                         key: entry.clone(),
                         source,
@@ -143,17 +138,8 @@ impl<I: Index> IndexBackfill<I> {
                         .into_iter()
                         .collect();
                     for (entry, row) in batch.drain(..) {
-                        let holds = match rows.get(&row) {
-                            Some(value) => {
-                                entry_of::<I, S::Error>(&row, value)?.as_deref() == Some(&entry[..])
-                            }
-                            None => false,
-                        };
-                        if holds {
-                            v.valid += 1;
-                        } else {
-                            v.stale += 1;
-                        }
+                        let value = rows.get(&row).map(|value| (&row[..], &value[..]));
+                        v.entry::<I>(&entry, value);
                     }
                 }
                 if done {

@@ -4,8 +4,9 @@
 //! one) given it by a change the store applies only while the row is as
 //! read. The checkpoint keeps the last row of the pass.
 
-use super::backfill::{entry_of, IndexBackfill, IndexVerification};
+use super::backfill::{entry_of, IndexBackfill};
 use super::Index;
+use super::IndexVerification;
 use crate::backfill::progress::Mark;
 use crate::backfill::{BackfillError, Progress, Step};
 use crate::store::{BoxTableStream, EntryChange, TablePass, TableRow};
@@ -88,25 +89,19 @@ impl<I: Index> IndexBackfill<I> {
         let mut rows = pass.rows(I::schema(), false, None, self.batch);
         while let Some(row) = next_row(&mut rows).await {
             let row = row.map_err(BackfillError::Store)?;
-            v.rows += 1;
-            let Some(entry) = entry_of::<I, E>(&row.key, &row.value)? else {
+            let Some(entry) = v.row::<I>(&row.key, &row.value) else {
                 continue;
             };
-            v.expected += 1;
-            if row.carried.as_ref() == Some(&entry) {
-                v.present += 1;
-            } else if v.missing.len() < 10 {
-                v.missing.push(row.key);
-            }
+            let present = row.carried.as_ref() == Some(&entry);
+            v.found(row.key, present);
         }
         let mut entries = pass.rows(I::schema(), true, None, self.batch);
         while let Some(row) = next_row(&mut entries).await {
             let row = row.map_err(BackfillError::Store)?;
-            v.entries += 1;
-            if row.carried.is_some() && entry_of::<I, E>(&row.key, &row.value)? == row.carried {
-                v.valid += 1;
-            } else {
-                v.stale += 1;
+            // The GSI holds the row's item: the entry is the one it carries.
+            match &row.carried {
+                Some(entry) => v.entry::<I>(entry, Some((&row.key, &row.value))),
+                None => v.entry::<I>(&[], None),
             }
         }
         Ok(v)

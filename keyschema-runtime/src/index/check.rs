@@ -1,10 +1,11 @@
-//! What the sync and async index readers share: the check of a row
-//! against the entry that names it, the position after the last row
-//! returned from a chunk of entries, the chunk's size and the refusal of a
-//! `building` index.
+//! What the sync and async index readers and the backfill share: the
+//! entry a stored row should have (from the fields the index is over),
+//! the check of a row against the entry that names it, the position after
+//! the last row returned from a chunk of entries, the chunk's size and the
+//! refusal of a `building` index.
 
-use super::{Index, IndexError};
-use crate::record::{decode_values, Record, ValueError};
+use super::{EntryError, Index, IndexError};
+use crate::record::{decode_values, read_some, Record, ValueError};
 use crate::scan::Cursor;
 use crate::store::RowError;
 use std::collections::VecDeque;
@@ -35,6 +36,28 @@ pub(super) fn read_values<K: Record>(row: &mut K, value: &[u8]) -> Result<(), Va
     decode_values(row, value)
 }
 
+/// The entry key the row stored under `key` with `value` should have
+/// (`None`: none, an `Option` field of the index is `None`), from its key
+/// and the value fields the index is over alone, as a write finds a row's
+/// old entries: a row another version of the struct wrote (without a
+/// field the index does not read, or with one of another type) has its
+/// entry. Why not when the key does not decode, the value is no row's
+/// value fields, or a field the index is over is missing (required) or
+/// does not read as its type.
+pub(crate) fn stored_entry<I: Index>(
+    key: &[u8],
+    value: &[u8],
+) -> Result<Option<Vec<u8>>, EntryError> {
+    let mut row = <I::Row as crate::key::RowKey>::decode(key).map_err(EntryError::Key)?;
+    indexed_entry::<I>(&mut row, value).map_err(EntryError::Value)
+}
+
+/// [`stored_entry`] of a row whose key fields are already in `row`.
+fn indexed_entry<I: Index>(row: &mut I::Row, value: &[u8]) -> Result<Option<Vec<u8>>, ValueError> {
+    read_some::<I::Row>(value, |reader| I::read_indexed(row, reader))?;
+    Ok(I::entry_key(row))
+}
+
 /// The row `entry` names, whole, from its stored `value`: `Ok(None)` when
 /// the row is gone or does not have this entry (a stale one, or one in
 /// another salt bucket than its fields hash to). The row's key fields are
@@ -49,9 +72,17 @@ pub(super) fn checked_row<I: Index, E>(
     };
     let mut row = entry.into_row();
     if let Err(source) = read_values(&mut row, &value) {
+        // A row that does not read whole (another version of the struct
+        // wrote it) is an error only if this entry is its own: a stale
+        // entry naming it is skipped, as any stale entry is.
+        let key = crate::key::RowKey::encode(&row);
+        let own = indexed_entry::<I>(&mut row, &value);
+        if matches!(&own, Ok(own) if own.as_deref() != Some(entry_key)) {
+            return Ok(None);
+        }
         return Err(RowError::Value {
             schema: <I::Row as crate::key::RowKey>::schema().name(),
-            key: crate::key::RowKey::encode(&row),
+            key,
             source,
         });
     }

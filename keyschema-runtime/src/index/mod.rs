@@ -78,15 +78,17 @@ mod backfill_table;
 mod check;
 mod rows;
 mod stream;
+mod verification;
 
-pub use backfill::{IndexBackfill, IndexVerification};
+pub use backfill::IndexBackfill;
 pub use rows::IndexRows;
 pub use stream::AsyncIndexRows;
+pub use verification::{EntryError, IndexVerification, UnreadableRow};
 
 pub use crate::error::IndexError;
 
 use crate::key::RowKey;
-use crate::record::Record;
+use crate::record::{Record, ValueError, ValueReader};
 
 /// The entry type of an index: a key type whose rows name rows of
 /// [`Row`](Self::Row). Implemented by `#[derive(RowKey)]` for each
@@ -112,4 +114,12 @@ pub trait Index: RowKey {
     /// other field at its `Default` (its value fields are read next).
     #[doc(hidden)]
     fn into_row(self) -> Self::Row;
+
+    /// Sets on `row` the value fields this index is over, read by name from
+    /// a stored row's `reader`, stepping over the others: what the entry a
+    /// stored row should have needs, whichever version of the struct wrote
+    /// it. A required one the row lacks is [`ValueError::Missing`], one
+    /// that does not read as its type [`ValueError::Field`].
+    #[doc(hidden)]
+    fn read_indexed<R: ValueReader>(row: &mut Self::Row, reader: &mut R) -> Result<(), ValueError>;
 }

@@ -36,8 +36,9 @@ pub use projection::{
     key_field, projected_schema, value_field, value_required, HasKeyField, HasValueField,
 };
 pub use render::render_values;
+pub(crate) use some::read_some;
 #[doc(hidden)]
-pub use some::{read_fields, StoredValues};
+pub use some::{read_stored, StoredValues};
 
 /// A value field as declared: defined with the schema that lists them.
 pub use crate::schema::ValueField;
@@ -58,6 +59,21 @@ pub trait Record: RowKey {
     /// decoded); unknown fields are skipped, and a missing one keeps its
     /// `Default` when it is not [`required`](ValueField::required).
     fn read_values<R: ValueReader>(&mut self, reader: &mut R) -> Result<(), ValueError>;
+
+    /// Sets from `reader` the value fields the type's index number `index`
+    /// (in declaration order) is over, stepping over the others; a
+    /// required one not stored is [`ValueError::Missing`]. What
+    /// [`Index::read_indexed`](crate::index::Index::read_indexed) reads;
+    /// nothing for a type without indexes.
+    #[doc(hidden)]
+    fn read_index_fields<R: ValueReader>(
+        &mut self,
+        index: usize,
+        reader: &mut R,
+    ) -> Result<(), ValueError> {
+        let _ = (index, reader);
+        Ok(())
+    }
 }
 
 /// Where a row's value fields are written: one call per field.
