@@ -326,6 +326,49 @@ impl DynamoStore {
         (all_there && !extra).then_some(entry)
     }
 
+    /// The entries a page of a native GSI's items stand for, each with its
+    /// row as the table holds it now (a consistent BatchGetItem: the GSI
+    /// projects the index's fields only). An entry whose item is not where
+    /// its entry sorts, or whose row is gone, carries none (it is stale).
+    async fn native_entries(
+        &self,
+        gsi: &Gsi,
+        items: &[HashMap<String, AttributeValue>],
+    ) -> Result<Vec<TableRow>, DynamoError> {
+        let Some(native) = &gsi.native else {
+            return Ok(Vec::new());
+        };
+        let mut found = Vec::with_capacity(items.len());
+        for item in items {
+            let key = self.key_of(item)?;
+            if self.schema.head().check_prefix(&key).is_err() {
+                continue;
+            }
+            let carried = self.native_entry_of(gsi, native, item)?;
+            found.push((key, carried));
+        }
+        let rows: HashMap<Vec<u8>, Vec<u8>> = self
+            .get_many(found.iter().map(|(key, _)| key.clone()).collect())
+            .await?
+            .into_iter()
+            .collect();
+        Ok(found
+            .into_iter()
+            .map(|(key, carried)| match rows.get(&key) {
+                Some(value) => TableRow {
+                    value: value.clone(),
+                    key,
+                    carried,
+                },
+                None => TableRow {
+                    key,
+                    value: Vec::new(),
+                    carried: None,
+                },
+            })
+            .collect())
+    }
+
     /// One conditional UpdateItem giving the item under `change.key` the
     /// attributes of its own the native index `gsi` needs (or removing
     /// them when the row has no entry), while the item is there with the
@@ -433,12 +476,25 @@ struct PassState {
     page: usize,
     start: Option<HashMap<String, AttributeValue>>,
     ready: VecDeque<HashMap<String, AttributeValue>>,
+    /// A native GSI's entries with their rows, read whole from the table.
+    rows: VecDeque<TableRow>,
     done: bool,
 }
 
 impl PassState {
     async fn next(&mut self) -> Option<Result<TableRow, DynamoError>> {
         loop {
+            if let Some(row) = self.rows.pop_front() {
+                return Some(Ok(row));
+            }
+            if self.from_index && self.gsi.native.is_some() && !self.ready.is_empty() {
+                let items: Vec<_> = self.ready.drain(..).collect();
+                match self.store.native_entries(&self.gsi, &items).await {
+                    Ok(rows) => self.rows.extend(rows),
+                    Err(e) => return Some(Err(e)),
+                }
+                continue;
+            }
             if let Some(item) = self.ready.pop_front() {
                 match self.store.table_row(&self.gsi, &item) {
                     Ok(Some(row)) => return Some(Ok(row)),
@@ -499,6 +555,7 @@ impl TablePass for DynamoStore {
                         page,
                         start: start.filter(|_| !from_index),
                         ready: VecDeque::new(),
+                        rows: VecDeque::new(),
                         done: false,
                     })
             }
