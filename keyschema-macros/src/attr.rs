@@ -52,7 +52,11 @@ pub struct IndexAttr {
     /// `building`: the index's entries are being built (by its backfill);
     /// its scans are refused until it is removed.
     pub building: Option<Span>,
-    /// The options after the name, as written (without `building`).
+    /// `dynamodb = encoded` or `dynamodb = native`: the index's form on
+    /// DynamoDB, the word as written (checked by the check stage).
+    pub dynamodb: Option<Ident>,
+    /// The options after the name, as written (without `building` and
+    /// `dynamodb = ...`).
     pub body: proc_macro2::TokenStream,
 }
 
@@ -191,12 +195,28 @@ fn parse_index(key: &Ident, input: ParseStream) -> syn::Result<IndexAttr> {
         .collect();
     let comma = |t: Option<&proc_macro2::TokenTree>| matches!(t, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ',');
     let mut building = None;
+    let mut dynamodb = None;
     let mut body = proc_macro2::TokenStream::new();
     let mut i = 0;
     while i < tokens.len() {
+        let starts = i == 0 || comma(tokens.get(i - 1));
+        // `dynamodb = word`, an option of its own between commas.
+        if let (true, Some(proc_macro2::TokenTree::Ident(form))) = (
+            starts && is_assignment(&tokens[i..], "dynamodb"),
+            tokens.get(i + 2),
+        ) {
+            if dynamodb.is_some() {
+                return Err(syn::Error::new(
+                    tokens[i].span(),
+                    "`dynamodb` is given twice",
+                ));
+            }
+            dynamodb = Some(form.clone());
+            i += 4; // `dynamodb`, `=`, the word and its comma
+            continue;
+        }
         let word = matches!(&tokens[i], proc_macro2::TokenTree::Ident(w) if w == "building");
-        let alone = (i == 0 || comma(tokens.get(i - 1)))
-            && (i + 1 == tokens.len() || comma(tokens.get(i + 1)));
+        let alone = starts && (i + 1 == tokens.len() || comma(tokens.get(i + 1)));
         if word && alone {
             if building.is_some() {
                 return Err(syn::Error::new(
@@ -211,12 +231,31 @@ fn parse_index(key: &Ident, input: ParseStream) -> syn::Result<IndexAttr> {
         body.extend([tokens[i].clone()]);
         i += 1;
     }
+    // An option taken out last leaves the comma before it: drop it, so
+    // that options appended to the body (the row's format) follow one.
+    let mut kept: Vec<proc_macro2::TokenTree> = body.into_iter().collect();
+    if comma(kept.last()) {
+        kept.pop();
+    }
+    let body: proc_macro2::TokenStream = kept.into_iter().collect();
     Ok(IndexAttr {
         span: key.span(),
         name,
         building,
+        dynamodb,
         body,
     })
+}
+
+/// Whether `tokens` begin with `key = word` followed by a comma or the end.
+fn is_assignment(tokens: &[proc_macro2::TokenTree], key: &str) -> bool {
+    use proc_macro2::TokenTree::{Ident, Punct};
+    matches!(tokens.first(), Some(Ident(w)) if w == key)
+        && matches!(tokens.get(1), Some(Punct(p)) if p.as_char() == '=')
+        && matches!(tokens.get(2), Some(Ident(_)))
+        && tokens
+            .get(3)
+            .is_none_or(|t| matches!(t, Punct(p) if p.as_char() == ','))
 }
 
 fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
@@ -225,7 +264,7 @@ fn parse_option(key: &Ident, input: ParseStream) -> syn::Result<Option_> {
     if !known.contains(&name.as_str()) {
         return Err(syn::Error::new(
             key.span(),
-            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `family`, `crate`, `index(Name, ...)` (inside `index(Name, ...)`: `building`, `prefix`, `salt`, `then`, `format`)"),
+            format!("unknown rowkey option `{name}`; expected one of `salt`, `then`, `prefix`, `format`, `family`, `crate`, `index(Name, ...)` (inside `index(Name, ...)`: `building`, `dynamodb = encoded` or `dynamodb = native`, `prefix`, `salt`, `then`, `format`)"),
         ));
     }
     input.parse::<Token![=]>()?;

@@ -36,6 +36,15 @@ pub struct KeySpec {
     /// An index's entry layout declared `building` (its own schema says
     /// so, for the stores).
     pub building: bool,
+    /// An index's declared form on DynamoDB (`dynamodb = ...`).
+    pub dynamodb: Option<DynamoDecl>,
+}
+
+/// `dynamodb = encoded` or `dynamodb = native` on an index.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum DynamoDecl {
+    Encoded,
+    Native,
 }
 
 /// An index that passed every check (`index(Name, ...)`).

@@ -42,7 +42,7 @@ pub use record::{Projection, Record, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
 pub use scan::{PhaseKnown, Phased, Unphased, DEFAULT_CONCURRENCY};
 pub use scan::{Projected, ProjectedScan};
-pub use schema::{Component, Format, Order, Salt, Schema};
+pub use schema::{Component, DynamoForm, Format, Order, Salt, Schema};
 
 /// Support for generated code: the only home of the hooks the derive calls.
 /// Not a public API: it changes without notice.
@@ -65,7 +65,8 @@ pub mod __private {
     pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};
     pub use crate::store::{AsyncStore, BoxFuture, RowError, RowStore, Store, TypedGet, TypedRow};
     pub use crate::{
-        encode_value, Component, DecodeError, Format, OneLayout, Order, RowKey, Salt, Schema,
+        encode_value, Component, DecodeError, DynamoForm, Format, OneLayout, Order, RowKey, Salt,
+        Schema,
     };
     pub use crate::{
         AsyncTypedRows, BucketArg, Cursor, Phased, ProjectedScan, ScanArg, ScanRangeSet,
@@ -159,6 +160,11 @@ pub mod __private {
     /// An index's entry layout declared `building`.
     pub const fn building(schema: Schema) -> Schema {
         schema.building()
+    }
+
+    /// An index's declared form on DynamoDB (`dynamodb = ...`).
+    pub const fn dynamodb_form(schema: Schema, form: crate::DynamoForm) -> Schema {
+        schema.with_dynamodb_form(form)
     }
 
     /// `#[rowkey_was(...)]`: the older layout and the cut-over.

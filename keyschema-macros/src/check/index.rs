@@ -11,7 +11,7 @@
 
 use super::{did_you_mean, error, Errors};
 use crate::attr::{IndexAttr, KeyAttr};
-use crate::model::{Field, IndexSpec, KeySpec, Place, SaltSpec};
+use crate::model::{DynamoDecl, Field, IndexSpec, KeySpec, Place, SaltSpec};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
@@ -71,8 +71,13 @@ pub fn synthesize(
         inherited.extend(quote!(, crate = #text));
     }
     let (vis, name) = (&row.vis, &index.name);
+    let on_dynamodb = match index.dynamodb.as_ref().map(|w| w.to_string()).as_deref() {
+        Some("native") => format!("declared `dynamodb = native`: a GSI `{name}` over the item's own typed attributes (its fields, with `{name}_shard` for the salt, `{name}_<field>_rev` for `rev` and `{name}_<field>_bucket` for `bucket`), which boto3 and the console query by field values; a store refuses to open if a component cannot be one"),
+        Some(_) => format!("declared `dynamodb = encoded`: a GSI `{name}` over the binary attributes `{name}_pk` and `{name}_sk`"),
+        None => format!("encoded (the default): a GSI `{name}` over the binary attributes `{name}_pk` and `{name}_sk`; `dynamodb = native` makes it a GSI over the item's own typed attributes"),
+    };
     let doc = format!(
-        "An entry of the index `{name}` of [`{row}`]: the row's fields in the index's key layout. Scan it with `{name}::scan()`, and read the rows it names whole with `.rows()` on the scan.",
+        "An entry of the index `{name}` of [`{row}`]: the row's fields in the index's key layout. Scan it with `{name}::scan()`, and read the rows it names whole with `.rows()` on the scan.\n\nOn DynamoDB this index is {on_dynamodb} (`DynamoStore::index_forms` says which form each index has, and why; docs/ENCODING.md, \"Indexes on DynamoDB\").",
         row = row.ident
     );
     let tokens = quote! {
@@ -150,6 +155,13 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
             errors.push(e);
             continue;
         }
+        let dynamodb = match dynamodb_form(index) {
+            Ok(form) => form,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
         if !fields_known(row, index, errors) {
             continue;
         }
@@ -171,6 +183,7 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
         }
         prefixes.push((name, written_prefix(&spec.prefix, spec.text_sep)));
         spec.building = index.building.is_some();
+        spec.dynamodb = dynamodb;
         out.push(IndexSpec {
             spec,
             input: synth.input,
@@ -179,6 +192,21 @@ pub fn check(row: &Row, errors: &mut Errors) -> Vec<IndexSpec> {
         });
     }
     out
+}
+
+/// `dynamodb = encoded` or `dynamodb = native`, when given.
+fn dynamodb_form(index: &IndexAttr) -> Result<Option<DynamoDecl>, darling::Error> {
+    let Some(word) = &index.dynamodb else {
+        return Ok(None);
+    };
+    match word.to_string().as_str() {
+        "encoded" => Ok(Some(DynamoDecl::Encoded)),
+        "native" => Ok(Some(DynamoDecl::Native)),
+        other => Err(error(
+            word.span(),
+            format!("`dynamodb = {other}` is no form of an index on DynamoDB: write `dynamodb = native` (a GSI over the item's own typed attributes) or `dynamodb = encoded` (a GSI over `{name}_pk` and `{name}_sk`)", name = index.name),
+        )),
+    }
 }
 
 /// Rules on the row: no layout history, no random salt (an entry names its

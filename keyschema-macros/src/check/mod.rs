@@ -139,6 +139,7 @@ pub fn check(input: &DeriveInput) -> Result<KeySpec, darling::Error> {
         was,
         indexes,
         building: false,
+        dynamodb: None,
     })
 }
 

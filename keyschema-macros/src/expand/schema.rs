@@ -60,6 +60,15 @@ pub(super) fn schema(spec: &KeySpec) -> TokenStream {
         false => declared,
         true => quote!(__ks::building(#declared)),
     };
+    let declared = match spec.dynamodb {
+        None => declared,
+        Some(crate::model::DynamoDecl::Encoded) => {
+            quote!(__ks::dynamodb_form(#declared, __ks::DynamoForm::Encoded))
+        }
+        Some(crate::model::DynamoDecl::Native) => {
+            quote!(__ks::dynamodb_form(#declared, __ks::DynamoForm::Native))
+        }
+    };
     let declared = match &spec.was {
         None => declared,
         Some(_) => quote!(__ks::with_history(#declared, &__KEYSCHEMA_HISTORY)),

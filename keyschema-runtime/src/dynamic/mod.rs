@@ -404,7 +404,38 @@ impl DynSchema {
             .collect())
     }
 
-    fn decode_components(&self, key: &[u8]) -> Result<Vec<Value>, DecodeError> {
+    /// The components a binary key's leading bytes hold whole, in key
+    /// order, from the first: a scan bound's (a native DynamoDB index reads
+    /// its Query's conditions from them). It stops at the first component
+    /// that does not decode (a bound ends inside it, or past the bound's
+    /// last); nothing for text keys, or bytes without the prefix and salt.
+    #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
+    pub(crate) fn decode_leading(&self, key: &[u8]) -> Vec<Value> {
+        let head = self.head();
+        let mut out = Vec::new();
+        if self.sep().is_some() || head.bucket_of(key).is_err() {
+            return out;
+        }
+        let mut pos = head.len();
+        for c in &self.components {
+            if c.transform == Transform::Reverse {
+                break;
+            }
+            let mut reader = Reader::at(key, pos, c.order == Order::Descending, c.name);
+            match component::decode_plain(c.encoding, &mut reader) {
+                Ok(value) => {
+                    pos = reader.offset();
+                    out.push(value);
+                }
+                Err(_) => break,
+            }
+        }
+        out
+    }
+
+    /// Each component's value (a bucket's, then its field's), in key
+    /// order, with [`decode`](Self::decode)'s checks.
+    pub(crate) fn decode_components(&self, key: &[u8]) -> Result<Vec<Value>, DecodeError> {
         if key.len() > limits::MAX_KEY_LEN {
             return Err(DecodeError::TooLong {
                 len: key.len(),

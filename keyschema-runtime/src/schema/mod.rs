@@ -31,6 +31,21 @@ pub enum Order {
     Descending,
 }
 
+/// How a DynamoDB store keeps an index, as its declaration says
+/// (`index(Name, ..., dynamodb = encoded)` or `dynamodb = native`): see
+/// `store::dynamodb::index_form` for the form each index gets, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DynamoForm {
+    /// Not declared: the encoded form (a GSI over `Name_pk` and `Name_sk`).
+    #[default]
+    Undeclared,
+    /// `dynamodb = encoded`: the encoded form, declared.
+    Encoded,
+    /// `dynamodb = native`: a GSI over the item's own typed attributes; a
+    /// store refuses to open when a component cannot be one.
+    Native,
+}
+
 /// The textual form of keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -102,6 +117,8 @@ pub struct Schema {
     entries: Option<EntriesFn>,
     /// An index's entry layout declared `building`.
     building: bool,
+    /// An index's declared form on DynamoDB (`dynamodb = ...`).
+    dynamodb: DynamoForm,
     /// The length of the prefix and the salt ([`header_len`](Self::header_len)),
     /// computed once: every decode reads it.
     header_len: usize,
@@ -142,6 +159,7 @@ impl Schema {
             indexes: &[],
             entries: None,
             building: false,
+            dynamodb: DynamoForm::Undeclared,
             header_len: 0,
         };
         schema.header_len = schema.head().len();
@@ -159,6 +177,19 @@ impl Schema {
     /// its scans are refused until the declaration drops `building`.
     pub fn is_building(&self) -> bool {
         self.building
+    }
+
+    /// Sets an index's declared form on DynamoDB (`dynamodb = ...`).
+    pub(crate) const fn with_dynamodb_form(mut self, form: DynamoForm) -> Self {
+        self.dynamodb = form;
+        self
+    }
+
+    /// An index's declared form on DynamoDB (`index(Name, ..., dynamodb =
+    /// encoded)` or `dynamodb = native`); [`DynamoForm::Undeclared`] when its
+    /// declaration names none, and for a row's own layout.
+    pub fn dynamodb_form(&self) -> DynamoForm {
+        self.dynamodb
     }
 
     /// Sets the index layouts (`index(Name, ...)`) and how a stored row's

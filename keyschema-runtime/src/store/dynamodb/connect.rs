@@ -1,7 +1,7 @@
 //! Connecting: the store's client (to the service, with the environment's
 //! credentials, or to a local server) and its table and key type.
 
-use super::{gsi, DynamoError, DynamoStore, ItemShape, RetryPolicy};
+use super::{DynamoError, DynamoStore, ItemShape, RetryPolicy};
 use crate::key::RowKey;
 use crate::schema::Schema;
 use aws_sdk_dynamodb::Client;
@@ -149,7 +149,7 @@ impl DynamoStore {
             counters: std::sync::Arc::default(),
             shape: ItemShape::default(),
             key_fields: None,
-            gsis: gsi::Gsi::all_of(schema),
+            gsis: std::sync::Arc::new([]),
         };
         store.check_indexes()?;
         store.with_shape(shape)

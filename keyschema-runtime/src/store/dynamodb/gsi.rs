@@ -11,9 +11,12 @@
 //! changed); a row written a moment ago may be missing from the index until
 //! DynamoDB has propagated it (usually within a second).
 
-use super::{DynamoError, DynamoStore, MAX_PARTITION_KEY, MAX_SORT_KEY};
-use crate::schema::Schema;
+use super::native::{native_parts, KeySource, NativeAttribute};
+use super::{DynamoError, DynamoStore, ItemShape, MAX_PARTITION_KEY, MAX_SORT_KEY};
+use crate::dynamic::DynSchema;
+use crate::schema::{DynamoForm, Schema};
 use aws_sdk_dynamodb::types::AttributeValue;
+use std::sync::Arc;
 
 /// One index as a GSI.
 #[derive(Debug, Clone)]
@@ -21,31 +24,104 @@ pub(super) struct Gsi {
     /// The index name and the GSI's.
     pub(super) name: &'static str,
     pub(super) schema: &'static Schema,
-    /// Its partition-key and sort-key attributes.
+    /// The encoded form's partition-key and sort-key attributes.
     pub(super) pk: String,
     pub(super) sk: Option<String>,
+    /// The native form's key attributes, when the index has it.
+    pub(super) native: Option<Arc<Native>>,
+}
+
+/// A native index's GSI (see `native.rs`).
+#[derive(Debug)]
+pub(super) struct Native {
+    /// Its partition (HASH) attributes, the salt's first.
+    pub(super) hash: Vec<NativeAttribute>,
+    /// Its sort (RANGE) attributes.
+    pub(super) range: Vec<NativeAttribute>,
+    /// The index's layout read at run time: an entry key's components.
+    pub(super) layout: DynSchema,
+    /// The row's value fields among its components that are no key
+    /// attribute of the GSI (a `rev` field's own value): projected into
+    /// the GSI, so that a read rebuilds the entry from its items.
+    pub(super) include: Vec<&'static str>,
+}
+
+impl Native {
+    /// The GSI's key attributes, HASH then RANGE.
+    pub(super) fn keys(&self) -> impl Iterator<Item = &NativeAttribute> {
+        self.hash.iter().chain(&self.range)
+    }
 }
 
 /// The shortest GSI name DynamoDB takes.
 const MIN_INDEX_NAME: usize = 3;
 
 impl Gsi {
-    /// The GSI of each index of `schema`, named once for the store's life.
-    pub(super) fn all_of(schema: &'static Schema) -> std::sync::Arc<[Gsi]> {
-        schema.indexes().map(Gsi::of).collect()
+    /// The GSI of each index of `schema` in items of `shape`, named once
+    /// for the store's life; an index declared `dynamodb = native` that
+    /// cannot be is refused, naming the component and why.
+    pub(super) fn all_of(
+        schema: &'static Schema,
+        shape: &ItemShape,
+    ) -> Result<Arc<[Gsi]>, DynamoError> {
+        schema
+            .indexes()
+            .map(|i| Gsi::of(schema, i, shape))
+            .collect()
     }
 
-    fn of(schema: &'static Schema) -> Self {
+    fn of(
+        row: &'static Schema,
+        schema: &'static Schema,
+        shape: &ItemShape,
+    ) -> Result<Self, DynamoError> {
         let name = schema.name();
         let sorted = schema
             .partition_components()
             .is_some_and(|n| n < schema.components().len());
-        Gsi {
+        let refuse = |reason: String| DynamoError::Shape {
+            schema: row.name(),
+            reason,
+        };
+        let native = match schema.dynamodb_form() {
+            DynamoForm::Native => {
+                let (hash, range) = native_parts(schema, row, shape).map_err(|why| {
+                    refuse(format!("its index `{name}` is declared `dynamodb = native`, but {why}: declare it `dynamodb = encoded` (a GSI over `{name}_pk` and `{name}_sk`)"))
+                })?;
+                let layout = DynSchema::from_json(&schema.to_json()).map_err(|e| {
+                    refuse(format!(
+                        "the layout of its index `{name}` cannot be read at run time: {e}"
+                    ))
+                })?;
+                let keys: Vec<&str> = hash.iter().chain(&range).map(|a| a.name.as_str()).collect();
+                let include = schema
+                    .components()
+                    .iter()
+                    .map(|c| c.name())
+                    .filter(|f| row.values().iter().any(|v| v.name == *f))
+                    .filter(|f| !keys.contains(f))
+                    .fold(Vec::new(), |mut out, f| {
+                        if !out.contains(&f) {
+                            out.push(f);
+                        }
+                        out
+                    });
+                Some(Arc::new(Native {
+                    hash,
+                    range,
+                    layout,
+                    include,
+                }))
+            }
+            _ => None,
+        };
+        Ok(Gsi {
             name,
             schema,
             pk: format!("{name}_pk"),
             sk: sorted.then(|| format!("{name}_sk")),
-        }
+            native,
+        })
     }
 
     /// An entry key of this index as its partition and sort parts.
@@ -75,11 +151,31 @@ impl DynamoStore {
             .cloned()
     }
 
-    /// Whether an attribute is one of an index's key attributes.
+    /// Whether an attribute is one the store writes for an index: an
+    /// encoded index's `_pk` and `_sk`, a native index's attributes of its
+    /// own (`_shard`, `_rev`, `_bucket`; not the fields it is keyed on).
     pub(super) fn is_index_attribute(&self, name: &str) -> bool {
+        self.gsis.iter().any(|g| match &g.native {
+            None => g.pk == name || g.sk.as_deref() == Some(name),
+            Some(native) => native
+                .keys()
+                .any(|a| a.name == name && !matches!(a.source, KeySource::Field(_))),
+        })
+    }
+
+    /// The form of each index of the key type on this store, in
+    /// declaration order: native (its GSI's key attributes) or encoded,
+    /// and why ([`index_form`](super::index_form)).
+    pub fn index_forms(&self) -> Vec<(&'static str, super::IndexForm)> {
         self.gsis
             .iter()
-            .any(|g| g.pk == name || g.sk.as_deref() == Some(name))
+            .map(|g| {
+                (
+                    g.name,
+                    super::index_form(g.schema, self.schema, &self.shape),
+                )
+            })
+            .collect()
     }
 
     /// The entry key of a GSI's item: its `_pk` and `_sk` together.
@@ -118,13 +214,16 @@ impl DynamoStore {
     }
 
     /// The index key attributes of the row stored under `key` with
-    /// `value` (item `index` of its batch), checked against DynamoDB's key
-    /// limits: each index the row has an entry in, its `_pk` and `_sk`.
+    /// `value` (item `index` of its batch, whose other attributes `item`
+    /// holds), checked against DynamoDB's key limits: for each index the
+    /// row has an entry in, an encoded index's `_pk` and `_sk`, a native
+    /// index's attributes of its own (`native_keys.rs`).
     pub(super) fn index_attributes(
         &self,
         index: usize,
         key: &[u8],
         value: &[u8],
+        item: &std::collections::HashMap<String, AttributeValue>,
     ) -> Result<Vec<(String, AttributeValue)>, DynamoError> {
         let mut out = Vec::new();
         if !self.schema.has_indexes() {
@@ -135,6 +234,10 @@ impl DynamoStore {
             let Some(entry) = entries.iter().find(|e| gsi.schema.bucket_of(e).is_ok()) else {
                 continue;
             };
+            if let Some(native) = &gsi.native {
+                out.extend(self.native_attributes(index, key, gsi, native, entry, item)?);
+                continue;
+            }
             let (partition, sort) = gsi.split(entry)?;
             let limit = |what, len, max| DynamoError::Limit {
                 index,

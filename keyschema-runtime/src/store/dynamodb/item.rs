@@ -156,7 +156,7 @@ pub(super) fn key_field_attributes(
         .collect()
 }
 
-fn key_attribute(value: Value) -> Option<AttributeValue> {
+pub(super) fn key_attribute(value: Value) -> Option<AttributeValue> {
     let number = |text: String| {
         let digits = text.bytes().filter(u8::is_ascii_digit).count();
         (digits <= 38).then_some(AttributeValue::N(text))

@@ -8,6 +8,7 @@
 //! still holds what the Scan read.
 
 use super::gsi::Gsi;
+use super::native::KeySource;
 use super::{item, request_error, DynamoError, DynamoStore};
 use crate::schema::Schema;
 use crate::store::{BoxFuture, BoxTableStream, EntryChange, TablePass, TableRow};
@@ -113,11 +114,7 @@ impl DynamoStore {
         };
         let mut action = CreateGlobalSecondaryIndexAction::builder()
             .index_name(gsi.name)
-            .projection(
-                aws_sdk_dynamodb::types::Projection::builder()
-                    .projection_type(aws_sdk_dynamodb::types::ProjectionType::All)
-                    .build(),
-            );
+            .projection(super::table::projection(gsi));
         let mut request = self.client.update_table().table_name(&self.table);
         for (definition, element) in self.gsi_keys(gsi, "UpdateTable")? {
             request = request.attribute_definitions(definition);
@@ -185,9 +182,10 @@ impl DynamoStore {
             return Ok(None);
         }
         let value = self.value_of(&key, item)?;
-        let carried = match item.contains_key(&gsi.pk) {
-            true => Some(self.entry_key_of(gsi, item)?),
-            false => None,
+        let carried = match (&gsi.native, item.contains_key(&gsi.pk)) {
+            (Some(_), _) => self.native_carried(gsi, &key, &value, item),
+            (None, true) => Some(self.entry_key_of(gsi, item)?),
+            (None, false) => None,
         };
         Ok(Some(TableRow {
             key,
@@ -204,9 +202,12 @@ impl DynamoStore {
         index: usize,
         change: &EntryChange,
     ) -> Result<bool, DynamoError> {
+        if gsi.native.is_some() {
+            return self.set_native_entry(gsi, index, change).await;
+        }
         let key = self.key_item(index, &change.key)?;
         let attributes: Vec<(String, AttributeValue)> = self
-            .index_attributes(index, &change.key, &change.value)?
+            .index_attributes(index, &change.key, &change.value, &HashMap::new())?
             .into_iter()
             .filter(|(name, _)| *name == gsi.pk || gsi.sk.as_deref() == Some(name.as_str()))
             .collect();
@@ -295,6 +296,163 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// The entry a native index's GSI holds `item` under: the row's entry,
+    /// when the item carries every attribute of the index's own as a write
+    /// of its row puts them (its fields are the item's already); `None`
+    /// when it lacks one or one differs (a pass gives it them).
+    fn native_carried(
+        &self,
+        gsi: &Gsi,
+        key: &[u8],
+        value: &[u8],
+        item: &HashMap<String, AttributeValue>,
+    ) -> Option<Vec<u8>> {
+        let wanted = self.put_item(0, key, value).ok()?;
+        let native = gsi.native.as_ref()?;
+        let own = |name: &str| {
+            native
+                .keys()
+                .any(|a| a.name == name && !matches!(a.source, KeySource::Field(_)))
+        };
+        let all_there = native
+            .keys()
+            .all(|a| wanted.contains_key(&a.name) && item.get(&a.name) == wanted.get(&a.name));
+        let extra = item.keys().any(|n| own(n) && !wanted.contains_key(n));
+        let entries = self.schema.stored_entries(key, value);
+        let entry = entries
+            .into_iter()
+            .find(|e| gsi.schema.bucket_of(e).is_ok())?;
+        (all_there && !extra).then_some(entry)
+    }
+
+    /// The entries a page of a native GSI's items stand for, each with its
+    /// row as the table holds it now (a consistent BatchGetItem: the GSI
+    /// projects the index's fields only). An entry whose item is not where
+    /// its entry sorts, or whose row is gone, carries none (it is stale).
+    async fn native_entries(
+        &self,
+        gsi: &Gsi,
+        items: &[HashMap<String, AttributeValue>],
+    ) -> Result<Vec<TableRow>, DynamoError> {
+        let Some(native) = &gsi.native else {
+            return Ok(Vec::new());
+        };
+        let mut found = Vec::with_capacity(items.len());
+        for item in items {
+            let key = self.key_of(item)?;
+            if self.schema.head().check_prefix(&key).is_err() {
+                continue;
+            }
+            let carried = self.native_entry_of(gsi, native, item)?;
+            found.push((key, carried));
+        }
+        let rows: HashMap<Vec<u8>, Vec<u8>> = self
+            .get_many(found.iter().map(|(key, _)| key.clone()).collect())
+            .await?
+            .into_iter()
+            .collect();
+        Ok(found
+            .into_iter()
+            .map(|(key, carried)| match rows.get(&key) {
+                Some(value) => TableRow {
+                    value: value.clone(),
+                    key,
+                    carried,
+                },
+                None => TableRow {
+                    key,
+                    value: Vec::new(),
+                    carried: None,
+                },
+            })
+            .collect())
+    }
+
+    /// One conditional UpdateItem giving the item under `change.key` the
+    /// attributes of its own the native index `gsi` needs (or removing
+    /// them when the row has no entry), while the item is there with the
+    /// index's value fields as read. They follow from the key and those
+    /// fields alone, so whatever the item held before is overwritten.
+    async fn set_native_entry(
+        &self,
+        gsi: &Gsi,
+        index: usize,
+        change: &EntryChange,
+    ) -> Result<bool, DynamoError> {
+        let Some(native) = &gsi.native else {
+            return Ok(false);
+        };
+        let key = self.key_item(index, &change.key)?;
+        let item = self.put_item(index, &change.key, &change.value)?;
+        let own: Vec<&str> = native
+            .keys()
+            .filter(|a| !matches!(a.source, KeySource::Field(_)))
+            .map(|a| a.name.as_str())
+            .collect();
+        let mut names = HashMap::from([("#k".to_string(), self.shape.partition_key.clone())]);
+        let mut values = HashMap::new();
+        let has_entry = own.iter().all(|n| item.contains_key(*n));
+        let mut parts = Vec::new();
+        for (n, name) in own.iter().enumerate() {
+            names.insert(format!("#a{n}"), name.to_string());
+            match item.get(*name) {
+                Some(value) if has_entry => {
+                    parts.push(format!("#a{n} = :a{n}"));
+                    values.insert(format!(":a{n}"), value.clone());
+                }
+                _ => parts.push(format!("#a{n}")),
+            }
+        }
+        if parts.is_empty() {
+            // Keyed on the fields alone: DynamoDB keeps the GSI itself.
+            return Ok(true);
+        }
+        let update = match has_entry {
+            true => format!("SET {}", parts.join(", ")),
+            false => format!("REMOVE {}", parts.join(", ")),
+        };
+        let mut condition = vec!["attribute_exists(#k)".to_string()];
+        let indexed = gsi
+            .schema
+            .components()
+            .iter()
+            .map(|c| c.name())
+            .filter(|name| self.schema.values().iter().any(|f| f.name == *name));
+        for (n, name) in indexed.enumerate() {
+            names.insert(format!("#v{n}"), name.to_string());
+            match item.get(name) {
+                Some(value) => {
+                    condition.push(format!("#v{n} = :v{n}"));
+                    values.insert(format!(":v{n}"), value.clone());
+                }
+                None => condition.push(format!("attribute_not_exists(#v{n})")),
+            }
+        }
+        super::Counters::count(&self.counters.update_item);
+        let answer = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key))
+            .update_expression(update)
+            .condition_expression(condition.join(" AND "))
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .send()
+            .await;
+        match answer {
+            Ok(_) => Ok(true),
+            Err(SdkError::ServiceError(e))
+                if e.err().code() == Some("ConditionalCheckFailedException") =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(request_error("UpdateItem", e)),
+        }
+    }
+}
+
 /// The placeholders of a GSI's key attributes: `ip` and `is`.
 fn placeholders(gsi: &Gsi, mark: &str) -> Vec<String> {
     let mut out = vec![format!("{mark}ip")];
@@ -318,12 +476,25 @@ struct PassState {
     page: usize,
     start: Option<HashMap<String, AttributeValue>>,
     ready: VecDeque<HashMap<String, AttributeValue>>,
+    /// A native GSI's entries with their rows, read whole from the table.
+    rows: VecDeque<TableRow>,
     done: bool,
 }
 
 impl PassState {
     async fn next(&mut self) -> Option<Result<TableRow, DynamoError>> {
         loop {
+            if let Some(row) = self.rows.pop_front() {
+                return Some(Ok(row));
+            }
+            if self.from_index && self.gsi.native.is_some() && !self.ready.is_empty() {
+                let items: Vec<_> = self.ready.drain(..).collect();
+                match self.store.native_entries(&self.gsi, &items).await {
+                    Ok(rows) => self.rows.extend(rows),
+                    Err(e) => return Some(Err(e)),
+                }
+                continue;
+            }
             if let Some(item) = self.ready.pop_front() {
                 match self.store.table_row(&self.gsi, &item) {
                     Ok(Some(row)) => return Some(Ok(row)),
@@ -384,6 +555,7 @@ impl TablePass for DynamoStore {
                         page,
                         start: start.filter(|_| !from_index),
                         ready: VecDeque::new(),
+                        rows: VecDeque::new(),
                         done: false,
                     })
             }

@@ -28,6 +28,8 @@ mod gsi;
 mod item;
 mod items;
 mod live;
+mod native;
+mod native_keys;
 mod read;
 mod sample;
 mod shape;
@@ -35,6 +37,7 @@ mod table;
 mod write;
 
 pub use item::MAX_DEPTH;
+pub use native::{index_form, IndexForm, KeyKind, KeySource, NativeAttribute, MAX_KEY_ATTRIBUTES};
 pub use sample::KeySample;
 pub use shape::{ItemShape, MAX_KEY_ATTRIBUTE_NAME};
 pub use write::MAX_BATCH_ITEMS;
@@ -204,6 +207,22 @@ pub enum DynamoError {
         /// Why.
         message: String,
     },
+    /// A field a native index is keyed on cannot be a key attribute of its
+    /// GSI (an empty string or bytes, or an attribute of another type than
+    /// the GSI's); nothing of the batch was sent.
+    #[error("item {index} (key {}): field `{field}` cannot be a key attribute of the native index `{gsi}`'s GSI: {message}; nothing was sent", crate::limits::ShortKey(key))]
+    NativeKey {
+        /// Its index in the batch.
+        index: usize,
+        /// Its key (cut to 64 bytes).
+        key: Vec<u8>,
+        /// The index (and its GSI's name).
+        gsi: &'static str,
+        /// The field.
+        field: String,
+        /// Why, and what to do.
+        message: String,
+    },
     /// A raw value written for a key type whose rows are whole: its value
     /// fields are attributes, and bytes are not value fields.
     #[error("item {index} (key {}): `{schema}` stores its value fields as attributes and this value is not its value fields ({message}): write whole rows (`put_record`), or declare no value fields to store raw values; nothing was sent", crate::limits::ShortKey(key))]
@@ -354,6 +373,7 @@ impl DynamoStore {
     /// attributes); a shape whose names clash is a [`DynamoError::Shape`].
     pub fn with_shape(mut self, shape: ItemShape) -> Result<Self, DynamoError> {
         shape.check(self.schema)?;
+        self.gsis = gsi::Gsi::all_of(self.schema, &shape)?;
         self.key_fields = if shape.key_fields {
             let layout =
                 DynSchema::from_json(&self.schema.to_json()).map_err(|e| DynamoError::Shape {

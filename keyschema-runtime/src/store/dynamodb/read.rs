@@ -22,6 +22,8 @@ struct QueryPlan {
     partition: Vec<u8>,
     lo: Vec<u8>,
     hi: Option<Vec<u8>>,
+    /// A native index's Query (its GSI's own attributes), instead.
+    native: Option<super::native_keys::NativeQuery>,
 }
 
 impl DynamoStore {
@@ -152,7 +154,11 @@ impl DynamoStore {
         };
         let at = layout.partition_end(start).map_err(|_| unbound())?;
         let partition = &start[..at];
-        if partition.len() > super::MAX_PARTITION_KEY {
+        let native = match gsi.and_then(|g| g.native.as_ref().map(|n| (g, n))) {
+            Some((g, n)) => Some(self.native_query(g, n, start, range.end())?),
+            None => None,
+        };
+        if native.is_none() && partition.len() > super::MAX_PARTITION_KEY {
             return Err(DynamoError::ReadLimit {
                 operation: "Query",
                 key: start[..start.len().min(64)].to_vec(),
@@ -170,6 +176,7 @@ impl DynamoStore {
             partition: partition.to_vec(),
             lo: start[at..].to_vec(),
             hi,
+            native,
         })
     }
 
@@ -220,6 +227,8 @@ impl DynamoStore {
             store: self.clone(),
             // A GSI's entries are read for their keys alone.
             projection: match &gsi {
+                // A native GSI's items: its keys and the projected fields.
+                Some(g) if g.native.is_some() => None,
                 Some(g) => Some(gsi_keys(g)),
                 None => projection.map(|fields| self.projection_expression(fields)),
             },
@@ -381,6 +390,9 @@ impl QueryState {
 
     /// Reads one page of the Query into `ready`.
     async fn page(&mut self, plan: &QueryPlan) -> Result<(), DynamoError> {
+        if let Some(query) = &plan.native {
+            return self.native_page(query).await;
+        }
         let store = &self.store;
         let (pk, sk) = match &self.gsi {
             Some(g) => (g.pk.as_str(), g.sk.as_deref()),
@@ -456,6 +468,64 @@ impl QueryState {
                 None => store.value_of(&key, item),
             };
             self.ready.push_back(value.map(|value| (key, value)));
+        }
+        self.start_key = response.last_evaluated_key().cloned();
+        self.done = self.start_key.is_none();
+        Ok(())
+    }
+}
+
+impl QueryState {
+    /// Reads one page of a native index's Query into `ready`: each item's
+    /// entry rebuilt, those before the range dropped, and the Query ended
+    /// at the first past it (the GSI returns them in entry order).
+    async fn native_page(
+        &mut self,
+        query: &super::native_keys::NativeQuery,
+    ) -> Result<(), DynamoError> {
+        let store = &self.store;
+        let Some((gsi, native)) = self
+            .gsi
+            .as_ref()
+            .and_then(|g| g.native.as_ref().map(|n| (g, n)))
+        else {
+            return Ok(());
+        };
+        let mut request = store
+            .client
+            .query()
+            .table_name(&store.table)
+            .index_name(gsi.name)
+            .scan_index_forward(self.direction == Direction::Forward)
+            .key_condition_expression(&query.condition)
+            .set_expression_attribute_names(Some(query.names.clone()))
+            .set_expression_attribute_values(Some(query.values.clone()))
+            .set_exclusive_start_key(self.start_key.take());
+        if let Some(n) = self.limit {
+            let wanted = n.saturating_sub(self.returned).saturating_add(1);
+            request = request.limit(i32::try_from(wanted).unwrap_or(i32::MAX));
+        }
+        super::Counters::count(&store.counters.query);
+        let response = request
+            .send()
+            .await
+            .map_err(|e| request_error("Query", e))?;
+        let forward = self.direction == Direction::Forward;
+        for item in response.items() {
+            let Some(entry) = store.native_entry_of(gsi, native, item)? else {
+                continue;
+            };
+            let before = entry < query.start;
+            let past = query.end.as_ref().is_some_and(|end| entry >= *end);
+            match (forward, before, past) {
+                (true, _, true) | (false, true, _) => {
+                    self.done = true;
+                    self.start_key = None;
+                    return Ok(());
+                }
+                (true, true, _) | (false, _, true) => continue,
+                _ => self.ready.push_back(Ok((entry, Vec::new()))),
+            }
         }
         self.start_key = response.last_evaluated_key().cloned();
         self.done = self.start_key.is_none();

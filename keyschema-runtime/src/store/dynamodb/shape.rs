@@ -60,7 +60,8 @@ impl ItemShape {
     /// attributes under one name, a key attribute with the name of a
     /// field stored beside it (or of `v`, the raw value's attribute), a key
     /// field named `v` beside a raw value, or a field or key attribute
-    /// named like an index's GSI attribute (`Name_pk`, `Name_sk`).
+    /// named like an index's GSI attribute (`Name_pk`, `Name_sk`; a native
+    /// index's `Name_shard`, `Name_<field>_rev`, `Name_<field>_bucket`).
     pub(super) fn check(&self, schema: &Schema) -> Result<(), DynamoError> {
         let refuse = |reason: String| {
             Err(DynamoError::Shape {
@@ -113,10 +114,27 @@ impl ItemShape {
         }
         // An index's GSI key attributes sit beside the fields.
         for index in schema.indexes() {
-            for gsi_attribute in [
+            // A native index's attributes of its own (`_shard`, `_rev`,
+            // `_bucket`); its fields' own are the item's anyway.
+            let native = match index.dynamodb_form() {
+                crate::schema::DynamoForm::Native => {
+                    super::native::native_parts(index, schema, self)
+                        .map(|(hash, range)| {
+                            hash.into_iter()
+                                .chain(range)
+                                .filter(|a| !matches!(a.source, super::native::KeySource::Field(_)))
+                                .map(|a| a.name)
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            let encoded = [
                 format!("{}_pk", index.name()),
                 format!("{}_sk", index.name()),
-            ] {
+            ];
+            for gsi_attribute in encoded.into_iter().chain(native) {
                 if let Some((_, role)) = beside.iter().find(|(name, _)| *name == gsi_attribute) {
                     return refuse(format!(
                         "the {role} `{gsi_attribute}` has the name of a key attribute of the index `{}`'s GSI, and one item cannot hold both: rename the field or the index",

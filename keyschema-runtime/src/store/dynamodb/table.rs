@@ -46,16 +46,17 @@ impl DynamoStore {
                 .attribute_definitions(definition)
                 .key_schema(element);
         }
+        // An attribute two GSIs are keyed on is defined once.
+        let mut defined: Vec<String> = attributes.iter().map(|(n, _)| n.to_string()).collect();
         for gsi in self.gsis() {
             let mut index = aws_sdk_dynamodb::types::GlobalSecondaryIndex::builder()
                 .index_name(gsi.name)
-                .projection(
-                    aws_sdk_dynamodb::types::Projection::builder()
-                        .projection_type(aws_sdk_dynamodb::types::ProjectionType::All)
-                        .build(),
-                );
+                .projection(projection(gsi));
             for (definition, element) in self.gsi_keys(gsi, "CreateTable")? {
-                request = request.attribute_definitions(definition);
+                if !defined.iter().any(|d| d == definition.attribute_name()) {
+                    defined.push(definition.attribute_name().to_string());
+                    request = request.attribute_definitions(definition);
+                }
                 index = index.key_schema(element);
             }
             request = request.global_secondary_indexes(
@@ -89,15 +90,31 @@ impl DynamoStore {
         } else {
             ScalarAttributeType::B
         };
-        let mut keys = vec![(gsi.pk.as_str(), KeyType::Hash)];
-        if let Some(sk) = &gsi.sk {
-            keys.push((sk.as_str(), KeyType::Range));
+        let mut keys = Vec::new();
+        match &gsi.native {
+            None => {
+                keys.push((gsi.pk.as_str(), KeyType::Hash, scalar.clone()));
+                if let Some(sk) = &gsi.sk {
+                    keys.push((sk.as_str(), KeyType::Range, scalar));
+                }
+            }
+            Some(native) => {
+                for (attributes, key_type) in [
+                    (&native.hash, KeyType::Hash),
+                    (&native.range, KeyType::Range),
+                ] {
+                    for a in attributes {
+                        let kind = ScalarAttributeType::from(a.kind.as_str());
+                        keys.push((a.name.as_str(), key_type.clone(), kind));
+                    }
+                }
+            }
         }
         keys.into_iter()
-            .map(|(name, key_type)| {
+            .map(|(name, key_type, scalar)| {
                 let definition = AttributeDefinition::builder()
                     .attribute_name(name)
-                    .attribute_type(scalar.clone())
+                    .attribute_type(scalar)
                     .build()
                     .map_err(|e| request_error(operation, e))?;
                 let element = KeySchemaElement::builder()
@@ -117,13 +134,25 @@ impl DynamoStore {
         self.create_table().await
     }
 
-    /// Checks that the table has a GSI for each index of the key type, over
-    /// its `_pk` and `_sk` attributes; an index declared `building` may
-    /// have none yet ([`add_indexes`](Self::add_indexes) makes it).
+    /// Checks that the table has a GSI for each index of the key type in
+    /// the index's form: an encoded index's over its `_pk` and `_sk`
+    /// attributes, a native index's over its typed attributes (and
+    /// projecting the value fields a read rebuilds its entries from); an
+    /// index declared `building` may have none yet
+    /// ([`add_indexes`](Self::add_indexes) makes it). A GSI of the other
+    /// form is refused, with the form each has and what to do.
     pub(super) fn check_gsis(
         &self,
         table: &aws_sdk_dynamodb::types::TableDescription,
     ) -> Result<(), DynamoError> {
+        let typed = |name: &str| {
+            table
+                .attribute_definitions()
+                .iter()
+                .find(|d| d.attribute_name() == name)
+                .map_or("?", |d| d.attribute_type().as_str())
+                .to_string()
+        };
         for gsi in self.gsis() {
             let found = table
                 .global_secondary_indexes()
@@ -132,31 +161,51 @@ impl DynamoStore {
             if found.is_none() && gsi.schema.is_building() {
                 continue;
             }
+            let mismatch = |reason: String| DynamoError::TableMismatch {
+                table: self.table.clone(),
+                reason,
+            };
+            let form = super::index_form(gsi.schema, self.schema, &self.shape);
+            // Each key attribute as `name KEYTYPE TYPE` (`site HASH S`).
             let keys: Vec<String> = found
                 .map(|g| {
                     g.key_schema()
                         .iter()
-                        .map(|k| format!("{} {}", k.attribute_name(), k.key_type().as_str()))
+                        .map(|k| {
+                            let name = k.attribute_name();
+                            format!("{name} {} {}", k.key_type().as_str(), typed(name))
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut wanted = vec![format!("{} HASH", gsi.pk)];
-            if let Some(sk) = &gsi.sk {
-                wanted.push(format!("{sk} RANGE"));
+            let wanted = gsi_wanted(gsi, self.text());
+            if keys == wanted {
+                if let Some(missing) = found.and_then(|g| unprojected(gsi, g)) {
+                    return Err(mismatch(format!(
+                        "its GSI `{}` does not project `{missing}`, which a read of the native index `{}` rebuilds its entries from: recreate the GSI with `add_indexes` (DeleteTable's GSI first, UpdateTable), or project ALL",
+                        gsi.name, gsi.name
+                    )));
+                }
+                continue;
             }
-            if keys != wanted {
-                return Err(DynamoError::TableMismatch {
-                    table: self.table.clone(),
-                    reason: format!(
-                        "`{}` has the index `{}`, and the table has {} where it needs a GSI `{}` over [{}]: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (README, \"Indexes\", \"An index added to a live table\")",
-                        self.schema.name(),
-                        gsi.name,
-                        if found.is_some() { format!("a GSI `{}` over [{}]", gsi.name, keys.join(", ")) } else { "no such GSI".to_string() },
-                        gsi.name,
-                        wanted.join(", "),
-                    ),
-                });
-            }
+            let other = Gsi {
+                native: None,
+                ..gsi.clone()
+            };
+            let encoded_keys = gsi_wanted(&other, self.text());
+            let what = match (&gsi.native, found) {
+                (_, None) => format!("no GSI `{}`", gsi.name),
+                (Some(_), Some(_)) if keys == encoded_keys => format!("a GSI `{}` of the encoded form, over [{}], and the index is declared `dynamodb = native`: keep it `dynamodb = encoded` on this table, or declare the native index under a new name and create its GSI with `add_indexes` (README, \"Indexes on DynamoDB\"), then drop the encoded one", gsi.name, keys.join(", ")),
+                (None, Some(_)) if keys.iter().all(|k| !k.starts_with(&format!("{}_pk ", gsi.name))) => format!("a GSI `{}` over [{}], which is not the encoded form ({form}): declare the index `dynamodb = native` if the GSI is its native form", gsi.name, keys.join(", ")),
+                (_, Some(_)) => format!("a GSI `{}` over [{}]", gsi.name, keys.join(", ")),
+            };
+            return Err(mismatch(format!(
+                "`{}` has the index `{}` ({form}), and the table has {what}, where it needs a GSI `{}` over [{}]: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (README, \"Indexes\", \"An index added to a live table\")",
+                self.schema.name(),
+                gsi.name,
+                gsi.name,
+                wanted.join(", "),
+            )));
         }
         Ok(())
     }
@@ -269,5 +318,71 @@ impl DynamoStore {
                 wanted.join(", "),
             ),
         })
+    }
+}
+
+/// The key schema `gsi` needs, each attribute as `name KEYTYPE TYPE`.
+fn gsi_wanted(gsi: &Gsi, text: bool) -> Vec<String> {
+    let scalar = if text { "S" } else { "B" };
+    match &gsi.native {
+        None => {
+            let mut wanted = vec![format!("{} HASH {scalar}", gsi.pk)];
+            if let Some(sk) = &gsi.sk {
+                wanted.push(format!("{sk} RANGE {scalar}"));
+            }
+            wanted
+        }
+        Some(native) => native
+            .hash
+            .iter()
+            .map(|a| format!("{} HASH {}", a.name, a.kind.as_str()))
+            .chain(
+                native
+                    .range
+                    .iter()
+                    .map(|a| format!("{} RANGE {}", a.name, a.kind.as_str())),
+            )
+            .collect(),
+    }
+}
+
+/// A value field a native index's reads need that the GSI `found` does
+/// not project, if any.
+fn unprojected(
+    gsi: &Gsi,
+    found: &aws_sdk_dynamodb::types::GlobalSecondaryIndexDescription,
+) -> Option<&'static str> {
+    use aws_sdk_dynamodb::types::ProjectionType;
+    let native = gsi.native.as_ref()?;
+    let projection = found.projection()?;
+    let projected: &[String] = match projection.projection_type() {
+        Some(ProjectionType::All) | None => return None,
+        Some(ProjectionType::Include) => projection.non_key_attributes(),
+        Some(_) => &[],
+    };
+    native
+        .include
+        .iter()
+        .find(|f| !projected.iter().any(|p| p == *f))
+        .copied()
+}
+
+/// The projection of `gsi`: an encoded index's every attribute (as
+/// before); a native index's the value fields among its components that
+/// are no key attribute of it (a read rebuilds its entries from them),
+/// or its keys only.
+pub(super) fn projection(gsi: &Gsi) -> aws_sdk_dynamodb::types::Projection {
+    use aws_sdk_dynamodb::types::{Projection, ProjectionType};
+    match &gsi.native {
+        None => Projection::builder()
+            .projection_type(ProjectionType::All)
+            .build(),
+        Some(native) if native.include.is_empty() => Projection::builder()
+            .projection_type(ProjectionType::KeysOnly)
+            .build(),
+        Some(native) => Projection::builder()
+            .projection_type(ProjectionType::Include)
+            .set_non_key_attributes(Some(native.include.iter().map(|f| f.to_string()).collect()))
+            .build(),
     }
 }

@@ -127,12 +127,16 @@ impl DynamoStore {
                 let entries: Vec<(&str, &AttributeValue)> =
                     fields.iter().map(|(name, v)| (name.as_str(), v)).collect();
                 let stored = super::item::field_map(&entries);
-                item.extend(self.index_attributes(index, key, &stored)?);
+                item.extend(fields);
+                let attributes = self.index_attributes(index, key, &stored, &item)?;
+                item.extend(attributes);
+            } else {
+                item.extend(fields);
             }
-            item.extend(fields);
         } else {
             // The index key attributes: DynamoDB keeps each index's GSI.
-            item.extend(self.index_attributes(index, key, value)?);
+            let attributes = self.index_attributes(index, key, value, &item)?;
+            item.extend(attributes);
             item.insert(
                 VALUE.to_string(),
                 AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(value.to_vec())),
