@@ -229,7 +229,7 @@ impl Rng {
         ];
         match self.below(4) {
             0 => return special[self.below(special.len() as u64) as usize],
-            // Within DynamoDB's numbers (1E-130 to 9.99E+125).
+            // Within DynamoDB's numbers (1E-130 to 9.9999999999999999999999999999999999999E+125).
             1 | 2 => {
                 let mantissa = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
                 let sign = if self.chance() { -1.0 } else { 1.0 };

@@ -102,7 +102,8 @@ def floats(v):
 
 def dynamodb_number(v):
     """Whether DynamoDB's ``N`` holds the float (ENCODING.md: 1E-130 to
-    9.99E+125 in magnitude, or zero)."""
+    9.9999999999999999999999999999999999999E+125 in magnitude, or zero; no
+    float lies between that and 1e126)."""
     return v == 0 or 1e-130 <= abs(v) < 1e126
 
 

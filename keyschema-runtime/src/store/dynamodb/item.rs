@@ -40,8 +40,12 @@ pub const MAX_DEPTH: usize = 32;
 
 /// The smallest magnitude DynamoDB's `N` holds, other than zero.
 const MIN_NUMBER: f64 = 1e-130;
-/// The first magnitude above DynamoDB's `N` range (9.99...E+125).
+/// The first magnitude above DynamoDB's `N` range, whose largest number is
+/// 9.9999999999999999999999999999999999999E+125 (38 nines): no `f64` lies
+/// between the two, so the largest float below this one is held.
 const MAX_NUMBER: f64 = 1e126;
+/// DynamoDB's number range, in its documentation's words ("Data types").
+const RANGE: &str = "positive 1E-130 to 9.9999999999999999999999999999999999999E+125, negative -9.9999999999999999999999999999999999999E+125 to -1E-130, and zero";
 
 /// The attributes of a row's value fields, from the field map `value`; an
 /// error names the field DynamoDB cannot hold, and why.
@@ -139,8 +143,9 @@ fn set_type(value: &AttributeValue) -> Option<&'static str> {
 /// The readable attributes of a key's fields: each field of `key` under
 /// its own name, in DynamoDB's type for it (`N`, `S`, `B`, `BOOL`). A
 /// `None` field has no attribute (a GSI over it is sparse), nor has a
-/// float `N` cannot hold (NaN, infinities, beyond 1E+126) or an integer of
-/// more than 38 digits.
+/// float `N` cannot hold (NaN, infinities, a nonzero magnitude outside
+/// 1E-130 to 9.9999999999999999999999999999999999999E+125) or an integer
+/// of more than 38 digits.
 pub(super) fn key_field_attributes(
     schema: &DynSchema,
     key: &[u8],
@@ -203,7 +208,7 @@ fn float32(v: f32) -> Result<String, String> {
 }
 
 /// Refuses a float DynamoDB's `N` cannot hold: NaN, an infinity, a
-/// magnitude outside 1E-130 to 9.99E+125 (zero is held).
+/// nonzero magnitude outside 1E-130 to 9.9999999999999999999999999999999999999E+125.
 fn check_float(v: f64) -> Result<(), String> {
     if !v.is_finite() {
         return Err(format!("{v} is not a number DynamoDB holds (N is finite)"));
@@ -211,7 +216,7 @@ fn check_float(v: f64) -> Result<(), String> {
     let magnitude = v.abs();
     if magnitude != 0.0 && !(MIN_NUMBER..MAX_NUMBER).contains(&magnitude) {
         return Err(format!(
-            "{v:e} is outside DynamoDB's number range (1E-130 to 9.99E+125 in magnitude, or zero)"
+            "{v:e} is outside DynamoDB's number range ({RANGE}); keep it in a string field (or as text) to store it"
         ));
     }
     Ok(())
