@@ -213,6 +213,19 @@ class CrossRows(unittest.TestCase):
         self.check("low-level item", low)
         self.check("resource item", resource)
 
+    def test_values_rust_refuses_are_refused(self):
+        """refused.jsonl: stored values the Rust reader refuses, with what it
+        says; Python refuses each, saying the same."""
+        from keyschema import DecodeError
+        with open(os.path.join(ROWS, "refused.jsonl"), encoding="utf-8") as f:
+            schema = Schema.from_json(json.dumps(json.loads(f.readline())["schema"]))
+            cases = [json.loads(line) for line in f]
+        for case in cases:
+            with self.assertRaises(DecodeError, msg=case) as caught:
+                schema.decode_values(bytes.fromhex(case["value"]))
+            self.assertTrue(str(caught.exception).endswith(": " + case["said"]), (str(caught.exception), case["said"]))
+        sys.stderr.write("refused: %d values, %d refused alike\n" % (len(cases), len(cases)))
+
     @unittest.skipIf(not BOTO3, "KEYSCHEMA_ROWS_BOTO3 is not set (tests/python_rows.rs sets it under the interop venv)")
     def test_boto3s_type_deserializer(self):
         from boto3.dynamodb.types import TypeDeserializer
