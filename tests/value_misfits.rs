@@ -106,6 +106,7 @@ fn ordered_cases() -> Vec<(&'static str, Vec<u8>, Result<Probe, String>)> {
         ("name", vec![0xc4, 3, b'a', b'b', b'c'], expected("3 bytes (616263)", "a string")),
         ("flag", vec![0xa4, b't', b'r', b'u', b'e'], expected("the string \"true\"", "a boolean")),
         ("scores", vec![0xa1, b'x'], expected("the string \"x\"", "an array")),
+        ("scores", vec![0xc4, 2, 1, 2], expected("2 bytes (0102)", "an array")),
         ("place", vec![0x07], expected("the integer 7", "a map")),
         // Nested values, at their path.
         ("scores", vec![0x94, 1, 2, 3, 0xa1, b'7'], Err("at `scores[3]`: expected an integer, found the string \"7\"".into())),

@@ -7,8 +7,8 @@
 //!
 //! - refuses what serde's own visitors would bend: a finite number beyond
 //!   an `f32`'s range (which `as f32` makes an infinity), bytes read as a
-//!   string (a DynamoDB `B` into a `String` field) and a string read as
-//!   bytes (an `S` into a `serde_bytes` field);
+//!   string (a DynamoDB `B` into a `String` field), a string or a
+//!   sequence read as bytes (an `S` or an `L` into a `serde_bytes` field);
 //! - keeps the path it is at (each array element and map entry it steps
 //!   into) and, when a read fails, the path and what was asked there
 //!   ([`Trail::failure`]), so that the message can show the value as it is
@@ -239,7 +239,7 @@ enum Want {
     F32,
     /// Text (a string or char): no bytes.
     Text,
-    /// Bytes: no string.
+    /// Bytes: no string, no sequence.
     Bytes,
 }
 
@@ -363,6 +363,10 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<'_, V> {
 
     #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        // serde_bytes reads a sequence of integers as bytes: not here.
+        if self.want == Want::Bytes {
+            return Err(de::Error::invalid_type(Unexpected::Seq, &self.visitor));
+        }
         self.visitor.visit_seq(Seq {
             seq,
             trail: self.trail,
@@ -524,5 +528,24 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
         trail.within(Step::Entry(0), || {
             trail.note(Asks::Map, self.variant.struct_variant(fields, visitor))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// IEEE 754 rounds to nearest, ties to even: `f32::MAX` (an odd
+    /// significand) plus half its last place is a tie that rounds to an
+    /// infinity, and anything below it rounds to `f32::MAX`.
+    #[test]
+    fn the_f32_range_ends_where_rounding_gives_an_infinity() {
+        let tie = f64::from(f32::MAX) + 2f64.powi(103);
+        assert!(beyond_f32(tie) && beyond_f32(-tie) && beyond_f32(f64::MAX));
+        assert!(!beyond_f32(tie.next_down()) && !beyond_f32(f64::from(f32::MAX)));
+        assert!(!beyond_f32(f64::INFINITY) && !beyond_f32(f64::NAN) && !beyond_f32(1e-300));
+        assert_eq!(number_shown(1e39), "1e39");
+        assert_eq!(number_shown(-3.5e38), "-3.5e38");
+        assert_eq!(number_shown(0.25), "0.25");
     }
 }
