@@ -279,3 +279,100 @@ async fn floats_are_written_as_their_shortest_decimal_in_exponent_form_when_long
         assert_eq!(cold, "0.9", "an f32's own shortest form");
     }
 }
+
+/// DynamoDB's number range as its documentation states it ("Data types",
+/// Number): positive 1E-130 to 9.9999999999999999999999999999999999999E+125,
+/// negative the mirror, 38 significant digits.
+const LARGEST: &str = "9.9999999999999999999999999999999999999E+125";
+
+#[tokio::test]
+async fn the_number_range_is_dynamodbs_to_the_last_storable_float() {
+    let store = store::<Reading>("number-range").await;
+    // The server's own range, on items the SDK writes: the documented ends
+    // are taken, one step beyond them refused.
+    let raw = |id: u16, text: &str| {
+        let store = store.clone();
+        let text = text.to_string();
+        async move {
+            let key = Reading::get_key("raw", id);
+            let (pk, sk) = Reading::schema().split_key(&key).expect("a key");
+            store
+                .client()
+                .put_item()
+                .table_name(store.table())
+                .item("pk", AttributeValue::B(pk.to_vec().into()))
+                .item("sk", AttributeValue::B(sk.to_vec().into()))
+                .item("temp", AttributeValue::N(text))
+                .send()
+                .await
+        }
+    };
+    let minus = format!("-{LARGEST}");
+    for (id, text) in [
+        (1, LARGEST),
+        (2, minus.as_str()),
+        (3, "1E-130"),
+        (4, "-1E-130"),
+    ] {
+        raw(id, text)
+            .await
+            .unwrap_or_else(|e| panic!("{text} is taken: {e:?}"));
+    }
+    for (id, text) in [(5, "1E+126"), (6, "-1E+126"), (7, "9E-131"), (8, "-9E-131")] {
+        assert!(
+            raw(id, text).await.is_err(),
+            "{text} is refused by the server"
+        );
+    }
+    // The floats at the ends of that range are written and read back.
+    let largest = 1e126f64.next_down();
+    let smallest = 1e-130f64;
+    assert!(largest < 1e126 && format!("{largest:e}").parse::<f64>() == Ok(largest));
+    let ends = [largest, -largest, smallest, -smallest];
+    for (id, t) in (10..).zip(ends) {
+        let mut row = reading(id, t);
+        row.cold = 0.5;
+        store
+            .put_record(&row)
+            .await
+            .expect("an end of the range is taken");
+        let got = store
+            .get_record::<Reading>(&row.encode())
+            .await
+            .expect("get");
+        assert_eq!(got.map(|r| (r.temp, r.peak)), Some((t, Some(t))), "{t:e}");
+    }
+    // One float beyond each end is refused before it is sent, in the
+    // documentation's words.
+    let beyond = [
+        largest.next_up(),
+        -largest.next_up(),
+        smallest.next_down(),
+        -smallest.next_down(),
+    ];
+    for (id, t) in (20..).zip(beyond) {
+        let mut row = reading(id, 1.0);
+        row.temp = t;
+        match store.put_record(&row).await.expect_err("refused") {
+            RowError::Store(DynamoError::Attribute { field, message, .. }) => {
+                assert_eq!(field, "temp");
+                assert!(
+                    message.contains(&format!("{t:e}"))
+                        && message.contains(
+                            "positive 1E-130 to 9.9999999999999999999999999999999999999E+125"
+                        )
+                        && message.contains(
+                            "negative -9.9999999999999999999999999999999999999E+125 to -1E-130"
+                        ),
+                    "{message}"
+                );
+            }
+            other => panic!("expected an attribute error for {t:e}, got {other:?}"),
+        }
+        let got = store
+            .get_record::<Reading>(&row.encode())
+            .await
+            .expect("get");
+        assert_eq!(got, None, "nothing was written for {t:e}");
+    }
+}

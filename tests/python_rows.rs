@@ -229,7 +229,7 @@ impl Rng {
         ];
         match self.below(4) {
             0 => return special[self.below(special.len() as u64) as usize],
-            // Within DynamoDB's numbers (1E-130 to 9.99E+125).
+            // Within DynamoDB's numbers (1E-130 to 9.9999999999999999999999999999999999999E+125).
             1 | 2 => {
                 let mantissa = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
                 let sign = if self.chance() { -1.0 } else { 1.0 };
@@ -422,6 +422,53 @@ fn write_rows(dir: &Path) -> usize {
     n
 }
 
+/// An `f32` field, for the values both readers refuse.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(then = id)]
+struct Gauge {
+    id: u64,
+    #[rowkey(value)]
+    gauge: f32,
+}
+
+/// Writes `refused.jsonl`: values another program stored that the Rust
+/// reader refuses (an `f32` field holding a finite number beyond its
+/// range), as the ordered stores' map and as a cell map, with what Rust
+/// says; Python must refuse each, saying the same.
+fn write_refused(dir: &Path) -> usize {
+    let mut out = String::new();
+    let _ = writeln!(out, "{{\"schema\":{}}}", Gauge::schema().to_json());
+    let mut n = 0;
+    for v in [1e39f64, -3.5e38, f64::MAX] {
+        let mut map = vec![0x81, 0xa5];
+        map.extend(b"gauge");
+        map.push(0xcb);
+        map.extend(v.to_be_bytes());
+        let cell = v.to_be_bytes();
+        let cell_map = cells::cell_map([(&b"gauge"[..], &cell[..])]);
+        for value in [&map, &cell_map] {
+            let mut row = Gauge::decode(&Gauge::get_key(1)).expect("a key");
+            let said = match decode_values(&mut row, value) {
+                Err(keyschema::ValueError::Field {
+                    field: "gauge",
+                    message,
+                }) => message,
+                other => panic!("Rust refuses {v:e} from {}: {other:?}", hex(value)),
+            };
+            assert!(said.contains("does not fit an f32"), "{said}");
+            let _ = writeln!(
+                out,
+                "{{\"value\":\"{}\",\"said\":{}}}",
+                hex(value),
+                serde_json::Value::String(said)
+            );
+            n += 1;
+        }
+    }
+    std::fs::write(dir.join("refused.jsonl"), out).expect("write the refused values");
+    n
+}
+
 /// Runs `python/tests/cross_rows.py` under `python`; its standard error.
 fn run(python: &Path, dir: &Path, boto3: bool) -> String {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -455,7 +502,14 @@ fn run(python: &Path, dir: &Path, boto3: bool) -> String {
 fn python_reads_the_value_fields_rust_writes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let rows = write_rows(dir.path());
+    let refused = write_refused(dir.path());
     let stderr = run(Path::new("python3"), dir.path(), false);
+    assert!(
+        stderr.contains(&format!(
+            "refused: {refused} values, {refused} refused alike"
+        )),
+        "python did not refuse every value Rust refuses:\n{stderr}"
+    );
     for form in [
         "map",
         "cell map",

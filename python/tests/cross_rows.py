@@ -102,7 +102,8 @@ def floats(v):
 
 def dynamodb_number(v):
     """Whether DynamoDB's ``N`` holds the float (ENCODING.md: 1E-130 to
-    9.99E+125 in magnitude, or zero)."""
+    9.9999999999999999999999999999999999999E+125 in magnitude, or zero; no
+    float lies between that and 1e126)."""
     return v == 0 or 1e-130 <= abs(v) < 1e126
 
 
@@ -211,6 +212,19 @@ class CrossRows(unittest.TestCase):
             return schema.decode_item(item, kinds=kinds)
         self.check("low-level item", low)
         self.check("resource item", resource)
+
+    def test_values_rust_refuses_are_refused(self):
+        """refused.jsonl: stored values the Rust reader refuses, with what it
+        says; Python refuses each, saying the same."""
+        from keyschema import DecodeError
+        with open(os.path.join(ROWS, "refused.jsonl"), encoding="utf-8") as f:
+            schema = Schema.from_json(json.dumps(json.loads(f.readline())["schema"]))
+            cases = [json.loads(line) for line in f]
+        for case in cases:
+            with self.assertRaises(DecodeError, msg=case) as caught:
+                schema.decode_values(bytes.fromhex(case["value"]))
+            self.assertTrue(str(caught.exception).endswith(": " + case["said"]), (str(caught.exception), case["said"]))
+        sys.stderr.write("refused: %d values, %d refused alike\n" % (len(cases), len(cases)))
 
     @unittest.skipIf(not BOTO3, "KEYSCHEMA_ROWS_BOTO3 is not set (tests/python_rows.rs sets it under the interop venv)")
     def test_boto3s_type_deserializer(self):

@@ -225,6 +225,34 @@ class OrderedStores(unittest.TestCase):
         # An integer where a float is declared reads as the float, as serde reads it.
         self.assertEqual(self.schema.decode_values(_pack_map(dict(fields, ratio=3)))["ratio"], 3.0)
 
+    def test_an_f32_field_refuses_a_number_beyond_its_range(self):
+        """As the Rust reader (tests/value_misfits.rs): a finite number an
+        f32 cannot hold (it would round to an infinity) is refused, naming
+        the field and the number, in the map, a cell and a DynamoDB item;
+        one it holds is rounded to it."""
+        doc = ledger_doc()
+        for v in doc["values"]:
+            if v["name"] == "ratio":
+                v["type"] = "f32"
+        schema = Schema.from_json(json.dumps(doc))
+        fields = decode_msgpack(LEDGER_MAP)
+        rounded = struct.unpack(">f", struct.pack(">f", 0.1))[0]
+        max32 = struct.unpack(">f", b"\x7f\x7f\xff\xff")[0]
+        for v, text in [(1e39, "1e39"), (-3.5e38, "-3.5e38"), (0.1, None), (max32, None)]:
+            reads = [
+                lambda: schema.decode_values(_pack_map(dict(fields, ratio=v))),
+                lambda: schema.decode_values({**LEDGER_CELLS, b"ratio": struct.pack(">d", v)}),
+                lambda: schema.decode_item(dict(LEDGER_ITEM, ratio={"N": repr(v)})),
+            ]
+            for read in reads:
+                if text is None:
+                    self.assertEqual(read()["ratio"], rounded if v == 0.1 else max32)
+                    continue
+                with self.assertRaises(DecodeError, msg=v) as caught:
+                    read()
+                self.assertIn("value field `ratio` does not read as its declared type (f32): the number %s does not fit an f32 "
+                              "(whose largest magnitude is 3.4028235e38): declare the field f64" % text, str(caught.exception))
+
     def test_bytes_that_are_not_a_map_of_fields(self):
         for value in [b"", b"\x91\x01", b"\x81\x01\x02", b"raw bytes", LEDGER_MAP[:-1], LEDGER_MAP + b"\x00"]:
             with self.assertRaises(DecodeError):
@@ -300,7 +328,7 @@ class Bigtable(unittest.TestCase):
             ("u64", b"\xff" * 8, 2**64 - 1), ("u8", b"\x00" * 7 + b"\xff", 255),
             ("u128", b"\xff" * 16, 2**128 - 1), ("i128", b"\xff" * 16, -1), ("i128", b"\xff" * 8, -1), ("u128", b"\x00" * 7 + b"\x01", 1),
             ("f64", struct.pack(">d", -1.5), -1.5),
-            ("f32", struct.pack(">d", 0.1), struct.unpack(">f", struct.pack(">f", 0.1))[0]), ("f32", struct.pack(">d", 1e300), float("inf")),
+            ("f32", struct.pack(">d", 0.1), struct.unpack(">f", struct.pack(">f", 0.1))[0]), ("f32", struct.pack(">d", float("inf")), float("inf")),
             ("bool", b"true", True), ("bool", b"false", False), ("bool", b"\x01", True), ("bool", b"\xff", True), ("bool", b"\x00", False),
             ("str", "é€".encode(), "é€"), ("str", b"", ""), ("char", "😀".encode(), "😀"), ("bytes", b"\xff\x00", b"\xff\x00"),
             ("msgpack", b"\x92\x01\xa1a", [1, "a"]), ("auto", b"\x81\xa4Paid\x80", {"Paid": {}}), ("auto", b"Open", "Open"),
@@ -315,7 +343,7 @@ class Bigtable(unittest.TestCase):
             ("auto", b"\xc1\x05\x06", "after the byte c1"),
             ("u8", b"\x00" * 6 + b"\x01\x00", "256 does not fit in u8"), ("i8", b"\x00" * 7 + b"\x80", "128 does not fit in i8"),
             ("i64", b"\x00" * 16, "a cell of 16 bytes"), ("u128", b"\x00" * 15, "8 big-endian bytes (or 16)"),
-            ("f64", b"\x00" * 5, "a float"), ("bool", b"yes", "a bool"), ("str", b"\xff", "UTF-8 text"),
+            ("f64", b"\x00" * 5, "a float"), ("f32", struct.pack(">d", 1e300), "the number 1e300 does not fit an f32"), ("bool", b"yes", "a bool"), ("str", b"\xff", "UTF-8 text"),
             ("char", b"ab", "one character"), ("msgpack", b"\x92\x01", "MessagePack does not read"), ("msgpack", b"\xc1", "0xc1"),
         ]:
             with self.assertRaises(DecodeError, msg=(kind, cell)) as caught:

@@ -29,8 +29,11 @@
 //! qualifier (bin) to its cell (bin), in qualifier order. Specified in
 //! `docs/ENCODING.md`, "Value fields on Bigtable".
 
+use super::cell_de::CellDeserializer;
 use super::dynamo_words::ITEM_NOTES;
-use super::walk::{Item, Walker};
+use super::misfit;
+use super::track::{Track, Trail};
+use super::walk::{is_whole_nested, Item, Walker};
 use super::{ValueError, ValueField, ValueReader};
 
 /// The first byte of a cell map.
@@ -217,11 +220,21 @@ impl ValueReader for CellReader<'_> {
         &mut self,
         field: &'static str,
     ) -> Result<T, ValueError> {
-        T::deserialize(super::cell_de::CellDeserializer::new(self.current)).map_err(|e| {
-            ValueError::Field {
-                field,
-                message: e.to_string(),
-            }
+        let trail = Trail::default();
+        let cell = self.current;
+        T::deserialize(Track::new(CellDeserializer::new(cell), &trail)).map_err(|e| {
+            // A nested value's MessagePack (after `c1` in a self-describing
+            // field's cell) is said as the ordered stores' is; a scalar
+            // cell in the cell's own words.
+            let nested = match cell.split_first() {
+                Some((&TAGGED, rest)) => Some(rest),
+                _ => is_whole_nested(cell).then_some(cell),
+            };
+            let message = match nested {
+                Some(raw) => misfit::message(field, raw, &trail, &e.to_string(), None),
+                None => e.to_string(),
+            };
+            ValueError::Field { field, message }
         })
     }
 }

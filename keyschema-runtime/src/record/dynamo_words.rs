@@ -17,16 +17,14 @@
 //! ([`super::probe::asks`]) and the attribute as DynamoDB holds it: a good
 //! row pays for none of this.
 
-use super::probe::{asks, Asks};
+use super::misfit::shown;
+use super::probe::Asks;
+use super::track::{beyond_f32, not_an_f32};
 use super::walk::{Item, Walker};
-use serde::de::DeserializeOwned;
 
 /// The name of a DynamoDB field map's notes entry: the empty name, which
 /// no attribute and no field has.
 pub(crate) const ITEM_NOTES: &str = "";
-
-/// The longest string shown in a message, in characters.
-const SHOWN: usize = 60;
 
 /// The value of the notes entry among the `left` entries from `walker`,
 /// when the map has one (it is a DynamoDB item's).
@@ -57,15 +55,26 @@ pub(crate) fn note<'v>(notes: &'v [u8], name: &str) -> Option<&'v str> {
     None
 }
 
-/// Why the attribute `item` (the field map's value of it, with its `note`)
-/// does not read as `T`, whose reader said `error`, in DynamoDB's terms.
-pub(crate) fn field_message<T: DeserializeOwned>(
-    item: Item<'_>,
-    note: Option<&str>,
-    error: &rmp_serde::decode::Error,
-) -> String {
+/// The note on the value at `path` (a field's name and the path inside
+/// it, `scores[3]`) in `notes`: the entry under the empty name is a map
+/// from such paths to the notes of values nested in attributes.
+pub(crate) fn nested_note<'v>(notes: &'v [u8], path: &str) -> Option<&'v str> {
+    let mut walker = Walker::new(notes);
+    for _ in 0..walker.map_len().ok()? {
+        let key = walker.item().ok()?;
+        let (_, value) = walker.item_and_bytes().ok()?;
+        if key == Item::Str(ITEM_NOTES.as_bytes()) {
+            return note(value, path);
+        }
+    }
+    None
+}
+
+/// Why the attribute value `item` (the field map's value of it, with its
+/// `note`) does not read as what `asked` asks for (whose reader said
+/// `inner`), in DynamoDB's terms.
+pub(crate) fn misfit(asked: Asks, item: Item<'_>, note: Option<&str>, inner: &str) -> String {
     let found = Found::of(item, note);
-    let asked = asks::<T>();
     if let Some((needed, kinds)) = needs(asked) {
         if !kinds.contains(&found.kind) {
             return format!("expected {needed}, found {}", found.words());
@@ -76,12 +85,18 @@ pub(crate) fn field_message<T: DeserializeOwned>(
             return why;
         }
     }
-    format!("found {}: {}", found.words(), inner_words(error))
+    format!("found {}: {inner}", found.words())
 }
 
 /// Why the number `text` does not fit the integer type `asked` asks for,
 /// when that is why.
 fn number_misfit(asked: Asks, text: &str) -> Option<String> {
+    if asked == Asks::F32 {
+        return match text.parse::<f64>() {
+            Ok(v) if beyond_f32(v) => Some(not_an_f32(&format!("(N) {text}"))),
+            _ => None,
+        };
+    }
     let (name, range) = match asked {
         Asks::Int { name, min, max } => (name, Some((min, max))),
         Asks::Wide => ("a 128-bit integer", None),
@@ -129,7 +144,7 @@ fn whole_part(text: &str) -> Option<&str> {
 fn needs(asked: Asks) -> Option<(&'static str, &'static [Kind])> {
     Some(match asked {
         Asks::Bool => ("a boolean (BOOL)", &[Kind::Bool]),
-        Asks::Int { .. } | Asks::Float => ("a number (N)", &[Kind::N]),
+        Asks::Int { .. } | Asks::Float | Asks::F32 => ("a number (N)", &[Kind::N]),
         Asks::Wide => ("a number (N) or a 16-byte binary (B)", &[Kind::N, Kind::B]),
         Asks::Char => ("a string (S) of one character", &[Kind::S]),
         Asks::Str => ("a string (S)", &[Kind::S]),
@@ -234,24 +249,9 @@ impl Found {
     }
 }
 
-/// A string's text, quoted and escaped, cut at [`SHOWN`] characters.
-fn shown(bytes: &[u8]) -> String {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return format!("of {} bytes that are not UTF-8", bytes.len());
-    };
-    match text.char_indices().nth(SHOWN) {
-        Some((end, _)) => format!(
-            "{:?}... ({} characters)",
-            &text[..end],
-            text.chars().count()
-        ),
-        None => format!("{text:?}"),
-    }
-}
-
 /// What the reader said of a value inside the attribute, with a
 /// MessagePack marker named by its DynamoDB type.
-fn inner_words(error: &rmp_serde::decode::Error) -> String {
+pub(crate) fn inner_words(error: &rmp_serde::decode::Error) -> String {
     match error {
         rmp_serde::decode::Error::TypeMismatch(marker) => format!(
             "a value inside it is {}, which is not the type declared for it",
@@ -266,8 +266,9 @@ fn inner_words(error: &rmp_serde::decode::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::probe::asks;
     use super::*;
-    use serde::de::Error as _;
+    use serde::de::{DeserializeOwned, Error as _};
 
     /// The message for `T` read from the MessagePack `bytes` with `note`.
     fn said<T: DeserializeOwned>(bytes: &[u8], note: Option<&str>) -> String {
@@ -275,7 +276,7 @@ mod tests {
             .err()
             .unwrap_or_else(|| rmp_serde::decode::Error::custom("read"));
         let item = Walker::new(bytes).item().expect("an item");
-        field_message::<T>(item, note, &error)
+        misfit(asks::<T>(), item, note, &inner_words(&error))
     }
 
     #[test]

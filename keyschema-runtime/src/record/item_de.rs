@@ -26,6 +26,17 @@ impl<'v> ItemDeserializer<'v> {
     fn rmp(&self) -> rmp_serde::Deserializer<rmp_serde::decode::ReadRefReader<'v, [u8]>> {
         rmp_serde::Deserializer::from_read_ref(self.raw)
     }
+
+    /// Refuses a bin where a sequence is asked for.
+    fn no_bin<'de, V: Visitor<'de>>(&self, visitor: &V) -> Result<(), Error> {
+        match self.item {
+            Item::Bin(bytes) => Err(de::Error::invalid_type(
+                de::Unexpected::Bytes(bytes),
+                visitor,
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Methods read by rmp-serde alone.
@@ -57,8 +68,15 @@ impl<'de> de::Deserializer<'de> for ItemDeserializer<'de> {
 
     through_rmp! {
         deserialize_any, deserialize_f32, deserialize_f64, deserialize_i128, deserialize_u128,
-        deserialize_char, deserialize_unit, deserialize_seq, deserialize_map,
+        deserialize_char, deserialize_unit, deserialize_map,
         deserialize_identifier, deserialize_ignored_any,
+    }
+
+    /// A bin is no sequence (rmp-serde reads one as its bytes' integers:
+    /// a DynamoDB `B` is not a list).
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.no_bin(&visitor)?;
+        de::Deserializer::deserialize_seq(&mut self.rmp(), visitor)
     }
 
     ints! {
@@ -122,6 +140,7 @@ impl<'de> de::Deserializer<'de> for ItemDeserializer<'de> {
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        self.no_bin(&visitor)?;
         de::Deserializer::deserialize_tuple(&mut self.rmp(), len, visitor)
     }
 
@@ -131,6 +150,7 @@ impl<'de> de::Deserializer<'de> for ItemDeserializer<'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, Error> {
+        self.no_bin(&visitor)?;
         de::Deserializer::deserialize_tuple_struct(&mut self.rmp(), name, len, visitor)
     }
 

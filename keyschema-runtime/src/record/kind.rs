@@ -8,6 +8,8 @@
 
 use super::cell_de::CellDeserializer;
 use super::item_de::ItemDeserializer;
+use super::misfit;
+use super::track::{Track, Trail};
 use super::walk::Item;
 use serde::Deserialize;
 
@@ -140,7 +142,9 @@ pub(crate) fn quoted(s: &str) -> String {
 /// A Bigtable cell of a scalar kind as text, read as the typed read reads
 /// it; `None` for the kinds read by their bytes.
 pub(crate) fn cell_scalar(kind: Kind, cell: &[u8]) -> Option<Result<String, String>> {
-    scalar(kind, CellDeserializer::new(cell)).map(|r| r.map_err(|e| e.to_string()))
+    let trail = Trail::default();
+    scalar(kind, Track::new(CellDeserializer::new(cell), &trail))
+        .map(|r| r.map_err(|e| e.to_string()))
 }
 
 /// A MessagePack item (`raw`, its whole encoding) of a scalar kind as
@@ -150,7 +154,9 @@ pub(crate) fn item_scalar(
     item: Item<'_>,
     raw: &[u8],
 ) -> Option<Result<String, String>> {
-    scalar(kind, ItemDeserializer::new(item, raw)).map(|r| r.map_err(|e| e.to_string()))
+    let trail = Trail::default();
+    let read = scalar(kind, Track::new(ItemDeserializer::new(item, raw), &trail));
+    read.map(|r| r.map_err(|e| misfit::message("", raw, &trail, &misfit::reader_words(&e), None)))
 }
 
 #[cfg(test)]

@@ -19,11 +19,13 @@ pub mod cells;
 pub(crate) mod dynamo_words;
 mod item_de;
 mod kind;
+pub(crate) mod misfit;
 pub mod msgpack;
 mod probe;
 pub(crate) mod projection;
 mod render;
 mod some;
+mod track;
 mod walk;
 
 pub use cell_de::{CellDeserializer, CellError};

@@ -4,8 +4,10 @@
 //! rmp-serde writes it with named fields). Any MessagePack library reads
 //! it: `msgpack.unpackb(value)` in Python gives a dict.
 
-use super::dynamo_words::{field_message, find_notes, note, ITEM_NOTES};
+use super::dynamo_words::{find_notes, inner_words, ITEM_NOTES};
 use super::item_de::FrontDeserializer;
+use super::misfit;
+use super::track::{Track, Trail};
 use super::walk::{Item, Walker};
 use super::{Record, ValueError, ValueField, ValueReader, ValueWriter};
 
@@ -144,21 +146,26 @@ impl<'v> MapReader<'v> {
 }
 
 impl MapReader<'_> {
-    /// The error of `field`, whose value (at `start`) did not read as `T`:
+    /// The error of `field`, whose value (at `start`) did not read:
     /// in DynamoDB's terms when the map is a DynamoDB item's (it has
-    /// [`ITEM_NOTES`] after its fields), else in the reader's own.
+    /// [`ITEM_NOTES`] after its fields), else in plain ones; the value as
+    /// stored, at the path `trail` failed at.
     #[cold]
     #[inline(never)]
-    fn field_error<T: serde::de::DeserializeOwned>(
+    fn field_error(
         &self,
         field: &'static str,
         start: usize,
+        trail: &Trail,
         error: &rmp_serde::decode::Error,
     ) -> ValueError {
         let mut walker = self.walker.at(start);
-        let message = match (walker.item(), find_notes(walker, self.left)) {
-            (Ok(item), Some(notes)) => field_message::<T>(item, note(notes, field), error),
-            _ => error.to_string(),
+        let message = match walker.item_and_bytes() {
+            Ok((_, raw)) => match find_notes(walker, self.left) {
+                Some(notes) => misfit::message(field, raw, trail, &inner_words(error), Some(notes)),
+                None => misfit::message(field, raw, trail, &misfit::reader_words(error), None),
+            },
+            Err(_) => misfit::reader_words(error),
         };
         ValueError::Field { field, message }
     }
@@ -192,9 +199,11 @@ impl ValueReader for MapReader<'_> {
         field: &'static str,
     ) -> Result<T, ValueError> {
         let start = self.walker.position();
-        let value = match T::deserialize(FrontDeserializer::new(&mut self.walker)) {
+        let trail = Trail::default();
+        let read = T::deserialize(Track::new(FrontDeserializer::new(&mut self.walker), &trail));
+        let value = match read {
             Ok(value) => value,
-            Err(e) => return Err(self.field_error::<T>(field, start, &e)),
+            Err(e) => return Err(self.field_error(field, start, &trail, &e)),
         };
         // A type whose `Deserialize` asked for nothing leaves its value
         // unread: step over it, so the next name is a name.

@@ -37,8 +37,10 @@ pub(crate) enum Asks {
     },
     /// An `i128` or a `u128` (MessagePack: an integer, or 16 bytes).
     Wide,
-    /// A float.
+    /// An `f64`.
     Float,
+    /// An `f32`.
+    F32,
     /// A char.
     Char,
     /// A string.
@@ -142,7 +144,7 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         deserialize_u64 => int!(u64),
         deserialize_i128 => Asks::Wide,
         deserialize_u128 => Asks::Wide,
-        deserialize_f32 => Asks::Float,
+        deserialize_f32 => Asks::F32,
         deserialize_f64 => Asks::Float,
         deserialize_char => Asks::Char,
         deserialize_str => Asks::Str,
@@ -339,7 +341,7 @@ mod tests {
         );
         assert_eq!(asks::<String>(), Asks::Str);
         assert_eq!(asks::<char>(), Asks::Char);
-        assert_eq!(asks::<f32>(), Asks::Float);
+        assert_eq!(asks::<f32>(), Asks::F32);
         assert_eq!(asks::<u128>(), Asks::Wide);
         assert_eq!(asks::<Vec<u8>>(), Asks::Seq);
         assert_eq!(asks::<(u8, u8)>(), Asks::Seq);

@@ -119,6 +119,19 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// An array's element count, at the front.
+    pub(crate) fn array_len(&mut self) -> Result<usize, ValueError> {
+        let at = self.pos;
+        match self.take(1)?[0] {
+            b @ 0x90..=0x9f => Ok(usize::from(b & 0x0f)),
+            0xdc => self.len(2),
+            0xdd => self.len(4),
+            b => Err(bad(format_args!(
+                "expected an array at byte {at}, found marker {b:#04x}"
+            ))),
+        }
+    }
+
     /// The text of a string at the front (fixstr or str8) and where it
     /// ends, without taking it; `None` for anything else.
     #[inline(always)]

@@ -189,7 +189,7 @@ def check(field, kind, v):
     if kind in ("f32", "f64"):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise wrong(field.name, kind, "expected a number, found %r" % (v,))
-        return f32(float(v)) if kind == "f32" else float(v)
+        return f32(field.name, float(v)) if kind == "f32" else float(v)
     expected = {"bool": bool, "str": str, "char": str, "bytes": bytes}.get(kind)
     if expected is not None and not isinstance(v, expected):
         raise wrong(field.name, kind, "expected %s, found %r" % (expected.__name__, v))
@@ -198,12 +198,15 @@ def check(field, kind, v):
     return v
 
 
-def f32(v):
-    """``v`` rounded to an f32, as Rust's ``v as f32`` (beyond its range: an infinity)."""
+def f32(name, v):
+    """``v`` rounded to the nearest f32, as the Rust reader reads an ``f32``
+    field: a finite number beyond its range (which would round to an
+    infinity) is a ``DecodeError`` naming the field ``name`` and the number."""
     try:
         return struct.unpack(">f", struct.pack(">f", v))[0]
     except OverflowError:
-        return v * float("inf")
+        shown = repr(v).replace("e+", "e")     # Rust's `{:e}`: 1e39, -3.5e38
+        raise wrong(name, "f32", "the number %s does not fit an f32 (whose largest magnitude is 3.4028235e38): declare the field f64" % shown) from None
 
 
 # ---------------------------------------------------------------------------
@@ -359,7 +362,7 @@ def read_cell(name, kind, cell):
         if len(cell) != 8:
             raise bad("a float: 8 big-endian bytes (IEEE 754)")
         v = struct.unpack(">d", cell)[0]
-        return f32(v) if kind == "f32" else v
+        return f32(name, v) if kind == "f32" else v
     if kind == "bool":
         if cell in (b"true", b"\x01", b"\xff"):
             return True

@@ -5,8 +5,9 @@
 //!
 //! Whole rows cross the store boundary as the ordered stores' value, one
 //! MessagePack map from field name to value ([`crate::record::msgpack`]);
-//! this file turns that map into attributes on a write and the item's
-//! attributes back into such a map on a read. The mapping (specified in
+//! this file turns that map into attributes on a write (the item's
+//! attributes are turned back into such a map on a read by
+//! [`super::field_map`]). The mapping (specified in
 //! `docs/ENCODING.md`, "Value fields on DynamoDB"):
 //!
 //! | serde / MessagePack | DynamoDB |
@@ -21,13 +22,12 @@
 //!
 //! Read back, `N` is an integer when it is one and fits 64 bits, a float
 //! otherwise; string, number and binary sets written by other programs read
-//! as sequences. The map ends with the item's notes (the empty name,
-//! [`ITEM_NOTES`]): the text of such a float's `N` and the type of such a
-//! set, so that a field that does not read is reported as DynamoDB holds
-//! it ([`crate::record::dynamo_words`]).
+//! as sequences. The map ends with the item's notes (the empty name): the
+//! text of such a float's `N` and the type of such a set, at any depth, so
+//! that a field that does not read is reported as DynamoDB holds it
+//! ([`crate::record::dynamo_words`]).
 
 use crate::dynamic::{DynSchema, Value};
-use crate::record::dynamo_words::ITEM_NOTES;
 use crate::record::ValueError;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -40,8 +40,12 @@ pub const MAX_DEPTH: usize = 32;
 
 /// The smallest magnitude DynamoDB's `N` holds, other than zero.
 const MIN_NUMBER: f64 = 1e-130;
-/// The first magnitude above DynamoDB's `N` range (9.99...E+125).
+/// The first magnitude above DynamoDB's `N` range, whose largest number is
+/// 9.9999999999999999999999999999999999999E+125 (38 nines): no `f64` lies
+/// between the two, so the largest float below this one is held.
 const MAX_NUMBER: f64 = 1e126;
+/// DynamoDB's number range, in its documentation's words ("Data types").
+const RANGE: &str = "positive 1E-130 to 9.9999999999999999999999999999999999999E+125, negative -9.9999999999999999999999999999999999999E+125 to -1E-130, and zero";
 
 /// The attributes of a row's value fields, from the field map `value`; an
 /// error names the field DynamoDB cannot hold, and why.
@@ -66,81 +70,12 @@ pub(super) fn to_attributes(
     Ok(out)
 }
 
-/// The field map of an item's attributes, leaving out those `skip` names
-/// (the key attributes), in name order (so that two equal items give equal
-/// bytes), then the item's notes ([`ITEM_NOTES`]): what the map cannot
-/// say of an attribute, for the messages about a field that does not
-/// read (the text of each `N` not written as an integer, the type of each
-/// set). The notes entry, always there, is also the presence mark: the
-/// item of a row whose value fields are all `None` has none of their
-/// attributes, and is still a row.
-pub(super) fn to_field_map(
-    item: &HashMap<String, AttributeValue>,
-    skip: impl Fn(&str) -> bool,
-) -> Vec<u8> {
-    let mut entries: Vec<(&str, &AttributeValue)> = item
-        .iter()
-        .filter(|(name, _)| !skip(name))
-        .map(|(name, value)| (name.as_str(), value))
-        .collect();
-    entries.sort_unstable_by_key(|(name, _)| *name);
-    field_map(&entries)
-}
-
-/// The field map of `entries` (attribute names and values, in the order
-/// given), then their notes: [`to_field_map`]'s, for attributes already
-/// apart from their item (a write's, read back as DynamoDB would give them).
-pub(super) fn field_map(entries: &[(&str, &AttributeValue)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    write_map_len(&mut out, entries.len() + 1);
-    let mut noted = 0;
-    for (name, value) in entries {
-        write_str(&mut out, name);
-        match value {
-            AttributeValue::N(n) => noted += usize::from(!write_number(&mut out, n)),
-            value => {
-                write_attribute(&mut out, value);
-                noted += usize::from(set_type(value).is_some());
-            }
-        }
-    }
-    write_str(&mut out, ITEM_NOTES);
-    write_map_len(&mut out, noted);
-    if noted > 0 {
-        for (name, value) in entries {
-            if let Some(note) = note_of(value) {
-                write_str(&mut out, name);
-                write_str(&mut out, note);
-            }
-        }
-    }
-    out
-}
-
-/// The note on a top-level attribute, when the field map cannot say it:
-/// an `N` not written as an integer, its text; a set, its type.
-fn note_of(value: &AttributeValue) -> Option<&str> {
-    match value {
-        AttributeValue::N(n) if !is_integer(n) => Some(n),
-        other => set_type(other),
-    }
-}
-
-/// A set's type: `SS`, `NS` or `BS` (a sequence in the field map).
-fn set_type(value: &AttributeValue) -> Option<&'static str> {
-    match value {
-        AttributeValue::Ss(_) => Some("SS"),
-        AttributeValue::Ns(_) => Some("NS"),
-        AttributeValue::Bs(_) => Some("BS"),
-        _ => None,
-    }
-}
-
 /// The readable attributes of a key's fields: each field of `key` under
 /// its own name, in DynamoDB's type for it (`N`, `S`, `B`, `BOOL`). A
 /// `None` field has no attribute (a GSI over it is sparse), nor has a
-/// float `N` cannot hold (NaN, infinities, beyond 1E+126) or an integer of
-/// more than 38 digits.
+/// float `N` cannot hold (NaN, infinities, a nonzero magnitude outside
+/// 1E-130 to 9.9999999999999999999999999999999999999E+125) or an integer
+/// of more than 38 digits.
 pub(super) fn key_field_attributes(
     schema: &DynSchema,
     key: &[u8],
@@ -203,7 +138,7 @@ fn float32(v: f32) -> Result<String, String> {
 }
 
 /// Refuses a float DynamoDB's `N` cannot hold: NaN, an infinity, a
-/// magnitude outside 1E-130 to 9.99E+125 (zero is held).
+/// nonzero magnitude outside 1E-130 to 9.9999999999999999999999999999999999999E+125.
 fn check_float(v: f64) -> Result<(), String> {
     if !v.is_finite() {
         return Err(format!("{v} is not a number DynamoDB holds (N is finite)"));
@@ -211,7 +146,7 @@ fn check_float(v: f64) -> Result<(), String> {
     let magnitude = v.abs();
     if magnitude != 0.0 && !(MIN_NUMBER..MAX_NUMBER).contains(&magnitude) {
         return Err(format!(
-            "{v:e} is outside DynamoDB's number range (1E-130 to 9.99E+125 in magnitude, or zero)"
+            "{v:e} is outside DynamoDB's number range ({RANGE}); keep it in a string field (or as text) to store it"
         ));
     }
     Ok(())
@@ -342,166 +277,9 @@ impl<'de> serde::Deserialize<'de> for MapKey {
     }
 }
 
-// The MessagePack writers below append to a Vec, which cannot fail.
-
-fn write_map_len(out: &mut Vec<u8>, len: usize) {
-    let _infallible = rmp::encode::write_map_len(out, u32::try_from(len).unwrap_or(u32::MAX));
-}
-
-fn write_str(out: &mut Vec<u8>, s: &str) {
-    let _infallible = rmp::encode::write_str(out, s);
-}
-
-/// One attribute as MessagePack.
-fn write_attribute(out: &mut Vec<u8>, value: &AttributeValue) {
-    match value {
-        AttributeValue::S(s) => write_str(out, s),
-        AttributeValue::N(n) => {
-            write_number(out, n);
-        }
-        AttributeValue::B(b) => write_bin(out, b.as_ref()),
-        AttributeValue::Bool(b) => {
-            let _infallible = rmp::encode::write_bool(out, *b);
-        }
-        AttributeValue::L(list) => {
-            write_array_len(out, list.len());
-            for v in list {
-                write_attribute(out, v);
-            }
-        }
-        AttributeValue::M(map) => {
-            let mut names: Vec<&String> = map.keys().collect();
-            names.sort();
-            write_map_len(out, names.len());
-            for name in names {
-                write_str(out, name);
-                if let Some(v) = map.get(name) {
-                    write_attribute(out, v);
-                }
-            }
-        }
-        AttributeValue::Ss(set) => {
-            write_array_len(out, set.len());
-            for s in set {
-                write_str(out, s);
-            }
-        }
-        AttributeValue::Ns(set) => {
-            write_array_len(out, set.len());
-            for n in set {
-                write_number(out, n);
-            }
-        }
-        AttributeValue::Bs(set) => {
-            write_array_len(out, set.len());
-            for b in set {
-                write_bin(out, b.as_ref());
-            }
-        }
-        // NULL, and any type a later DynamoDB adds.
-        _ => {
-            let _infallible = rmp::encode::write_nil(out);
-        }
-    }
-}
-
-fn write_array_len(out: &mut Vec<u8>, len: usize) {
-    let _infallible = rmp::encode::write_array_len(out, u32::try_from(len).unwrap_or(u32::MAX));
-}
-
-fn write_bin(out: &mut Vec<u8>, b: &[u8]) {
-    let _infallible = rmp::encode::write_bin(out, b);
-}
-
-/// A DynamoDB number: an integer when it is one and fits 64 bits, else a
-/// float (a number that reads as neither is written as its text); whether
-/// it was written as an integer.
-fn write_number(out: &mut Vec<u8>, n: &str) -> bool {
-    if let Ok(v) = n.parse::<u64>() {
-        let _infallible = rmp::encode::write_uint(out, v);
-    } else if let Ok(v) = n.parse::<i64>() {
-        let _infallible = rmp::encode::write_sint(out, v);
-    } else {
-        if let Ok(v) = n.parse::<f64>() {
-            let _infallible = rmp::encode::write_f64(out, v);
-        } else {
-            write_str(out, n);
-        }
-        return false;
-    }
-    true
-}
-
-/// Whether [`write_number`] writes `n` as an integer.
-fn is_integer(n: &str) -> bool {
-    n.parse::<u64>().is_ok() || n.parse::<i64>().is_ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn map(entries: &[(&str, AttributeValue)]) -> HashMap<String, AttributeValue> {
-        entries
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect()
-    }
-
-    #[test]
-    fn attributes_round_trip_through_the_field_map() {
-        let item = map(&[
-            ("amount", AttributeValue::N("500".into())),
-            ("ratio", AttributeValue::N("0.25".into())),
-            ("neg", AttributeValue::N("-7".into())),
-            ("memo", AttributeValue::S("rent".into())),
-            ("raw", AttributeValue::B(Blob::new(vec![0, 255]))),
-            ("ok", AttributeValue::Bool(true)),
-            ("none", AttributeValue::Null(true)),
-            (
-                "tags",
-                AttributeValue::L(vec![AttributeValue::S("a".into())]),
-            ),
-            (
-                "addr",
-                AttributeValue::M(map(&[("city", AttributeValue::S("Oslo".into()))])),
-            ),
-            ("pk", AttributeValue::S("skipped".into())),
-        ]);
-        let bytes = to_field_map(&item, |n| n == "pk");
-        let back: HashMap<String, AttributeValue> =
-            to_attributes(&bytes).expect("a map").into_iter().collect();
-        let mut want = item.clone();
-        want.remove("pk");
-        // A top-level NULL (another program's) reads as nil, which is
-        // written back as no attribute.
-        want.remove("none");
-        assert_eq!(back, want);
-    }
-
-    /// The map ends with the item's notes: the text of each `N` the map
-    /// holds as a float, the type of each set; a map without them has an
-    /// empty notes entry.
-    #[test]
-    fn the_field_map_notes_what_it_cannot_say() {
-        let item = map(&[
-            ("big", AttributeValue::N("99999999999999999999".into())),
-            ("ratio", AttributeValue::N("0.25".into())),
-            ("n", AttributeValue::N("-5".into())),
-            ("tags", AttributeValue::Ss(vec!["a".into()])),
-            ("memo", AttributeValue::S("rent".into())),
-        ]);
-        let read: serde_json::Value =
-            rmp_serde::from_slice(&to_field_map(&item, |_| false)).expect("a map");
-        let notes =
-            serde_json::json!({"big": "99999999999999999999", "ratio": "0.25", "tags": "SS"});
-        let want = serde_json::json!({
-            "big": 1e20, "memo": "rent", "n": -5, "ratio": 0.25, "tags": ["a"], "": notes,
-        });
-        assert_eq!(read, want);
-        let plain = to_field_map(&map(&[("n", AttributeValue::N("7".into()))]), |_| false);
-        assert_eq!(plain, b"\x82\xa1n\x07\xa0\x80");
-    }
 
     #[test]
     fn numbers_dynamodb_cannot_hold_are_refused() {

@@ -24,6 +24,7 @@
 
 mod cas;
 mod connect;
+mod field_map;
 mod gsi;
 mod item;
 mod items;
@@ -493,7 +494,7 @@ impl DynamoStore {
             let components = self.schema.components();
             // Every field `None`: no attribute says the row is one, so
             // the map's notes entry (the empty name) is its presence mark.
-            return Ok(item::to_field_map(item, |name| {
+            return Ok(field_map::to_field_map(item, |name| {
                 name == self.shape.partition_key
                     || name == self.shape.sort_key
                     || components.iter().any(|c| c.name() == name)

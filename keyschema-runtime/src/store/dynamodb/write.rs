@@ -126,7 +126,7 @@ impl DynamoStore {
             if self.schema.has_indexes() {
                 let entries: Vec<(&str, &AttributeValue)> =
                     fields.iter().map(|(name, v)| (name.as_str(), v)).collect();
-                let stored = super::item::field_map(&entries);
+                let stored = super::field_map::field_map(&entries);
                 item.extend(fields);
                 let attributes = self.index_attributes(index, key, &stored, &item)?;
                 item.extend(attributes);
