@@ -24,8 +24,12 @@ class F32(float):
     to an f32, as Rust's ``x as f32`` (beyond its range, an infinity)."""
 
     def __new__(cls, value):
-        from ._values import f32
-        return super().__new__(cls, f32(float(value)))
+        value = float(value)
+        try:
+            rounded = struct.unpack(">f", struct.pack(">f", value))[0]
+        except OverflowError:
+            rounded = math.copysign(math.inf, value)
+        return super().__new__(cls, rounded)
 
 
 def _int(out, n):
