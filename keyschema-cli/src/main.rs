@@ -31,9 +31,13 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "keyschema", version)]
 struct Cli {
-    /// The schema document (`K::schema().to_json()`).
-    #[arg(long, short, env = "KEYSCHEMA_SCHEMA")]
-    schema: PathBuf,
+    /// The schema document (`K::schema().to_json()`). `hotspot`, `splits`
+    /// and `check` take several (`--schema a.json --schema b.json`), one per
+    /// layout of a table they share, each under its own prefix: each key is
+    /// counted under the layout whose prefix it begins with. The other
+    /// commands read one layout and take one.
+    #[arg(long, short, env = "KEYSCHEMA_SCHEMA", required = true)]
+    schema: Vec<PathBuf>,
     #[command(flatten)]
     table: live::TableArgs,
     #[command(subcommand)]
@@ -200,33 +204,46 @@ fn main() -> ExitCode {
     if let Some((pk, sk)) = cli.table.key_attribute_names() {
         dynamodb_key::set_names(&pk, &sk);
     }
-    let document = std::fs::read_to_string(&cli.schema).map_err(|e| e.to_string());
-    let schema = match document
-        .as_deref()
-        .map_err(Clone::clone)
-        .and_then(|text| DynSchema::from_json(text).map_err(|e| e.to_string()))
-    {
-        Ok(schema) => schema,
+    let docs = match live::shared::load(&cli.schema) {
+        Ok(docs) => docs,
         Err(e) => {
-            eprintln!("keyschema: {}: {e}", cli.schema.display());
+            eprintln!("keyschema: {e}");
             return ExitCode::from(2);
         }
     };
+    // Several documents: only for the commands that report per layout.
+    let shared = matches!(
+        cli.command,
+        Command::Hotspot { .. } | Command::Splits { .. } | Command::Check { .. }
+    );
+    let command = matches.subcommand_name().unwrap_or_default();
+    let first = match shared {
+        true => docs.first().ok_or_else(|| "no --schema".to_string()),
+        false => live::shared::one(&docs, command),
+    };
+    let (schema, document) = match first {
+        Ok(doc) => (&doc.schema, Ok::<String, String>(doc.text.clone())),
+        Err(e) => {
+            eprintln!("keyschema: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let layouts: Vec<&DynSchema> = docs.iter().map(|d| &d.schema).collect();
     let mut out = Quiet(std::io::stdout().lock());
     let result = match cli.command {
-        Command::Decode { keys, input, json } => each_key(&schema, keys, input, &mut out, |key| {
+        Command::Decode { keys, input, json } => each_key(schema, keys, input, &mut out, |key| {
             // A schema with a layout history reads keys of either layout and
             // says which (`layout=older`).
             let (values, layout) = schema.decode_stored(key).map_err(|e| e.to_string())?;
             let layout = schema.history().map(|_| layout);
             Ok(if json {
-                json_fields(&schema, &values, layout)
+                json_fields(schema, &values, layout)
             } else {
-                text_fields(&schema, &values, layout)
+                text_fields(schema, &values, layout)
             })
         }),
-        Command::Render { keys, input } => each_key(&schema, keys, input, &mut out, |key| {
-            Ok(render(&schema, key))
+        Command::Render { keys, input } => each_key(schema, keys, input, &mut out, |key| {
+            Ok(render(schema, key))
         }),
         Command::Encode {
             fields,
@@ -241,23 +258,28 @@ fn main() -> ExitCode {
                 }
                 false => Ok(forms::write(key, output)),
             };
-            encode(&schema, &fields, bucket, print, &mut out)
+            encode(schema, &fields, bucket, print, &mut out)
         }
-        Command::Bucket { fields } => bucket(&schema, &fields, &mut out),
-        Command::Ranges { fields, output } => ranges(&schema, &fields, output, &mut out),
+        Command::Bucket { fields } => bucket(schema, &fields, &mut out),
+        Command::Ranges { fields, output } => ranges(schema, &fields, output, &mut out),
         Command::Scan(args) => sample::live(&cli.table, &document)
-            .and_then(|table| live::scan::scan(&schema, &table, &args, &mut out)),
+            .and_then(|table| live::scan::scan(schema, &table, &args, &mut out)),
         Command::Get { fields, print } => sample::live(&cli.table, &document)
-            .and_then(|table| live::scan::get(&schema, &table, &fields, print, &mut out)),
-        Command::Check { rows, values } => sample::live(&cli.table, &document)
-            .and_then(|table| live::check(&schema, &table, rows, values, &mut out)),
+            .and_then(|table| live::scan::get(schema, &table, &fields, print, &mut out)),
+        Command::Check { rows, values } if docs.len() == 1 => sample::live(&cli.table, &document)
+            .and_then(|table| live::check(schema, &table, rows, values, &mut out)),
+        Command::Check { rows, values } => docs
+            .iter()
+            .map(|d| sample::live(&cli.table, &Ok(d.text.clone())))
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|tables| live::check_shared(&docs, &tables, rows, values, &mut out)),
         Command::Hotspot {
             sample,
             rows,
             top,
             input,
             more,
-        } => more.store_since().and_then(|since| sample::sampled(&cli.table, &document, &schema, sample, rows, input, since)).and_then(
+        } => more.store_since().and_then(|since| sample::sampled(&cli.table, &document, &layouts, sample, rows, input, since)).and_then(
             |(keys, source, sections, ok)| {
                 if keys.is_empty() {
                     return Err(format!("no keys to report on in {source}"));
@@ -265,7 +287,7 @@ fn main() -> ExitCode {
                 if top == 0 {
                     return Err("--top 0 lists nothing: give at least 1".into());
                 }
-                let clean = live::hotspot(&schema, &keys, &source, sections.as_deref(), top, &more, &mut out)?;
+                let clean = live::shared::hotspot(&docs, &keys, &source, sections.as_deref(), top, &more, &mut out)?;
                 Ok(ok && clean)
             },
         ),
@@ -280,7 +302,7 @@ fn main() -> ExitCode {
             };
             writeln!(out, "{} split points of {}", points.len(), table.name)
                 .map_err(|e| e.to_string())?;
-            sample::points_list(&schema, &points, output_of(&cli.command), &mut out)?;
+            live::shared::points_list(&docs, &points, output_of(&cli.command), &mut out)?;
             Ok(true)
         }),
         Command::Splits {
@@ -290,7 +312,7 @@ fn main() -> ExitCode {
             input,
             output,
             ..
-        } => sample::sampled(&cli.table, &document, &schema, sample, rows, input, None).and_then(
+        } => sample::sampled(&cli.table, &document, &layouts, sample, rows, input, None).and_then(
             |(keys, source, _, ok)| {
                 if keys.is_empty() {
                     return Err(format!("no keys to plan from in {source}"));
@@ -298,7 +320,7 @@ fn main() -> ExitCode {
                 if per_bucket == 0 {
                     return Err("--per-bucket 0: a bucket is at least one region".into());
                 }
-                let clean = sample::splits(&schema, &keys, per_bucket, output, &mut out)?;
+                let clean = live::shared::splits(&docs, &keys, per_bucket, output, &mut out)?;
                 Ok(ok && clean)
             },
         ),
@@ -307,7 +329,7 @@ fn main() -> ExitCode {
             bytes,
             values,
             cell_metadata,
-        } => size::size(&schema, rows, &bytes, &values, cell_metadata, &mut out),
+        } => size::size(schema, rows, &bytes, &values, cell_metadata, &mut out),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
