@@ -114,7 +114,8 @@ enum Command {
     },
     /// Whether the schema document fits the live table: its column family,
     /// the share of sampled keys that decode, their salt buckets and
-    /// prefix, and the value fields of sampled rows. Exit status 1 when a
+    /// prefix, and the value fields of sampled rows; with several
+    /// `--schema`, each layout's on its own keys. Exit status 1 when a
     /// check fails.
     Check {
         /// How many keys to sample.
@@ -128,7 +129,8 @@ enum Command {
     /// together (the DynamoDB partition key), by each key field's values
     /// (which user, which site), with bars, and on Bigtable the stored
     /// bytes per bucket. The sample is the live table's (spread over its
-    /// whole key space), or a sample file's.
+    /// whole key space), or a sample file's. With several `--schema` (a
+    /// shared table): the total by layout, then each layout's report.
     Hotspot {
         /// A sample file (keys one per line, `cbt read` or HBase shell
         /// `scan` output); without
@@ -149,7 +151,7 @@ enum Command {
     },
     /// Split points from a sample of keys (one per line, or `cbt read` or
     /// HBase shell `scan` output, or the live table's): every bucket
-    /// boundary and quantiles inside.
+    /// boundary and quantiles inside (with several `--schema`, per layout).
     Splits {
         /// The sample file; without it, a sample of the live table, or
         /// standard input.
