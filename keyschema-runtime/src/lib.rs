@@ -41,7 +41,7 @@ pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 pub use record::{Projection, Record, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
 pub use scan::{PhaseKnown, Phased, Unphased, DEFAULT_CONCURRENCY};
-pub use scan::{Projected, ProjectedScan};
+pub use scan::{MergedRows, Projected, ProjectedScan, RangeScan};
 pub use schema::{Component, Format, Order, Salt, Schema};
 
 /// Support for generated code: the only home of the hooks the derive calls.
