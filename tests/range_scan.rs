@@ -184,7 +184,10 @@ fn range_scan_merges_like_the_model() {
                         scan = scan.reverse();
                     }
                     let (all, cursor) = run(&scan, &store);
-                    assert_eq!(all, want, "seed {seed}, reverse {reverse}, {concurrency} at once");
+                    assert_eq!(
+                        all, want,
+                        "seed {seed}, reverse {reverse}, {concurrency} at once"
+                    );
                     assert!(cursor.is_finished());
 
                     // Pages of 7, each resumed from the last one's cursor:
@@ -222,12 +225,7 @@ fn range_scan_merges_like_the_model() {
             let want = model(&rows, &ranges, header, false);
             let mut bounded: Vec<(u32, Vec<u8>)> = Vec::new();
             for r in &ranges {
-                bounded.extend(
-                    want.iter()
-                        .filter(|(_, k)| r.contains(k))
-                        .take(2)
-                        .cloned(),
-                );
+                bounded.extend(want.iter().filter(|(_, k)| r.contains(k)).take(2).cloned());
             }
             let bounded = model(
                 &bounded
@@ -255,7 +253,12 @@ fn a_cursor_of_other_ranges_is_refused() {
     let layout = DynSchema::from_json(&document).expect("layout");
     let schema: &'static Schema = Schema::from_document(&document).expect("schema");
     let (store, _) = filled(&layout, 9, 30);
-    let all: Vec<KeyRange> = layout.ranges(&[], None).expect("ranges").iter().cloned().collect();
+    let all: Vec<KeyRange> = layout
+        .ranges(&[], None)
+        .expect("ranges")
+        .iter()
+        .cloned()
+        .collect();
     let (_, cursor) = run(&RangeScan::new(schema, all).limit(2), &store);
     let one: Vec<KeyRange> = layout
         .ranges(&[Value::from("u1")], None)
