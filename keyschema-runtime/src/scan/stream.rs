@@ -46,6 +46,9 @@ impl<E> Source<E> {
     }
 }
 
+/// A row with the index of its source, or why the scan could not give one.
+pub(super) type SourcedRow<E> = Result<(usize, Row), RowError<E>>;
+
 /// What polling a source once gave.
 enum Polled<E> {
     Waiting,
@@ -253,7 +256,7 @@ impl<E> Merge<E> {
     pub(super) fn poll_row(
         &mut self,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<(usize, Row), RowError<E>>>> {
+    ) -> Poll<Option<SourcedRow<E>>> {
         if let Some(refused) = self.refused.take() {
             self.core.failed = true;
             return Poll::Ready(Some(Err(RowError::Store(refused))));
