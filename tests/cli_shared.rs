@@ -291,6 +291,14 @@ async fn two_layouts_on_one_bigtable_table() {
         stderr.contains("--schema was given 2 times") && stderr.contains("scan"),
         "{stderr}"
     );
+    let (code, _, stderr) = tool(&[&click, &click], &["decode", "x"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "`decode` reads the rows or keys of one layout, and --schema was given 2 times"
+        ),
+        "{stderr}"
+    );
     let (code, _, stderr) = tool(&[&click, &order], &["get", "user_id=hot", "timestamp=1"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--schema was given 2 times"), "{stderr}");

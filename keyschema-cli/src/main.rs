@@ -206,30 +206,27 @@ fn main() -> ExitCode {
     if let Some((pk, sk)) = cli.table.key_attribute_names() {
         dynamodb_key::set_names(&pk, &sk);
     }
-    let docs = match live::shared::load(&cli.schema) {
-        Ok(docs) => docs,
-        Err(e) => {
-            eprintln!("keyschema: {e}");
-            return ExitCode::from(2);
-        }
-    };
     // Several documents: only for the commands that report per layout.
     let shared = matches!(
         cli.command,
         Command::Hotspot { .. } | Command::Splits { .. } | Command::Check { .. }
     );
     let command = matches.subcommand_name().unwrap_or_default();
-    let first = match shared {
-        true => docs.first().ok_or_else(|| "no --schema".to_string()),
-        false => live::shared::one(&docs, command),
-    };
-    let (schema, document) = match first {
-        Ok(doc) => (&doc.schema, Ok::<String, String>(doc.text.clone())),
+    let docs = match (shared || cli.schema.len() == 1)
+        .then(|| live::shared::load(&cli.schema))
+        .unwrap_or_else(|| Err(live::shared::several(&cli.schema, command)))
+    {
+        Ok(docs) if !docs.is_empty() => docs,
+        Ok(_) => {
+            eprintln!("keyschema: no schema document: give --schema FILE");
+            return ExitCode::from(2);
+        }
         Err(e) => {
             eprintln!("keyschema: {e}");
             return ExitCode::from(2);
         }
     };
+    let (schema, document) = (&docs[0].schema, Ok::<String, String>(docs[0].text.clone()));
     let layouts: Vec<&DynSchema> = docs.iter().map(|d| &d.schema).collect();
     let mut out = Quiet(std::io::stdout().lock());
     let result = match cli.command {

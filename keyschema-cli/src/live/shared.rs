@@ -85,19 +85,18 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Doc>, String> {
     Ok(docs)
 }
 
-/// The one document of a command that reads one layout; several refused.
-pub fn one<'a>(docs: &'a [Doc], command: &str) -> Result<&'a Doc, String> {
-    match docs {
-        [one] => Ok(one),
-        _ => Err(format!(
-            "`{command}` reads the rows or keys of one layout, and --schema was given {} times ({}): give the one document of the rows to read. `hotspot`, `splits` and `check` take several, one per layout of a shared table",
-            docs.len(),
-            docs.iter()
-                .map(|d| d.path.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
+/// Why a command that reads one layout refuses the several documents
+/// `paths` name.
+pub fn several(paths: &[PathBuf], command: &str) -> String {
+    format!(
+        "`{command}` reads the rows or keys of one layout, and --schema was given {} times ({}): give the one document of the rows to read. `hotspot`, `splits` and `check` take several, one per layout of a shared table",
+        paths.len(),
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// `keys` given to the layout of `docs` whose key prefix each begins with

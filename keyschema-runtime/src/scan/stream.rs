@@ -253,10 +253,7 @@ impl<E> Merge<E> {
     /// source, as stored; `None` when the scan is done or its limit
     /// reached. The caller counts it ([`ScanCore::emit`], or
     /// [`ScanCore::returned`] for a row returned undecoded).
-    pub(super) fn poll_row(
-        &mut self,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<SourcedRow<E>>> {
+    pub(super) fn poll_row(&mut self, cx: &mut Context<'_>) -> Poll<Option<SourcedRow<E>>> {
         if let Some(refused) = self.refused.take() {
             self.core.failed = true;
             return Poll::Ready(Some(Err(RowError::Store(refused))));
