@@ -212,10 +212,11 @@ fn main() -> ExitCode {
         Command::Hotspot { .. } | Command::Splits { .. } | Command::Check { .. }
     );
     let command = matches.subcommand_name().unwrap_or_default();
-    let docs = match (shared || cli.schema.len() == 1)
-        .then(|| live::shared::load(&cli.schema))
-        .unwrap_or_else(|| Err(live::shared::several(&cli.schema, command)))
-    {
+    let loaded = match shared || cli.schema.len() == 1 {
+        true => live::shared::load(&cli.schema),
+        false => Err(live::shared::several(&cli.schema, command)),
+    };
+    let docs = match loaded {
         Ok(docs) if !docs.is_empty() => docs,
         Ok(_) => {
             eprintln!("keyschema: no schema document: give --schema FILE");
