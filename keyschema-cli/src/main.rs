@@ -32,9 +32,13 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "keyschema", version)]
 struct Cli {
-    /// The schema document (`K::schema().to_json()`).
-    #[arg(long, short, env = "KEYSCHEMA_SCHEMA")]
-    schema: PathBuf,
+    /// The schema document (`K::schema().to_json()`). `hotspot`, `splits`
+    /// and `check` take several (`--schema a.json --schema b.json`), one per
+    /// layout of a table they share, each under its own prefix: each key is
+    /// counted under the layout whose prefix it begins with. The other
+    /// commands read one layout and take one.
+    #[arg(long, short, env = "KEYSCHEMA_SCHEMA", required = true)]
+    schema: Vec<PathBuf>,
     #[command(flatten)]
     table: live::TableArgs,
     #[command(subcommand)]
@@ -111,7 +115,8 @@ enum Command {
     },
     /// Whether the schema document fits the live table: its column family,
     /// the share of sampled keys that decode, their salt buckets and
-    /// prefix, and the value fields of sampled rows. Exit status 1 when a
+    /// prefix, and the value fields of sampled rows; with several
+    /// `--schema`, each layout's on its own keys. Exit status 1 when a
     /// check fails.
     Check {
         /// How many keys to sample.
@@ -125,7 +130,8 @@ enum Command {
     /// together (the DynamoDB partition key), by each key field's values
     /// (which user, which site), with bars, and on Bigtable the stored
     /// bytes per bucket. The sample is the live table's (spread over its
-    /// whole key space), or a sample file's.
+    /// whole key space), or a sample file's. With several `--schema` (a
+    /// shared table): the total by layout, then each layout's report.
     Hotspot {
         /// A sample file (keys one per line, `cbt read` or HBase shell
         /// `scan` output); without
@@ -146,7 +152,7 @@ enum Command {
     },
     /// Split points from a sample of keys (one per line, or `cbt read` or
     /// HBase shell `scan` output, or the live table's): every bucket
-    /// boundary and quantiles inside.
+    /// boundary and quantiles inside (with several `--schema`, per layout).
     Splits {
         /// The sample file; without it, a sample of the live table, or
         /// standard input.
@@ -201,33 +207,44 @@ fn main() -> ExitCode {
     if let Some((pk, sk)) = cli.table.key_attribute_names() {
         dynamodb_key::set_names(&pk, &sk);
     }
-    let document = std::fs::read_to_string(&cli.schema).map_err(|e| e.to_string());
-    let schema = match document
-        .as_deref()
-        .map_err(Clone::clone)
-        .and_then(|text| DynSchema::from_json(text).map_err(|e| e.to_string()))
-    {
-        Ok(schema) => schema,
+    // Several documents: only for the commands that report per layout.
+    let shared = matches!(
+        cli.command,
+        Command::Hotspot { .. } | Command::Splits { .. } | Command::Check { .. }
+    );
+    let command = matches.subcommand_name().unwrap_or_default();
+    let loaded = match shared || cli.schema.len() == 1 {
+        true => live::shared::load(&cli.schema),
+        false => Err(live::shared::several(&cli.schema, command)),
+    };
+    let docs = match loaded {
+        Ok(docs) if !docs.is_empty() => docs,
+        Ok(_) => {
+            eprintln!("keyschema: no schema document: give --schema FILE");
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            eprintln!("keyschema: {}: {e}", cli.schema.display());
+            eprintln!("keyschema: {e}");
             return ExitCode::from(2);
         }
     };
+    let (schema, document) = (&docs[0].schema, Ok::<String, String>(docs[0].text.clone()));
+    let layouts: Vec<&DynSchema> = docs.iter().map(|d| &d.schema).collect();
     let mut out = Quiet(std::io::stdout().lock());
     let result = match cli.command {
-        Command::Decode { keys, input, json } => each_key(&schema, keys, input, &mut out, |key| {
+        Command::Decode { keys, input, json } => each_key(schema, keys, input, &mut out, |key| {
             // A schema with a layout history reads keys of either layout and
             // says which (`layout=older`).
             let (values, layout) = schema.decode_stored(key).map_err(|e| e.to_string())?;
             let layout = schema.history().map(|_| layout);
             Ok(if json {
-                json_fields(&schema, &values, layout)
+                json_fields(schema, &values, layout)
             } else {
-                text_fields(&schema, &values, layout)
+                text_fields(schema, &values, layout)
             })
         }),
-        Command::Render { keys, input } => each_key(&schema, keys, input, &mut out, |key| {
-            Ok(render(&schema, key))
+        Command::Render { keys, input } => each_key(schema, keys, input, &mut out, |key| {
+            Ok(render(schema, key))
         }),
         Command::Encode {
             fields,
@@ -242,23 +259,28 @@ fn main() -> ExitCode {
                 }
                 false => Ok(forms::write(key, output)),
             };
-            encode(&schema, &fields, bucket, print, &mut out)
+            encode(schema, &fields, bucket, print, &mut out)
         }
-        Command::Bucket { fields } => bucket(&schema, &fields, &mut out),
-        Command::Ranges { fields, output } => ranges(&schema, &fields, output, &mut out),
+        Command::Bucket { fields } => bucket(schema, &fields, &mut out),
+        Command::Ranges { fields, output } => ranges(schema, &fields, output, &mut out),
         Command::Scan(args) => sample::live(&cli.table, &document)
-            .and_then(|table| live::scan::scan(&schema, &table, &args, &mut out)),
+            .and_then(|table| live::scan::scan(schema, &table, &args, &mut out)),
         Command::Get { fields, print } => sample::live(&cli.table, &document)
-            .and_then(|table| live::scan::get(&schema, &table, &fields, print, &mut out)),
-        Command::Check { rows, values } => sample::live(&cli.table, &document)
-            .and_then(|table| live::check(&schema, &table, rows, values, &mut out)),
+            .and_then(|table| live::scan::get(schema, &table, &fields, print, &mut out)),
+        Command::Check { rows, values } if docs.len() == 1 => sample::live(&cli.table, &document)
+            .and_then(|table| live::check(schema, &table, rows, values, &mut out)),
+        Command::Check { rows, values } => docs
+            .iter()
+            .map(|d| sample::live(&cli.table, &Ok(d.text.clone())))
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|tables| live::check_shared(&docs, &tables, rows, values, &mut out)),
         Command::Hotspot {
             sample,
             rows,
             top,
             input,
             more,
-        } => more.store_since().and_then(|since| sample::sampled(&cli.table, &document, &schema, sample, rows, input, since)).and_then(
+        } => more.store_since().and_then(|since| sample::sampled(&cli.table, &document, &layouts, sample, rows, input, since)).and_then(
             |(keys, source, sections, ok)| {
                 if keys.is_empty() {
                     return Err(format!("no keys to report on in {source}"));
@@ -266,7 +288,7 @@ fn main() -> ExitCode {
                 if top == 0 {
                     return Err("--top 0 lists nothing: give at least 1".into());
                 }
-                let clean = live::hotspot(&schema, &keys, &source, sections.as_deref(), top, &more, &mut out)?;
+                let clean = live::shared::hotspot(&docs, &keys, &source, sections.as_deref(), top, &more, &mut out)?;
                 Ok(ok && clean)
             },
         ),
@@ -281,7 +303,7 @@ fn main() -> ExitCode {
             };
             writeln!(out, "{} split points of {}", points.len(), table.name)
                 .map_err(|e| e.to_string())?;
-            sample::points_list(&schema, &points, output_of(&cli.command), &mut out)?;
+            live::shared::points_list(&docs, &points, output_of(&cli.command), &mut out)?;
             Ok(true)
         }),
         Command::Splits {
@@ -291,7 +313,7 @@ fn main() -> ExitCode {
             input,
             output,
             ..
-        } => sample::sampled(&cli.table, &document, &schema, sample, rows, input, None).and_then(
+        } => sample::sampled(&cli.table, &document, &layouts, sample, rows, input, None).and_then(
             |(keys, source, _, ok)| {
                 if keys.is_empty() {
                     return Err(format!("no keys to plan from in {source}"));
@@ -299,7 +321,7 @@ fn main() -> ExitCode {
                 if per_bucket == 0 {
                     return Err("--per-bucket 0: a bucket is at least one region".into());
                 }
-                let clean = sample::splits(&schema, &keys, per_bucket, output, &mut out)?;
+                let clean = live::shared::splits(&docs, &keys, per_bucket, output, &mut out)?;
                 Ok(ok && clean)
             },
         ),
@@ -308,7 +330,7 @@ fn main() -> ExitCode {
             bytes,
             values,
             cell_metadata,
-        } => size::size(&schema, rows, &bytes, &values, cell_metadata, &mut out),
+        } => size::size(schema, rows, &bytes, &values, cell_metadata, &mut out),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -113,9 +113,10 @@ pub fn head(
     Ok((form == Form::Auto).then(|| tool_output(first)).flatten())
 }
 
-/// The keys of the sample file `path`, or of standard input.
+/// The keys of the sample file `path`, or of standard input, read as
+/// text keys first when one of `layouts` is of the text format.
 pub fn read_sample(
-    schema: &DynSchema,
+    layouts: &[&DynSchema],
     path: Option<&Path>,
     form: Form,
 ) -> Result<(Vec<Vec<u8>>, bool), String> {
@@ -123,7 +124,14 @@ pub fn read_sample(
         Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
         None => crate::stdin_bytes()?,
     };
-    Ok(sample_keys(&bytes, form, schema))
+    // Keys are read by the layout whose format they are likeliest in: a
+    // text layout's when there is one (its keys are text), else the first.
+    let reader = layouts
+        .iter()
+        .find(|l| matches!(l.format(), keyschema::Format::Text { .. }))
+        .or(layouts.first())
+        .ok_or("no schema document given")?;
+    Ok(sample_keys(&bytes, form, reader))
 }
 
 /// The split points planned from `keys`: every bucket boundary and
@@ -194,10 +202,13 @@ pub(crate) fn live(
 /// sections on Bigtable), else standard input's; and whether every line read.
 pub(crate) type Sampled = (Vec<Vec<u8>>, String, Option<Vec<(Vec<u8>, i64)>>, bool);
 
+/// The sample `hotspot` and `splits` report on, for `layouts` (one, or
+/// each of a shared table's; the table is opened with the first
+/// `document`).
 pub(crate) fn sampled(
     args: &crate::live::TableArgs,
     document: &Result<String, String>,
-    schema: &DynSchema,
+    layouts: &[&DynSchema],
     file: Option<std::path::PathBuf>,
     rows: usize,
     form: crate::forms::Form,
@@ -208,7 +219,7 @@ pub(crate) fn sampled(
             return Err("--rows 0 samples nothing: give at least 1".into());
         }
         let table = live(args, document)?;
-        let s = table.sample(schema, rows, since)?;
+        let s = table.sample(layouts, rows, since)?;
         return Ok((
             s.keys,
             format!("{}, of {}", s.how, table.name),
@@ -230,6 +241,6 @@ pub(crate) fn sampled(
     let source = file
         .as_ref()
         .map_or("standard input".to_string(), |p| p.display().to_string());
-    let (keys, ok) = read_sample(schema, file.as_deref(), form)?;
+    let (keys, ok) = read_sample(layouts, file.as_deref(), form)?;
     Ok((keys, source, None, ok))
 }

@@ -40,8 +40,8 @@ pub use limits::{KeyTooLong, MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, 
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 pub use record::{Projection, Record, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};
+pub use scan::{MergedRows, Projected, ProjectedScan, RangeScan};
 pub use scan::{PhaseKnown, Phased, Unphased, DEFAULT_CONCURRENCY};
-pub use scan::{Projected, ProjectedScan};
 pub use schema::{Component, DynamoForm, Format, Order, Salt, Schema};
 
 /// Support for generated code: the only home of the hooks the derive calls.

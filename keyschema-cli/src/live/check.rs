@@ -5,6 +5,7 @@
 //! types. One line per check (`ok` or `FAIL`, and what to do); the exit
 //! status is 0 when every check passed and 1 when one failed.
 
+use super::shared::Doc;
 use super::Live;
 use crate::forms::{self, Output};
 use crate::Outcome;
@@ -30,26 +31,8 @@ pub fn check(
         return Err("--rows 0 samples nothing: give at least 1".into());
     }
     writeln!(out, "`{}` against {}", layout.name(), table.name).map_err(|e| e.to_string())?;
-    let mut failed = 0;
-    let mut fail = |ok: bool| failed += usize::from(!ok);
-
-    // The column family the values are read from.
-    let family = table.value_family();
-    if let Some(families) = table.families()? {
-        let ok = families.iter().any(|f| f == family);
-        fail(ok);
-        let text = match ok {
-            true => format!(
-                "`{family}` is one of the table's column families ({})",
-                families.join(", ")
-            ),
-            false => table.family_problem(family, &families),
-        };
-        line(out, ok, "family", text)?;
-    }
-
-    // The keys: a sample, decoded.
-    let sample = table.sample(layout, rows, None)?;
+    let mut failed = usize::from(!family(table, out)?);
+    let sample = table.sample(&[layout], rows, None)?;
     let (keys, how) = (sample.keys, sample.how);
     if keys.is_empty() {
         line(
@@ -60,6 +43,126 @@ pub fn check(
         )?;
         return Ok(failed == 0);
     }
+    failed += checks(layout, table, &keys, &how, values, out)?;
+    summary(failed, false, out)?;
+    Ok(failed == 0)
+}
+
+/// `check` over a table shared by the layouts of `docs` (each read through
+/// its own store, `tables`): one sample, each key checked under the layout
+/// whose key prefix it begins with, and the keys of no given layout a
+/// failed check of their own.
+pub fn check_shared(
+    docs: &[Doc],
+    tables: &[Live],
+    rows: usize,
+    values: usize,
+    out: &mut impl Write,
+) -> Outcome {
+    if rows == 0 {
+        return Err("--rows 0 samples nothing: give at least 1".into());
+    }
+    let Some(first) = tables.first() else {
+        return Err(super::NO_TABLE.into());
+    };
+    let names: Vec<String> = docs
+        .iter()
+        .map(|d| format!("`{}`", d.schema.name()))
+        .collect();
+    writeln!(out, "{} against {}", names.join(", "), first.name).map_err(|e| e.to_string())?;
+    let layouts: Vec<&DynSchema> = docs.iter().map(|d| &d.schema).collect();
+    let sample = first.sample(&layouts, rows, None)?;
+    let (mine, none) = super::shared::split(docs, &sample.keys);
+    writeln!(out, "{} keys sampled ({})", sample.keys.len(), sample.how)
+        .map_err(|e| e.to_string())?;
+    let mut failed = 0;
+    for ((doc, table), keys) in docs.iter().zip(tables).zip(&mine) {
+        writeln!(
+            out,
+            "\n{}: {} of the {} sampled keys ===",
+            doc.heading(),
+            keys.len(),
+            sample.keys.len()
+        )
+        .map_err(|e| e.to_string())?;
+        failed += usize::from(!family(table, out)?);
+        if keys.is_empty() {
+            line(
+                out,
+                true,
+                "keys",
+                format!(
+                    "no sampled key begins with its key prefix {}",
+                    shown_prefix(&doc.prefix)
+                ),
+            )?;
+            continue;
+        }
+        let how = format!("those under its key prefix {}", shown_prefix(&doc.prefix));
+        failed += checks(&doc.schema, table, keys, &how, values, out)?;
+    }
+    writeln!(out).map_err(|e| e.to_string())?;
+    let ok = none.is_empty();
+    failed += usize::from(!ok);
+    let text = match none.first() {
+        None => format!("each of the {} sampled keys begins with a given layout's key prefix", sample.keys.len()),
+        Some(key) => format!(
+            "{} of {} sampled keys are of no given layout (first: {}): they begin with none of the documents' key prefixes; give the schema document of their rows too",
+            none.len(),
+            sample.keys.len(),
+            forms::write(key, Output::Escaped)
+        ),
+    };
+    line(out, ok, "layouts", text)?;
+    summary(failed, true, out)?;
+    Ok(failed == 0)
+}
+
+/// The column family the values are read from (Bigtable): its line, and
+/// whether the table has it.
+fn family(table: &Live, out: &mut impl Write) -> Result<bool, String> {
+    let family = table.value_family();
+    let Some(families) = table.families()? else {
+        return Ok(true);
+    };
+    let ok = families.iter().any(|f| f == family);
+    let text = match ok {
+        true => format!(
+            "`{family}` is one of the table's column families ({})",
+            families.join(", ")
+        ),
+        false => table.family_problem(family, &families),
+    };
+    line(out, ok, "family", text)?;
+    Ok(ok)
+}
+
+/// The last line: whether the document (or the `documents`) fits.
+fn summary(failed: usize, documents: bool, out: &mut impl Write) -> Result<(), String> {
+    let (what, fits, does_not) = match documents {
+        false => ("the schema document", "fits", "does not fit"),
+        true => ("the schema documents", "fit", "do not fit"),
+    };
+    match failed {
+        0 => writeln!(out, "{what} {fits} this table"),
+        n => writeln!(out, "{n} check(s) failed: {what} {does_not} this table"),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// The checks of `layout` on its sampled `keys` (taken as `how` says):
+/// they decode, their prefix and buckets, keys past the buckets, and the
+/// value fields of `values` of the rows. The number that failed.
+fn checks(
+    layout: &DynSchema,
+    table: &Live,
+    keys: &[Vec<u8>],
+    how: &str,
+    values: usize,
+    out: &mut impl Write,
+) -> Result<usize, String> {
+    let mut failed = 0;
+    let mut fail = |ok: bool| failed += usize::from(!ok);
     let bad: Vec<(&Vec<u8>, String)> = keys
         .iter()
         .filter_map(|k| layout.decode(k).err().map(|e| (k, e.to_string())))
@@ -81,7 +184,7 @@ pub fn check(
 
     // The prefix and the salt bucket of every sampled key, read from its
     // bytes (a key of another salt count still shows its bucket).
-    let (ok, text) = spread(layout, table, &keys);
+    let (ok, text) = spread(layout, table, keys);
     fail(ok);
     line(out, ok, "buckets", text)?;
     if let Some((n, first)) = table.past_buckets(layout, 100) {
@@ -101,19 +204,11 @@ pub fn check(
 
     // The value fields of some of the sampled rows, read back whole.
     if values > 0 {
-        let (ok, text) = value_check(layout, table, &keys, values);
+        let (ok, text) = value_check(layout, table, keys, values);
         fail(ok);
         line(out, ok, "values", text)?;
     }
-    match failed {
-        0 => writeln!(out, "the schema document fits this table"),
-        n => writeln!(
-            out,
-            "{n} check(s) failed: the schema document does not fit this table"
-        ),
-    }
-    .map_err(|e| e.to_string())?;
-    Ok(failed == 0)
+    Ok(failed)
 }
 
 /// The prefix and salt buckets of `keys`: whether each is under the

@@ -386,7 +386,7 @@ fn recent<'a>(
 }
 
 /// `1.5 MB`, `812 B`.
-fn bytes(n: i64) -> String {
+pub(super) fn bytes(n: i64) -> String {
     let n = n.max(0) as f64;
     match n {
         n if n >= 1e12 => format!("{:.1} TB", n / 1e12),

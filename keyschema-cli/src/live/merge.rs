@@ -1,17 +1,15 @@
 //! A live table's rows of several ranges merged in key order as they
-//! arrive: one store stream per range (the stores' own `scan_for`, lazy
-//! until polled), the first rows fetched `concurrency` ranges at a time,
-//! then one row at a time from the range whose row was printed, so the
-//! first row prints as soon as every range has answered once. Rows of
+//! arrive, from the library's concurrent merged scan ([`RangeScan`]: one
+//! store stream per range, the first rows fetched `concurrency` ranges at
+//! a time, then one row at a time from the range whose row was taken), so
+//! the first row prints as soon as every range has answered once. Rows of
 //! equal keys after the salt (a `random % N` row's copies) come out
 //! together, one group per key. A row the store cannot read (an item error:
 //! another program's value) is reported and the read goes on.
 
 use futures_util::StreamExt;
-use keyschema::store::{AsyncStore, BoxRowStream, Direction, Row};
-use keyschema::{KeyRange, Schema};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use keyschema::store::{AsyncStore, Direction, Row, RowError};
+use keyschema::{KeyRange, RangeScan, Schema};
 
 /// One key's rows: each copy with its bucket, lowest bucket first.
 pub type Group = Vec<(u32, Row)>;
@@ -24,61 +22,11 @@ pub trait Sink {
     fn item_error(&mut self, error: String);
 }
 
-/// A range's next row, waiting in the merge.
-struct Head {
-    body: Vec<u8>,
-    source: usize,
-    reverse: bool,
-    row: Row,
-}
-
-impl PartialEq for Head {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Head {}
-
-impl PartialOrd for Head {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// The heap's greatest is the next row: the smallest body (the greatest
-/// reversed), ties by the lowest source.
-impl Ord for Head {
-    fn cmp(&self, other: &Self) -> Ordering {
-        let by_body = self.body.cmp(&other.body);
-        let by_body = if self.reverse {
-            by_body
-        } else {
-            by_body.reverse()
-        };
-        by_body.then(other.source.cmp(&self.source))
-    }
-}
-
-/// A stream's next row, its item errors reported on the way.
-async fn pull<S: AsyncStore>(
-    rows: &mut BoxRowStream<S::Error>,
-    errors: &mut Vec<String>,
-) -> Result<Option<Row>, String> {
-    loop {
-        match rows.next().await {
-            Some(Ok(row)) => return Ok(Some(row)),
-            Some(Err(e)) if S::item_error(&e) => errors.push(e.to_string()),
-            Some(Err(e)) => return Err(e.to_string()),
-            None => return Ok(None),
-        }
-    }
-}
-
-/// Reads `ranges` of `store` merged, each asked for at most `per_range`
-/// rows, into `sink`; whether rows were left unread when the sink ended
+/// Reads `ranges` of `store` through the library's merged scan
+/// ([`RangeScan`]: in key order after the salt, `concurrency` requests at
+/// once, each range asked for at most `per_range` rows) into `sink`, one
+/// key's rows at a time; whether rows were left unread when the sink ended
 /// the read.
-#[allow(clippy::too_many_arguments)]
 pub async fn merged<S: AsyncStore>(
     store: &S,
     schema: &'static Schema,
@@ -89,60 +37,40 @@ pub async fn merged<S: AsyncStore>(
     sink: &mut dyn Sink,
 ) -> Result<bool, String> {
     let header = schema.header_len();
-    let reverse = direction == Direction::Reverse;
-    let mut streams: Vec<BoxRowStream<S::Error>> = ranges
-        .iter()
-        .map(|r| store.scan_for(schema, r, direction, per_range))
-        .collect();
-    let head = |source: usize, row: Row| Head {
-        body: row.0.get(header..).unwrap_or_default().to_vec(),
-        source,
-        reverse,
-        row,
-    };
-    let mut heap = BinaryHeap::with_capacity(streams.len());
-    // Every range's first row, `concurrency` requests at a time.
-    let mut start = 0;
-    while start < streams.len() {
-        let end = streams.len().min(start + concurrency.max(1));
-        let firsts =
-            futures_util::future::join_all(streams[start..end].iter_mut().map(|rows| async move {
-                let mut errors = Vec::new();
-                let row = pull::<S>(rows, &mut errors).await;
-                (row, errors)
-            }))
-            .await;
-        for (i, (row, errors)) in firsts.into_iter().enumerate() {
-            errors.into_iter().for_each(|e| sink.item_error(e));
-            if let Some(row) = row? {
-                heap.push(head(start + i, row));
-            }
-        }
-        start = end;
+    let mut scan = RangeScan::new(schema, ranges.iter().cloned()).concurrency(concurrency);
+    if direction == Direction::Reverse {
+        scan = scan.reverse();
     }
-    let mut errors = Vec::new();
-    while let Some(first) = heap.pop() {
-        let mut group = vec![first];
-        // The next row of each range taken from, and any copy of the same key.
-        while let Some(taken) = group.last().map(|h| h.source) {
-            if let Some(row) = pull::<S>(&mut streams[taken], &mut errors).await? {
-                heap.push(head(taken, row));
+    if let Some(n) = per_range {
+        scan = scan.per_range(n);
+    }
+    let mut rows = scan.stream(store);
+    let body = |key: &[u8]| key.get(header..).unwrap_or_default().to_vec();
+    let mut group: Group = Vec::new();
+    loop {
+        let next = match rows.next().await {
+            Some(Ok(row)) => Some(row),
+            Some(Err(RowError::Store(e))) if S::item_error(&e) => {
+                sink.item_error(e.to_string());
+                continue;
             }
-            errors.drain(..).for_each(|e| sink.item_error(e));
-            match heap.peek() {
-                Some(next) if next.body == group[0].body => {
-                    group.extend(heap.pop());
-                }
-                _ => break,
+            Some(Err(RowError::Store(e))) => return Err(e.to_string()),
+            Some(Err(e)) => return Err(e.to_string()),
+            None => None,
+        };
+        // A copy of the group's key (same key after the salt) joins it.
+        if let (Some((_, (key, _))), Some((_, (first, _)))) = (&next, group.first()) {
+            if body(key) == body(first) {
+                group.extend(next);
+                continue;
             }
         }
-        let rows = group
-            .into_iter()
-            .map(|h| (ranges[h.source].bucket(), h.row))
-            .collect();
-        if !sink.group(rows)? {
-            return Ok(!heap.is_empty());
+        if !group.is_empty() && !sink.group(std::mem::take(&mut group))? {
+            return Ok(next.is_some());
+        }
+        match next {
+            Some(row) => group.push(row),
+            None => return Ok(false),
         }
     }
-    Ok(false)
 }

@@ -12,10 +12,11 @@ mod picture;
 mod progress;
 mod sample;
 pub mod scan;
+pub mod shared;
 mod token;
 mod whatif;
 
-pub use check::check;
+pub use check::{check, check_shared};
 pub use hotspot::{hotspot, HotspotArgs};
 
 use keyschema::store::bigtable::BigtableStore;

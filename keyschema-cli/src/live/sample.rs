@@ -25,15 +25,15 @@ pub struct Sample {
 impl Live {
     /// Up to `rows` keys of the table, spread over its whole key space.
     /// On Bigtable every row has the same chance to be taken (see
-    /// `BigtableStore::sample_spread`): the table is cut at `layout`'s
-    /// bucket boundaries and SampleRowKeys' sections into ranges read at
+    /// `BigtableStore::sample_spread`): the table is cut at the bucket
+    /// boundaries of `layouts` (one, or each of a shared table's) and SampleRowKeys' sections into ranges read at
     /// once, to their ends. With `since`, only rows with a cell written in
     /// that time (Bigtable's cell timestamps). On DynamoDB every item has
     /// the same chance too (`DynamoStore::sample_keys`): a parallel Scan of
     /// the key attributes reads the table once.
     pub fn sample(
         &self,
-        layout: &DynSchema,
+        layouts: &[&DynSchema],
         rows: usize,
         since: Option<Duration>,
     ) -> Result<Sample, String> {
@@ -43,7 +43,7 @@ impl Live {
                     .runtime
                     .block_on(s.sample_row_sections())
                     .map_err(|e| e.to_string())?;
-                let pieces = pieces(layout, &sections);
+                let pieces = pieces(layouts, &sections);
                 let since_micros = since.map(|d| {
                     let now = SystemTime::now()
                         .duration_since(UNIX_EPOCH)
@@ -136,11 +136,11 @@ fn dynamo_how(sample: &keyschema::store::dynamodb::KeySample) -> String {
 }
 
 /// Ranges that cover the whole key space, cut at the bucket boundaries of
-/// `layout` and, for at least 8 ranges, at SampleRowKeys' keys of even
-/// byte steps.
-fn pieces(layout: &DynSchema, sections: &[(Vec<u8>, i64)]) -> Vec<KeyRange> {
+/// each of `layouts` and, for at least 8 ranges, at SampleRowKeys' keys of
+/// even byte steps.
+fn pieces(layouts: &[&DynSchema], sections: &[(Vec<u8>, i64)]) -> Vec<KeyRange> {
     let mut cuts: Vec<Vec<u8>> = Vec::new();
-    if let Ok(ranges) = layout.ranges(&[], None) {
+    for ranges in layouts.iter().filter_map(|l| l.ranges(&[], None).ok()) {
         for r in ranges.iter() {
             cuts.push(r.start().to_vec());
             cuts.extend(r.end().map(<[u8]>::to_vec));

@@ -28,6 +28,38 @@ struct Binding {
 }
 
 impl DynSchema {
+    /// The bytes every key of this layout begins with: its prefix as keys
+    /// hold it (docs/ENCODING.md: escaped and `0x00`-terminated in a binary
+    /// key, followed by the separator in a text key), empty without a
+    /// prefix. Two layouts can share a table, each key telling its layout
+    /// by these bytes, when neither's begins the other's.
+    ///
+    /// ```
+    /// use keyschema::dynamic::DynSchema;
+    /// use keyschema::RowKey;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(prefix = "ev", salt = hash(user_id) % 8, then = user_id)]
+    /// struct Event { user_id: String }
+    /// #[derive(RowKey)]
+    /// #[rowkey(format = text(sep = "#"), prefix = "ev", then = user_id)]
+    /// struct TextEvent { user_id: String }
+    ///
+    /// let binary = DynSchema::from_json(&Event::schema().to_json())?;
+    /// assert_eq!(binary.key_prefix(), b"ev\x00");
+    /// assert!(Event { user_id: "u1".into() }.encode().starts_with(&binary.key_prefix()));
+    /// let text = DynSchema::from_json(&TextEvent::schema().to_json())?;
+    /// assert_eq!(text.key_prefix(), b"ev#");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn key_prefix(&self) -> Vec<u8> {
+        let head = self.head();
+        let mut key = Vec::new();
+        head.push(Some(0), &mut key);
+        key.truncate(head.salt_at());
+        key
+    }
+
     /// The key ranges a typed scan reads when it binds the first
     /// `equal.len()` fields by equality and then, optionally, a range on
     /// the next field: one range when every hashed field is bound, one per

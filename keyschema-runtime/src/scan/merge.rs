@@ -44,6 +44,9 @@ pub(crate) struct ScanOptions {
     pub direction_chosen: bool,
     pub ordered: bool,
     pub after: Option<Cursor>,
+    /// The most rows each source is asked for, when not one past the
+    /// limit ([`RangeScan::per_range`](crate::RangeScan::per_range)).
+    pub per_source: Option<usize>,
 }
 
 /// An async scan's requests in flight at most, unless set with
@@ -59,6 +62,7 @@ impl Default for ScanOptions {
             direction_chosen: false,
             ordered: true,
             after: None,
+            per_source: None,
         }
     }
 }
@@ -274,6 +278,9 @@ impl ScanCore {
     pub(super) fn per_source_limit(&self) -> Option<usize> {
         // Across a layout history some rows of a source are skipped (keys
         // of the other layout): a source may need more than the limit.
+        if let Some(n) = self.options.per_source {
+            return Some(n);
+        }
         let limit = self.options.limit.filter(|_| self.history.is_none())?;
         Some(limit.saturating_add(1))
     }
@@ -343,7 +350,7 @@ impl ScanCore {
     /// Counts a row returned from source `source` and keeps its part after
     /// the header for the cursor.
     #[inline(always)]
-    fn returned(&mut self, source: usize, key: &[u8]) {
+    pub(super) fn returned(&mut self, source: usize, key: &[u8]) {
         self.returned += 1;
         self.last_source = source;
         let body = key.get(self.header_of(source)..).unwrap_or_default();

@@ -6,7 +6,8 @@
 //! components and their key ranges), `request` (the request and the
 //! builder's argument kinds), `cursor` (where a scan stopped), `merge` (the
 //! fetch-independent core), `finish` (what the drivers make of each row),
-//! `projected` (a scan read as a projection), `rows` (the sync driver over a
+//! `projected` (a scan read as a projection), `ranges` (a merged scan of
+//! given key ranges, for a layout known at run time), `rows` (the sync driver over a
 //! [`Store`](crate::store::Store)) and `stream` (the async driver over an
 //! [`AsyncStore`](crate::store::AsyncStore)).
 
@@ -16,6 +17,7 @@ mod finish;
 mod merge;
 mod plan;
 mod projected;
+mod ranges;
 mod records;
 pub(crate) mod request;
 mod rows;
@@ -27,6 +29,7 @@ pub use crate::error::ScanError;
 pub use cursor::Cursor;
 pub use merge::DEFAULT_CONCURRENCY;
 pub use projected::{Projected, ProjectedScan};
+pub use ranges::{MergedRows, RangeScan};
 pub use request::{BucketArg, PhaseKnown, Phased, ScanArg, ScanRequest, Unphased};
 pub use rows::TypedRows;
 pub use stream::AsyncTypedRows;

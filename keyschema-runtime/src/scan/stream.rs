@@ -46,6 +46,9 @@ impl<E> Source<E> {
     }
 }
 
+/// A row with the index of its source, or why the scan could not give one.
+pub(super) type SourcedRow<E> = Result<(usize, Row), RowError<E>>;
+
 /// What polling a source once gave.
 enum Polled<E> {
     Waiting,
@@ -59,7 +62,15 @@ enum Polled<E> {
 /// merged in key order by the same rules as [`TypedRows`](super::TypedRows)
 /// (or read bucket after bucket with [`unordered`](crate::ScanRequest::unordered)).
 pub struct AsyncTypedRows<K, E> {
-    core: ScanCore,
+    merge: Merge<E>,
+    key: PhantomData<fn() -> K>,
+}
+
+/// The sources of an async scan and their merge, whatever the rows are
+/// decoded into: [`AsyncTypedRows`] decodes them as a key type, and
+/// [`MergedRows`](super::MergedRows) returns them as stored.
+pub(super) struct Merge<E> {
+    pub(super) core: ScanCore,
     sources: Vec<Source<E>>,
     /// Merged: built once every source has answered.
     tree: Option<LoserTree>,
@@ -77,19 +88,18 @@ pub struct AsyncTypedRows<K, E> {
     refused: Option<E>,
     /// Whether an error concerns one item and the scan reads on.
     item_error: fn(&E) -> bool,
-    key: PhantomData<fn() -> K>,
 }
 
-impl<K: RowKey, E> AsyncTypedRows<K, E> {
-    pub(crate) fn new<S: AsyncStore<Error = E>>(
+impl<E> Merge<E> {
+    /// Starts `core` on `store`, which reads rows as `reads` says, for
+    /// rows of the layout `checked` (refused first when the store is not
+    /// one of its tables).
+    pub(super) fn new<S: AsyncStore<Error = E>>(
         store: &S,
         reads: &'static crate::schema::Schema,
-        plan: Plan,
-        request: Vec<u8>,
-        options: ScanOptions,
-        phase: Option<Phase>,
+        checked: &'static crate::schema::Schema,
+        mut core: ScanCore,
     ) -> Self {
-        let mut core = ScanCore::new(K::schema(), plan, request, options, K::history().zip(phase));
         core.start();
         let limit = core.per_source_limit();
         let direction = core.options.direction;
@@ -107,7 +117,7 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
                 polled: false,
             })
             .collect();
-        AsyncTypedRows {
+        Merge {
             core,
             sources,
             tree: None,
@@ -115,21 +125,42 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
             in_flight: 0,
             ahead: 0,
             page_ended: false,
-            refused: store.check_key_type(K::schema()).err(),
+            refused: store.check_key_type(checked).err(),
             item_error: S::item_error,
+        }
+    }
+
+    /// How many sources' streams were polled so far.
+    pub(super) fn sources_read(&self) -> usize {
+        self.sources.iter().filter(|s| s.polled).count()
+    }
+}
+
+impl<K: RowKey, E> AsyncTypedRows<K, E> {
+    pub(crate) fn new<S: AsyncStore<Error = E>>(
+        store: &S,
+        reads: &'static crate::schema::Schema,
+        plan: Plan,
+        request: Vec<u8>,
+        options: ScanOptions,
+        phase: Option<Phase>,
+    ) -> Self {
+        let core = ScanCore::new(K::schema(), plan, request, options, K::history().zip(phase));
+        AsyncTypedRows {
+            merge: Merge::new(store, reads, K::schema(), core),
             key: PhantomData,
         }
     }
 
     /// Where the scan stands; see [`TypedRows::cursor`](super::TypedRows::cursor).
     pub fn cursor(&self) -> Cursor {
-        self.core.cursor()
+        self.merge.core.cursor()
     }
 
     /// How many buckets' streams were polled so far: each made at least
     /// one request to the store.
     pub fn buckets_read(&self) -> usize {
-        self.sources.iter().filter(|s| s.polled).count()
+        self.merge.sources_read()
     }
 }
 
@@ -155,6 +186,27 @@ impl<K: RowKey, E> Stream for AsyncTypedRows<K, E> {
 }
 
 impl<K: RowKey, E> AsyncTypedRows<K, E> {
+    /// The next row with its key bytes.
+    pub(crate) fn poll_keyed(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Keyed<K>, RowError<E>>>> {
+        loop {
+            let (i, (key, value)) = match self.merge.poll_row(cx) {
+                Poll::Ready(Some(Ok(row))) => row,
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e))),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            };
+            if let Some(item) = self.merge.core.emit::<K, E>(i, &key) {
+                return Poll::Ready(Some(item.map(|row| (key, row, value))));
+            }
+            // A row of the other layout: on to the next.
+        }
+    }
+}
+
+impl<E> Merge<E> {
     /// Polls source `i` once, unless it already has its answer.
     fn poll_source(&mut self, cx: &mut Context<'_>, i: usize) -> Polled<E> {
         let source = &mut self.sources[i];
@@ -190,18 +242,18 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
     }
 
     /// A store error: one item's (the scan reads on) or the end of the scan.
-    fn error(&mut self, e: E) -> Poll<Option<Result<Keyed<K>, RowError<E>>>> {
+    fn error_row<T>(&mut self, e: E) -> Poll<Option<Result<T, RowError<E>>>> {
         if !(self.item_error)(&e) {
             self.core.failed = true;
         }
         Poll::Ready(Some(Err(RowError::Store(e))))
     }
 
-    /// The next row with its key bytes.
-    pub(crate) fn poll_keyed(
-        &mut self,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Keyed<K>, RowError<E>>>> {
+    /// The next row in the merge (or, unordered, the bucket order) and its
+    /// source, as stored; `None` when the scan is done or its limit
+    /// reached. The caller counts it ([`ScanCore::emit`], or
+    /// [`ScanCore::returned`] for a row returned undecoded).
+    pub(super) fn poll_row(&mut self, cx: &mut Context<'_>) -> Poll<Option<SourcedRow<E>>> {
         if let Some(refused) = self.refused.take() {
             self.core.failed = true;
             return Poll::Ready(Some(Err(RowError::Store(refused))));
@@ -209,25 +261,19 @@ impl<K: RowKey, E> AsyncTypedRows<K, E> {
         if let Some(refused) = self.core.take_refusal() {
             return Poll::Ready(Some(Err(refused)));
         }
-        loop {
-            if self.core.limit_reached() {
-                return self.poll_page_end(cx).map(|()| None);
-            }
-            let next = if self.core.options.ordered {
-                self.poll_merged(cx)
-            } else {
-                self.poll_unordered(cx)
-            };
-            let (i, (key, value)) = match next {
-                Poll::Ready(Ok(Some(row))) => row,
-                Poll::Ready(Ok(None)) => return Poll::Ready(None),
-                Poll::Ready(Err(e)) => return self.error(e),
-                Poll::Pending => return Poll::Pending,
-            };
-            if let Some(item) = self.core.emit::<K, E>(i, &key) {
-                return Poll::Ready(Some(item.map(|row| (key, row, value))));
-            }
-            // A row of the other layout: on to the next.
+        if self.core.limit_reached() {
+            return self.poll_page_end(cx).map(|()| None);
+        }
+        let next = if self.core.options.ordered {
+            self.poll_merged(cx)
+        } else {
+            self.poll_unordered(cx)
+        };
+        match next {
+            Poll::Ready(Ok(Some(row))) => Poll::Ready(Some(Ok(row))),
+            Poll::Ready(Ok(None)) => Poll::Ready(None),
+            Poll::Ready(Err(e)) => self.error_row(e),
+            Poll::Pending => Poll::Pending,
         }
     }
 
