@@ -167,7 +167,7 @@ async fn the_examples_boto3_query_returns_the_typed_index_scans_rows() {
             None => break,
         }
     }
-    whole.sort_by(|a, b| b.1.cmp(&a.1));
+    whole.sort_by_key(|w| std::cmp::Reverse(w.1));
     assert!(
         whole.len() > 20,
         "{} events of {site} since {since}",
