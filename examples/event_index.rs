@@ -19,12 +19,26 @@
 //! entries, rows, old entries' deletes), and reads each site's latest
 //! events through the index there.
 //!
+//! With `--features dynamodb` and `--dynamodb TABLE` it writes the first
+//! 2,000 events to that DynamoDB table (on the server `DYNAMODB_ENDPOINT`
+//! names, else AWS's), where `EventBySite` is a native GSI keyed on the
+//! items' own attributes, and prints the boto3 call and the `aws dynamodb
+//! query` command that read the index by field values.
+//!
 //! Run: `cargo run --release --example event_index [-- --events N] [--data-dir DIR]`
-//! (`--features bigtable` for the Bigtable part)
+//! (`--features bigtable` for the Bigtable part; `--features dynamodb --
+//! --dynamodb TABLE` for the DynamoDB part)
 
 #[allow(dead_code)]
 #[path = "events.rs"]
 mod events;
+
+#[path = "common/site_event.rs"]
+mod site_event;
+
+#[cfg(feature = "dynamodb")]
+#[path = "common/dynamodb_index.rs"]
+mod dynamodb_index;
 
 #[cfg(feature = "bigtable")]
 #[path = "common/emulator.rs"]
@@ -35,12 +49,13 @@ use keyschema::hotspot::HotspotReport;
 use keyschema::index::IndexBackfill;
 use keyschema::store::{RecordStore, RedbStore, RowStore, Store};
 use keyschema::{splits, Index, RowKey};
+use site_event::{Event, EventBySite};
 use std::path::PathBuf;
 use std::time::Instant;
 
 /// The rows as the binary before the index wrote them.
 #[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(salt = hash(user_id, site) % 8, then = user_id, site, rev(timestamp))]
+#[rowkey(salt = hash(user_id, site) % 8, then = (user_id, site), rev(timestamp))]
 pub struct EventBefore {
     pub user_id: String,
     pub site: String,
@@ -55,29 +70,11 @@ pub struct EventBefore {
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(
     salt = hash(user_id, site) % 8,
-    then = user_id, site, rev(timestamp),
+    then = (user_id, site), rev(timestamp),
     index(EventBySiteBuilding, building, prefix = "s", salt = hash(site, user_id) % 8,
           then = (site), rev(timestamp), user_id),
 )]
 pub struct EventBuilding {
-    pub user_id: String,
-    pub site: String,
-    pub timestamp: u64,
-    #[rowkey(value)]
-    pub action: String,
-    #[rowkey(value)]
-    pub payload: Payload,
-}
-
-/// The rows with the index built: by user (the row key) and by site.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    salt = hash(user_id, site) % 8,
-    then = user_id, site, rev(timestamp),
-    index(EventBySite, prefix = "s", salt = hash(site, user_id) % 8,
-          then = (site), rev(timestamp), user_id),
-)]
-pub struct Event {
     pub user_id: String,
     pub site: String,
     pub timestamp: u64,
@@ -95,6 +92,7 @@ const REGIONS: usize = 32;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut events_wanted = 200_000usize;
     let mut data_dir: Option<PathBuf> = None;
+    let mut dynamodb: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match (arg.as_str(), args.next()) {
@@ -102,12 +100,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 events_wanted = n.parse().unwrap_or(200_000)
             }
             ("--data-dir", Some(dir)) => data_dir = Some(PathBuf::from(dir)),
+            ("--dynamodb", Some(table)) => dynamodb = Some(table),
             // The schema documents of the rows and of the index's entries.
             ("--schema-out", Some(path)) => std::fs::write(path, Event::schema().to_json())?,
             ("--index-schema-out", Some(path)) => {
                 std::fs::write(path, EventBySite::schema().to_json())?
             }
-            _ => return Err("usage: event_index [--events N (>= 1000)] [--data-dir DIR] [--schema-out FILE] [--index-schema-out FILE]".into()),
+            _ => return Err("usage: event_index [--events N (>= 1000)] [--data-dir DIR] [--schema-out FILE] [--index-schema-out FILE] [--dynamodb TABLE]".into()),
         }
     }
     println!("rows   {}", Event::schema());
@@ -282,6 +281,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     #[cfg(feature = "bigtable")]
     on_bigtable(&events[..events.len().min(20_000)])?;
+    if let Some(table) = dynamodb {
+        #[cfg(feature = "dynamodb")]
+        dynamodb_index::run(&table, &events[..events.len().min(2_000)])?;
+        #[cfg(not(feature = "dynamodb"))]
+        return Err(format!(
+            "--dynamodb {table}: this build has no DynamoDB store; run it with --features dynamodb"
+        )
+        .into());
+    }
     Ok(())
 }
 

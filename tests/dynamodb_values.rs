@@ -376,3 +376,31 @@ async fn the_number_range_is_dynamodbs_to_the_last_storable_float() {
         assert_eq!(got, None, "nothing was written for {t:e}");
     }
 }
+
+/// A key field of bytes named `v`: its item holds a binary `v` attribute
+/// (the field, written under its name), which is not a raw value written
+/// by `put_row` before the type had value fields; the row reads back.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "k", then = (id), v)]
+pub struct BytesNamedV {
+    pub id: u32,
+    pub v: Vec<u8>,
+    #[rowkey(value)]
+    pub note: String,
+}
+
+#[tokio::test]
+async fn a_key_field_of_bytes_named_v_is_not_read_as_a_raw_value() {
+    let store = store::<BytesNamedV>("key-field-v").await;
+    let row = BytesNamedV {
+        id: 7,
+        v: vec![0, 0xff, 3],
+        note: "kept".into(),
+    };
+    store.put_record(&row).await.expect("put");
+    let got = store
+        .get_record::<BytesNamedV>(&row.encode())
+        .await
+        .expect("the row reads back");
+    assert_eq!(got, Some(row));
+}

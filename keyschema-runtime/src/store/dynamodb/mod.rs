@@ -483,15 +483,19 @@ impl DynamoStore {
         item: &HashMap<String, AttributeValue>,
     ) -> Result<Vec<u8>, DynamoError> {
         if self.whole_rows() {
+            // A binary `v` is a raw value unless a field of the type is
+            // named `v`: a value field, or a key field of bytes, whose
+            // attribute the item holds under its name.
+            let components = self.schema.components();
             let raw = matches!(item.get(VALUE), Some(AttributeValue::B(_)))
-                && !self.schema.values().iter().any(|f| f.name == VALUE);
+                && !self.schema.values().iter().any(|f| f.name == VALUE)
+                && !(self.shape.key_fields && components.iter().any(|c| c.name() == VALUE));
             if raw {
                 return Err(DynamoError::RawValue {
                     table: self.table.clone(),
                     key: key.to_vec(),
                 });
             }
-            let components = self.schema.components();
             // Every field `None`: no attribute says the row is one, so
             // the map's notes entry (the empty name) is its presence mark.
             return Ok(field_map::to_field_map(item, |name| {
