@@ -18,7 +18,7 @@ pub enum Transform {
     Bucket(u64),
 }
 
-/// One component of a [`DynSchema`].
+/// One component of a [`DynSchema`](super::DynSchema).
 #[derive(Debug, Clone)]
 pub struct DynComponent {
     pub(super) name: &'static str,
@@ -28,7 +28,7 @@ pub struct DynComponent {
     pub(super) transform: Transform,
 }
 
-/// One field of the key: a value to give [`DynSchema::encode`]. A bucketed
+/// One field of the key: a value to give [`DynSchema::encode`](super::DynSchema::encode). A bucketed
 /// field has two components (the bucket, then itself).
 #[derive(Debug, Clone)]
 pub struct DynField {

@@ -13,7 +13,7 @@
 //! | sequence, map, struct, enum variant with content | the value's MessagePack encoding, as in the ordered stores' map |
 //!
 //! A unit enum variant is a string, its name. Cells are read back by the
-//! field's type ([`CellDeserializer`](super::CellDeserializer)), so the cell needs no type tag.
+//! field's type ([`CellDeserializer`]), so the cell needs no type tag.
 //!
 //! Except for a self-describing field ([`super::is_self_describing`]:
 //! `serde_json::Value`, an untagged or internally tagged enum), whose type

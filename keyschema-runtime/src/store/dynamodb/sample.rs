@@ -60,7 +60,7 @@ struct Kept {
 impl DynamoStore {
     /// `limit` row keys of the table, each item with the same chance: a
     /// parallel Scan of the key attributes alone reads the whole table
-    /// ([`plan_segments`] segments, 16 at once), and each key read gets a
+    /// (as many segments as the item count asks for, 16 at once), and each key read gets a
     /// random weight; the `limit` keys of smallest weight are kept (a
     /// uniform sample without replacement, in memory of `limit` keys). A
     /// table of at most `limit` items is returned whole. The Scan costs
