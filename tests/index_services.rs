@@ -456,3 +456,56 @@ fn a_damaged_entry_comes_back_in_its_place_across_pages_on_bigtable() {
         }
     });
 }
+
+/// Another program copies an item, its index attributes and all, under
+/// other keys (a migration script, a restore): the encoded GSI then holds
+/// the one entry on several items. An index scan returns the row that
+/// entry names once, not once per copy.
+#[test]
+fn copied_items_carrying_one_entry_return_its_row_once() {
+    rt().block_on(async {
+        let store = dynalite::store::<Hit>("index-copies").await;
+        store
+            .put_record(&hit("u1", 3, "/a", None))
+            .await
+            .expect("put");
+        store
+            .put_record(&hit("u2", 4, "/a", None))
+            .await
+            .expect("put");
+        let key = Hit::get_key("u1", 3);
+        let (pk, sk) = Hit::schema().split_key(&key).expect("a key");
+        let original = store
+            .client()
+            .get_item()
+            .table_name(store.table())
+            .key("pk", AttributeValue::B(Blob::new(pk.to_vec())))
+            .key("sk", AttributeValue::B(Blob::new(sk.to_vec())))
+            .consistent_read(true)
+            .send()
+            .await
+            .expect("GetItem")
+            .item()
+            .cloned()
+            .expect("the item");
+        // Five copies under other users' keys, every attribute kept.
+        for n in 0..5u16 {
+            let copy_key = Hit::get_key(&format!("c{n}"), 3);
+            let (pk, sk) = Hit::schema().split_key(&copy_key).expect("a key");
+            let mut copy = original.clone();
+            copy.insert("pk".into(), AttributeValue::B(Blob::new(pk.to_vec())));
+            copy.insert("sk".into(), AttributeValue::B(Blob::new(sk.to_vec())));
+            store
+                .client()
+                .put_item()
+                .table_name(store.table())
+                .set_item(Some(copy))
+                .send()
+                .await
+                .expect("PutItem");
+        }
+        let mut rows = by_page(&store, "/a").await;
+        rows.sort();
+        assert_eq!(rows, [("u1".to_string(), 3), ("u2".to_string(), 4)]);
+    });
+}

@@ -240,6 +240,7 @@ impl DynamoStore {
             returned: 0,
             start_key: None,
             ready: VecDeque::new(),
+            last_entry: None,
             done: false,
         };
         match plan {
@@ -360,6 +361,10 @@ struct QueryState {
     start_key: Option<HashMap<String, AttributeValue>>,
     /// Rows read and not yet returned, and items that are not keyschema's.
     ready: VecDeque<Result<Row, DynamoError>>,
+    /// The last entry key an encoded GSI gave: items that carry the same
+    /// one (copies of an item another program made, attributes and all)
+    /// sort together and name one row, which is returned once.
+    last_entry: Option<Vec<u8>>,
     done: bool,
 }
 
@@ -464,7 +469,11 @@ impl QueryState {
                 continue; // BETWEEN is inclusive; the range's end is not
             }
             let value = match &self.gsi {
-                Some(_) => Ok(Vec::new()),
+                Some(_) if self.last_entry.as_deref() == Some(&key[..]) => continue,
+                Some(_) => {
+                    self.last_entry = Some(key.clone());
+                    Ok(Vec::new())
+                }
                 None => store.value_of(&key, item),
             };
             self.ready.push_back(value.map(|value| (key, value)));
