@@ -52,6 +52,10 @@ struct Probe {
     place: Place,
     #[rowkey(value, default)]
     tally: BTreeMap<String, i64>,
+    #[rowkey(value, default)]
+    big: u128,
+    #[rowkey(value, default)]
+    wide: i128,
 }
 
 const I64_RANGE: &str = "(-9223372036854775808 to 9223372036854775807)";
@@ -101,6 +105,13 @@ fn ordered_cases() -> Vec<(&'static str, Vec<u8>, Result<Probe, String>)> {
         ("count", f64_item(1.5), integer("the number 1.5")),
         ("count", u64_max.clone(), Err(format!("the integer 18446744073709551615 is beyond i64's range {I64_RANGE}"))),
         ("small", vec![0xcd, 0x01, 0x2c], Err("the integer 300 is beyond u8's range (0 to 255)".into())),
+        // 128-bit fields: an integer by its sign (a negative one is no
+        // u128, never 2^128 - 1), their own 16-byte bin as written.
+        ("big", vec![0xff], Err("found the integer -1: invalid value: integer `-1`, expected u128".into())),
+        ("big", vec![0x05], Ok(Probe { big: 5, ..probe() })),
+        ("big", [&[0xc4, 16][..], &[0xff; 16]].concat(), Ok(Probe { big: u128::MAX, ..probe() })),
+        ("wide", vec![0xff], Ok(Probe { wide: -1, ..probe() })),
+        ("wide", [&[0xc4, 16][..], &i128::MIN.to_be_bytes()].concat(), Ok(Probe { wide: i128::MIN, ..probe() })),
         // Other kinds expected.
         ("name", vec![0x07], expected("the integer 7", "a string")),
         ("name", vec![0xc4, 3, b'a', b'b', b'c'], expected("3 bytes (616263)", "a string")),
@@ -129,6 +140,8 @@ fn probe() -> Probe {
         scores: Vec::new(),
         place: Place::default(),
         tally: BTreeMap::new(),
+        big: 0,
+        wide: 0,
     }
 }
 

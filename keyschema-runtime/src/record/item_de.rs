@@ -67,7 +67,7 @@ impl<'de> de::Deserializer<'de> for ItemDeserializer<'de> {
     type Error = Error;
 
     through_rmp! {
-        deserialize_any, deserialize_f32, deserialize_f64, deserialize_i128, deserialize_u128,
+        deserialize_any, deserialize_f32, deserialize_f64,
         deserialize_char, deserialize_unit, deserialize_map,
         deserialize_identifier, deserialize_ignored_any,
     }
@@ -79,9 +79,13 @@ impl<'de> de::Deserializer<'de> for ItemDeserializer<'de> {
         de::Deserializer::deserialize_seq(&mut self.rmp(), visitor)
     }
 
+    // A 128-bit field reads an integer item by its sign too (rmp-serde would
+    // read `-1` into a `u128` as 2^128 - 1); its own 16-byte bin goes
+    // through rmp-serde.
     ints! {
         deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64,
+        deserialize_i128, deserialize_u128,
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
