@@ -38,7 +38,7 @@ pub fn read(text: &str, text_keys: bool) -> Result<Vec<u8>, String> {
         match text_keys {
             true => key.extend_from_slice(part.as_bytes()),
             false => key.extend(
-                crate::forms::base64(part)
+                crate::b64::base64(part)
                     .map_err(|e| format!("the {what} key attribute {part:?}: {e}"))?,
             ),
         }
@@ -64,7 +64,7 @@ fn json(text: &str, text_keys: bool) -> Result<Vec<u8>, String> {
         };
         match text_keys {
             true => Ok(Some(shown.as_bytes().to_vec())),
-            false => crate::forms::base64(shown)
+            false => crate::b64::base64(shown)
                 .map(Some)
                 .map_err(|e| format!("the key attribute `{name}`: {e}")),
         }

@@ -1,6 +1,7 @@
 //! The forms keys are printed in: hex, base64, `\xNN`-escaped text (what the
 //! HBase shell's `Bytes.toStringBinary` and `cbt` show), and plain text.
 
+pub use crate::b64::base64;
 use base64::Engine as _;
 
 /// How a key is written.
@@ -152,13 +153,6 @@ fn hex(text: &str) -> Result<Vec<u8>, String> {
             }
         })
         .collect()
-}
-
-pub fn base64(text: &str) -> Result<Vec<u8>, String> {
-    let text = text.trim().trim_end_matches('=');
-    base64::engine::general_purpose::STANDARD_NO_PAD
-        .decode(text)
-        .map_err(|e| format!("not base64: {e}"))
 }
 
 /// `\xNN` (either case) is the byte; `\\`, `\n`, `\t`, `\r`, `\"` and

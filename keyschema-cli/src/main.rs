@@ -7,6 +7,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod b64;
 mod binding;
 mod cbt;
 mod cbt_command;

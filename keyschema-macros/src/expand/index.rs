@@ -2,7 +2,7 @@
 //! expansion as any key type's), `impl Index` (the entry of a row, the row
 //! of an entry), and the row type's `stored_index_keys`.
 
-use crate::model::{Field, IndexSpec, KeySpec, ValueSpec};
+use crate::model::{Field, IndexSpec, KeySpec};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -104,66 +104,6 @@ fn index_impl(row: &KeySpec, index: &IndexSpec) -> TokenStream {
                 __reader: &mut __R,
             ) -> __ks::Result<(), __ks::ValueError> {
                 <#row_ident as __ks::Record>::read_index_fields(__row, #place, __reader)
-            }
-        }
-    }
-}
-
-/// The row type's `Record::read_index_fields`: for each index (by its
-/// place in the declaration), the value fields it is over, read by name
-/// into the row (the generated `read_values`' body over those fields
-/// alone), a required one the value lacks a `ValueError::Missing`; the
-/// others are stepped over unread. Nothing for a type without indexes.
-pub(super) fn read_index_fields(row: &KeySpec) -> TokenStream {
-    if row.indexes.is_empty() {
-        return TokenStream::new();
-    }
-    let row_ident = &row.ident;
-    let arms = row.indexes.iter().enumerate().map(|(n, index)| {
-        let n = Literal::usize_unsuffixed(n);
-        // The value fields the index reads, in declaration order, with
-        // their place among the row's.
-        let read: Vec<(usize, &ValueSpec)> = row
-            .values
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| {
-                let name = v.field.name();
-                index
-                    .fields
-                    .iter()
-                    .any(|(f, _)| syn::ext::IdentExt::unraw(f) == name)
-            })
-            .collect();
-        if read.is_empty() {
-            return quote!(#n => __ks::Result::Ok(()),);
-        }
-        let places = read.iter().map(|(i, _)| Literal::usize_unsuffixed(*i));
-        let values: Vec<_> = read
-            .iter()
-            .map(|(_, v)| {
-                let ty = super::checked_value(&v.field);
-                (&v.field.ident, quote!(#ty), v.field.name())
-            })
-            .collect();
-        let body = super::record::read_body(quote!(self), &values, quote!(__FIELDS));
-        quote! {
-            #n => {
-                const __FIELDS: &[__ks::ValueField] =
-                    &[#(<#row_ident as __ks::Record>::VALUES[#places]),*];
-                #body
-            }
-        }
-    });
-    quote! {
-        fn read_index_fields<__R: __ks::ValueReader>(
-            &mut self,
-            __index: usize,
-            __reader: &mut __R,
-        ) -> __ks::Result<(), __ks::ValueError> {
-            match __index {
-                #(#arms)*
-                _ => __ks::Result::Ok(()),
             }
         }
     }

@@ -17,10 +17,9 @@
 //! ([`super::probe::asks`]) and the attribute as DynamoDB holds it: a good
 //! row pays for none of this.
 
-use super::misfit::shown;
 use super::probe::Asks;
 use super::track::{beyond_f32, not_an_f32};
-use super::walk::{Item, Walker};
+use super::walk::{shown, Item, Walker};
 
 /// The name of a DynamoDB field map's notes entry: the empty name, which
 /// no attribute and no field has.

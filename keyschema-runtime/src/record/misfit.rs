@@ -13,10 +13,7 @@
 use super::dynamo_words::{self, nested_note, note};
 use super::probe::Asks;
 use super::track::{beyond_f32, not_an_f32, number_shown, Step, Trail};
-use super::walk::{Item, Walker};
-
-/// The longest string shown in a message, in characters.
-const SHOWN: usize = 60;
+use super::walk::{shown, Item, Walker};
 
 /// The message of `field`, whose stored value `raw` (its whole
 /// MessagePack encoding) did not read: `trail` is the failed read's,
@@ -193,21 +190,6 @@ pub(crate) fn found(item: Item<'_>) -> String {
                 _ => "a MessagePack extension value".to_string(),
             }
         }
-    }
-}
-
-/// A string's text, quoted and escaped, cut at [`SHOWN`] characters.
-pub(crate) fn shown(bytes: &[u8]) -> String {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return format!("of {} bytes that are not UTF-8", bytes.len());
-    };
-    match text.char_indices().nth(SHOWN) {
-        Some((end, _)) => format!(
-            "{:?}... ({} characters)",
-            &text[..end],
-            text.chars().count()
-        ),
-        None => format!("{text:?}"),
     }
 }
 

@@ -317,6 +317,24 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// The longest string shown in a message, in characters.
+const SHOWN: usize = 60;
+
+/// A string's text, quoted and escaped, cut at [`SHOWN`] characters.
+pub(crate) fn shown(bytes: &[u8]) -> String {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return format!("of {} bytes that are not UTF-8", bytes.len());
+    };
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!(
+            "{:?}... ({} characters)",
+            &text[..end],
+            text.chars().count()
+        ),
+        None => format!("{text:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
