@@ -1,6 +1,7 @@
 //! Compare-and-set through a conditional PutItem or DeleteItem: DynamoDB
 //! checks the condition and writes the item as one step.
 
+use super::gsi::Gsi;
 use super::{request_error, DynamoError, DynamoStore, VALUE};
 use crate::store::Cas;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
@@ -105,5 +106,66 @@ where
         Ok(_) => Ok(true),
         Err(e) if e.code() == Some("ConditionalCheckFailedException") => Ok(false),
         Err(e) => Err(request_error(operation, e)),
+    }
+}
+
+/// An UpdateItem of one item: its key, the update expression, the
+/// attribute names and values they use, and the conditions so far.
+pub(super) struct ConditionalUpdate {
+    pub(super) key: HashMap<String, AttributeValue>,
+    pub(super) update: String,
+    pub(super) names: HashMap<String, String>,
+    pub(super) values: HashMap<String, AttributeValue>,
+    pub(super) condition: Vec<String>,
+}
+
+impl DynamoStore {
+    /// Sends `u` on the further condition that each of `gsi`'s value fields
+    /// still holds what `held` gives (or is absent when it gives nothing):
+    /// `false` when a condition failed (a newer write won).
+    pub(super) async fn update_while_indexed_fields_hold<'a>(
+        &self,
+        gsi: &Gsi,
+        mut u: ConditionalUpdate,
+        held: impl Fn(&str) -> Option<&'a AttributeValue>,
+    ) -> Result<bool, DynamoError> {
+        let row_fields = self.schema.values();
+        let indexed = gsi
+            .schema
+            .components()
+            .iter()
+            .map(|c| c.name())
+            .filter(|name| row_fields.iter().any(|f| f.name == *name));
+        for (n, name) in indexed.enumerate() {
+            u.names.insert(format!("#v{n}"), name.to_string());
+            match held(name) {
+                Some(value) => {
+                    u.condition.push(format!("#v{n} = :v{n}"));
+                    u.values.insert(format!(":v{n}"), value.clone());
+                }
+                None => u.condition.push(format!("attribute_not_exists(#v{n})")),
+            }
+        }
+        super::Counters::count(&self.counters.update_item);
+        let answer = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(u.key))
+            .update_expression(u.update)
+            .condition_expression(u.condition.join(" AND "))
+            .set_expression_attribute_names(Some(u.names))
+            .set_expression_attribute_values((!u.values.is_empty()).then_some(u.values))
+            .send()
+            .await;
+        match answer {
+            Ok(_) => Ok(true),
+            Err(SdkError::ServiceError(e))
+                if e.err().code() == Some("ConditionalCheckFailedException") =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(request_error("UpdateItem", e)),
+        }
     }
 }

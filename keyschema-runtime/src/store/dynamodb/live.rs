@@ -12,7 +12,6 @@ use super::native::KeySource;
 use super::{item, request_error, DynamoError, DynamoStore};
 use crate::schema::Schema;
 use crate::store::{BoxFuture, BoxTableStream, EntryChange, TablePass, TableRow};
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::{stream, StreamExt};
 use std::collections::{HashMap, VecDeque};
@@ -255,44 +254,17 @@ impl DynamoStore {
             })?,
             false => Vec::new(),
         };
-        let row_fields = self.schema.values();
-        let indexed = gsi
-            .schema
-            .components()
-            .iter()
-            .map(|c| c.name())
-            .filter(|name| row_fields.iter().any(|f| f.name == *name));
-        for (n, name) in indexed.enumerate() {
-            names.insert(format!("#v{n}"), name.to_string());
-            match read.iter().find(|(field, _)| field == name) {
-                Some((_, value)) => {
-                    condition.push(format!("#v{n} = :v{n}"));
-                    values.insert(format!(":v{n}"), value.clone());
-                }
-                None => condition.push(format!("attribute_not_exists(#v{n})")),
-            }
-        }
-        super::Counters::count(&self.counters.update_item);
-        let answer = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key))
-            .update_expression(update)
-            .condition_expression(condition.join(" AND "))
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values))
-            .send()
-            .await;
-        match answer {
-            Ok(_) => Ok(true),
-            Err(SdkError::ServiceError(e))
-                if e.err().code() == Some("ConditionalCheckFailedException") =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(request_error("UpdateItem", e)),
-        }
+        let update = super::cas::ConditionalUpdate {
+            key,
+            update,
+            names,
+            values,
+            condition,
+        };
+        self.update_while_indexed_fields_hold(gsi, update, |name| {
+            read.iter().find(|(field, _)| field == name).map(|(_, v)| v)
+        })
+        .await
     }
 }
 
@@ -412,44 +384,16 @@ impl DynamoStore {
             true => format!("SET {}", parts.join(", ")),
             false => format!("REMOVE {}", parts.join(", ")),
         };
-        let mut condition = vec!["attribute_exists(#k)".to_string()];
-        let indexed = gsi
-            .schema
-            .components()
-            .iter()
-            .map(|c| c.name())
-            .filter(|name| self.schema.values().iter().any(|f| f.name == *name));
-        for (n, name) in indexed.enumerate() {
-            names.insert(format!("#v{n}"), name.to_string());
-            match item.get(name) {
-                Some(value) => {
-                    condition.push(format!("#v{n} = :v{n}"));
-                    values.insert(format!(":v{n}"), value.clone());
-                }
-                None => condition.push(format!("attribute_not_exists(#v{n})")),
-            }
-        }
-        super::Counters::count(&self.counters.update_item);
-        let answer = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key))
-            .update_expression(update)
-            .condition_expression(condition.join(" AND "))
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values))
-            .send()
-            .await;
-        match answer {
-            Ok(_) => Ok(true),
-            Err(SdkError::ServiceError(e))
-                if e.err().code() == Some("ConditionalCheckFailedException") =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(request_error("UpdateItem", e)),
-        }
+        let condition = vec!["attribute_exists(#k)".to_string()];
+        let update = super::cas::ConditionalUpdate {
+            key,
+            update,
+            names,
+            values,
+            condition,
+        };
+        self.update_while_indexed_fields_hold(gsi, update, |name| item.get(name))
+            .await
     }
 }
 
