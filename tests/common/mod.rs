@@ -25,6 +25,7 @@ macro_rules! lend_scanned_rows {
 }
 pub(crate) use lend_scanned_rows;
 
+pub mod bigtable_store;
 pub mod cbt;
 pub mod cli;
 pub mod cut;
