@@ -16,13 +16,12 @@ mod bigtable_event;
 
 use bigtable_event::Event;
 use common::cli::{document, run, section};
+use common::hotspot_share::{self, assert_report_within, hot_sites, planted, shares, Pooled};
 use common::{cbt, emulator};
 use keyschema::store::bigtable::BigtableStore;
 use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
 use std::collections::BTreeMap;
-
-const SITES: [&str; 5] = ["shop", "news", "blog", "mail", "docs"];
 
 /// The same rows under a 32-bucket salt of the user alone: the layout
 /// `--what-if` replays the sample under.
@@ -50,43 +49,14 @@ fn bucket(e: &Event) -> u32 {
     Event::schema().bucket_of(&e.encode()).expect("bucket")
 }
 
-/// Shares (0 to 1) of each key of `counts`.
-fn shares(counts: &BTreeMap<u32, u64>) -> BTreeMap<u32, f64> {
-    let n: u64 = counts.values().sum();
-    counts
-        .iter()
-        .map(|(k, c)| (*k, *c as f64 / n.max(1) as f64))
-        .collect()
-}
-
 #[tokio::test]
 async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_bigtable_table() {
     // The hot user's sites that hash to buckets 6 and 7, the last two.
-    let hot_sites: Vec<&str> = SITES
-        .iter()
-        .copied()
-        .filter(|s| bucket(&event("hot", s, 0)) >= 6)
-        .collect();
-    assert!(!hot_sites.is_empty(), "some site of `hot` hashes to 6 or 7");
-    // 150,000 rows: 90,000 of 9,000 users, 60,000 of the hot user.
-    let mut rows: Vec<Event> = (0..90_000u64)
-        .map(|i| event(&format!("u{}", i % 9000), SITES[(i / 9000) as usize % 5], i))
-        .collect();
-    // Two thirds of them on its first such site: one bucket is clearly hottest.
-    let last = hot_sites.len() - 1;
-    rows.extend((0..60_000u64).map(|i| {
-        let site = if i % 3 == 0 {
-            hot_sites[last]
-        } else {
-            hot_sites[0]
-        };
-        event("hot", site, i)
-    }));
-    let mut truth: BTreeMap<u32, u64> = (0..8).map(|b| (b, 0)).collect();
-    for e in &rows {
-        *truth.entry(bucket(e)).or_default() += 1;
-    }
-    let truth = shares(&truth);
+    let hot_sites = hot_sites(|s| bucket(&event("hot", s, 0)));
+    // 150,000 rows: 90,000 of 9,000 users, 60,000 of the hot user (two
+    // thirds of them on its first such site: one bucket is clearly hottest).
+    let rows = planted(90_000, 9000, 60_000, &hot_sites, event);
+    let truth = hotspot_share::truth(&rows, bucket);
 
     let host = emulator::host();
     let table = emulator::fresh_table("cli-hot");
@@ -111,26 +81,13 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_bigtable_table() 
     // deviation of at most 3.5 points). The old sampler read only the
     // first two thirds of the table: buckets 6 and 7 (over 45% of the rows)
     // were never seen.
-    let mut seen: BTreeMap<u32, u64> = (0..8).map(|b| (b, 0)).collect();
+    let mut seen = Pooled::new();
     for _ in 0..40 {
         let (code, stdout, stderr) = tool(&["hotspot", "--rows", "5", "--top", "10"]);
         assert_eq!(code, 0, "{stderr}");
-        for (name, count) in section(&stdout, "by bucket") {
-            let b: u32 = name
-                .trim_start_matches("bucket ")
-                .parse()
-                .expect("a bucket");
-            *seen.entry(b).or_default() += count;
-        }
+        seen.add(&stdout);
     }
-    let seen = shares(&seen);
-    for (b, share) in &truth {
-        assert!(
-            (seen[b] - share).abs() < 0.12,
-            "bucket {b}: {:.3} of 200 sampled keys, {share:.3} of the rows: {seen:?}",
-            seen[b]
-        );
-    }
+    seen.assert_within(&truth, 0.12);
 
     let (_, stdout, _) = tool(&["hotspot", "--rows", "5"]);
     assert!(
@@ -153,29 +110,7 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_bigtable_table() 
         other.to_str().expect("path"),
     ]);
     assert_eq!(code, 0, "{stderr}");
-    let printed = section(&stdout, "by bucket");
-    assert_eq!(printed.len(), 8, "{stdout}");
-    for (name, count) in &printed {
-        let b: u32 = name
-            .trim_start_matches("bucket ")
-            .parse()
-            .expect("a bucket");
-        let share = *count as f64 / 4000.0;
-        assert!(
-            (share - truth[&b]).abs() < 0.03,
-            "bucket {b}: {share:.3} against {:.3}\n{stdout}",
-            truth[&b]
-        );
-    }
-    let hottest = truth
-        .iter()
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .map(|(b, _)| *b)
-        .expect("a bucket");
-    assert!(
-        stdout.contains(&format!("  hottest: bucket {hottest}, ")),
-        "{stdout}"
-    );
+    let hottest = assert_report_within(&stdout, 4000, &truth, 0.03);
     // Stored bytes per bucket (SampleRowKeys' offsets): rows of about one
     // size, so about the rows' shares.
     let stored: Vec<f64> = stdout

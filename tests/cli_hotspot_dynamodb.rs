@@ -14,9 +14,9 @@ mod common;
 
 use common::cli::{document, on_dynamodb, section};
 use common::dynalite;
+use common::hotspot_share::{self, assert_report_within, hot_sites, planted, Pooled};
 use keyschema::store::AsyncRecordStore;
 use keyschema::RowKey;
-use std::collections::BTreeMap;
 
 /// An event under a DynamoDB partition of user and site, newest first.
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -28,8 +28,6 @@ struct Visit {
     #[rowkey(value)]
     page: String,
 }
-
-const SITES: [&str; 5] = ["shop", "news", "blog", "mail", "docs"];
 
 fn visit(user: &str, site: &str, timestamp: u64) -> Visit {
     Visit {
@@ -44,43 +42,14 @@ fn bucket(v: &Visit) -> u32 {
     Visit::schema().bucket_of(&v.encode()).expect("bucket")
 }
 
-/// Shares (0 to 1) of each key of `counts`.
-fn shares(counts: &BTreeMap<u32, u64>) -> BTreeMap<u32, f64> {
-    let n: u64 = counts.values().sum();
-    counts
-        .iter()
-        .map(|(k, c)| (*k, *c as f64 / n.max(1) as f64))
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_dynamodb_table() {
-    let hot_sites: Vec<&str> = SITES
-        .iter()
-        .copied()
-        .filter(|s| bucket(&visit("hot", s, 0)) >= 6)
-        .collect();
-    assert!(!hot_sites.is_empty(), "some site of `hot` hashes to 6 or 7");
+    let hot_sites = hot_sites(|s| bucket(&visit("hot", s, 0)));
     // 32,000 items: 20,000 of 4,000 users (one partition of 1 to 2 items
     // per user and site), 12,000 of the hot user on its sites of buckets
     // 6 and 7 (two thirds on the first).
-    let mut rows: Vec<Visit> = (0..20_000u64)
-        .map(|i| visit(&format!("u{}", i % 4000), SITES[(i / 4000) as usize % 5], i))
-        .collect();
-    let last = hot_sites.len() - 1;
-    rows.extend((0..12_000u64).map(|i| {
-        let site = if i % 3 == 0 {
-            hot_sites[last]
-        } else {
-            hot_sites[0]
-        };
-        visit("hot", site, i)
-    }));
-    let mut counts: BTreeMap<u32, u64> = (0..8).map(|b| (b, 0)).collect();
-    for v in &rows {
-        *counts.entry(bucket(v)).or_default() += 1;
-    }
-    let truth = shares(&counts);
+    let rows = planted(20_000, 4000, 12_000, &hot_sites, visit);
+    let truth = hotspot_share::truth(&rows, bucket);
 
     let store = dynalite::store::<Visit>("cli-hot-ddb").await;
     let started = std::time::Instant::now();
@@ -102,7 +71,7 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_dynamodb_table() 
     // keys). Each bucket's share of them is within 12 points of the truth
     // (a binomial share of 160 has a standard deviation of at most 4
     // points: 12 is 3 of them).
-    let mut seen: BTreeMap<u32, u64> = (0..8).map(|b| (b, 0)).collect();
+    let mut seen = Pooled::new();
     let mut hot_first = 0;
     for rows in ["5", "10", "15", "20", "30"].iter().cycle().take(10) {
         let started = std::time::Instant::now();
@@ -127,13 +96,7 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_dynamodb_table() 
             )),
             "{stdout}"
         );
-        for (name, count) in section(&stdout, "by bucket") {
-            let b: u32 = name
-                .trim_start_matches("bucket ")
-                .parse()
-                .expect("a bucket");
-            *seen.entry(b).or_default() += count;
-        }
+        seen.add(&stdout);
         // The first user listed (a sample where no user is met twice
         // lists none).
         let first_user = stdout
@@ -143,14 +106,7 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_dynamodb_table() 
             .unwrap_or_default();
         hot_first += usize::from(first_user.trim_start().starts_with("hot "));
     }
-    let pooled = shares(&seen);
-    for (b, share) in &truth {
-        assert!(
-            (pooled[b] - share).abs() < 0.12,
-            "bucket {b}: {:.3} of 160 sampled keys, {share:.3} of the items: {pooled:?}",
-            pooled[b]
-        );
-    }
+    seen.assert_within(&truth, 0.12);
     // The hot user (37.5% of the items; no other user has more than 5 of
     // 32,000) leads the users of a sample where it is met twice: in 9.1 of
     // these 10 samples on average (62% of those of 5 keys, 94% of 10, all
@@ -160,29 +116,7 @@ async fn hotspot_finds_a_hot_user_in_the_last_buckets_of_a_big_dynamodb_table() 
     // A bigger sample: every bucket within 3 points, the hottest named.
     let (code, stdout, stderr) = tool(&["hotspot", "--rows", "3000"]);
     assert_eq!(code, 0, "{stderr}");
-    let printed = section(&stdout, "by bucket");
-    assert_eq!(printed.len(), 8, "{stdout}");
-    for (name, count) in &printed {
-        let b: u32 = name
-            .trim_start_matches("bucket ")
-            .parse()
-            .expect("a bucket");
-        let share = *count as f64 / 3000.0;
-        assert!(
-            (share - truth[&b]).abs() < 0.03,
-            "bucket {b}: {share:.3} against {:.3}\n{stdout}",
-            truth[&b]
-        );
-    }
-    let hottest = truth
-        .iter()
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .map(|(b, _)| *b)
-        .expect("a bucket");
-    assert!(
-        stdout.contains(&format!("  hottest: bucket {hottest}, ")),
-        "{stdout}"
-    );
+    assert_report_within(&stdout, 3000, &truth, 0.03);
     let users = section(&stdout, "by user_id (");
     assert_eq!(users[0].0, "hot", "{stdout}");
     println!("{stdout}");

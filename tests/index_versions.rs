@@ -11,78 +11,23 @@
 mod common;
 
 use common::no_txn::NoTxn;
-use common::versions::AsyncMemory;
+use common::versions::{v1, v2, AsyncMemory};
 use keyschema::index::IndexBackfill;
 use keyschema::store::{
     AsyncRecordStore, AsyncStore, Direction, MemoryStore, RecordStore, RedbStore, RowStore, Store,
 };
-use keyschema::{history::Phase, KeyRange, RowKey};
-
-/// Version 1: a hit's page and tag.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    salt = hash(user) % 4,
-    then = (user), ts,
-    index(V1ByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
-    index(V1ByTag, prefix = "t", then = (tag), user, ts),
-)]
-pub struct HitV1 {
-    pub user: String,
-    pub ts: u16,
-    #[rowkey(value)]
-    pub page: String,
-    #[rowkey(value)]
-    pub tag: Option<String>,
-}
-
-/// Version 2: the same key and indexes, and a required count.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    salt = hash(user) % 4,
-    then = (user), ts,
-    index(V2ByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
-    index(V2ByTag, prefix = "t", then = (tag), user, ts),
-)]
-pub struct HitV2 {
-    pub user: String,
-    pub ts: u16,
-    #[rowkey(value)]
-    pub page: String,
-    #[rowkey(value)]
-    pub tag: Option<String>,
-    #[rowkey(value)]
-    pub n: i64,
-}
-
-fn v1(ts: u16, page: &str, tag: Option<&str>) -> HitV1 {
-    HitV1 {
-        user: "u1".into(),
-        ts,
-        page: page.into(),
-        tag: tag.map(Into::into),
-    }
-}
-
-fn v2(ts: u16, page: &str, tag: Option<&str>) -> HitV2 {
-    HitV2 {
-        user: "u1".into(),
-        ts,
-        page: page.into(),
-        tag: tag.map(Into::into),
-        n: 7,
-    }
-}
+use keyschema::{history::Phase, KeyRange};
 
 /// The keys a table must hold after the story: the moved row and its one
 /// entry (its tag is `None`: no tag entry), the row version 1 wrote last
 /// and its two entries. Made by hand from each layout's `get_key`.
 fn expected_keys() -> Vec<Vec<u8>> {
     let mut keys = vec![
-        HitV2::get_key("u1", 1),
-        V2ByPage::get_key("/c", 1, "u1"),
-        HitV1::get_key("u1", 3),
-        V1ByPage::get_key("/a", 3, "u1"),
-        V1ByTag::get_key("z", "u1", 3),
+        v2::Hit::get_key("u1", 1),
+        v2::HitByPage::get_key("/c", 1, "u1"),
+        v1::Hit::get_key("u1", 3),
+        v1::HitByPage::get_key("/a", 3, "u1"),
+        v1::HitByTag::get_key("z", "u1", 3),
     ];
     keys.sort();
     keys
@@ -117,7 +62,7 @@ fn keys<S: Store>(store: &S) -> Vec<Vec<u8>> {
 
 /// No entry left stale or missing, by version 1's `verify` of each index.
 fn verified<S: Store>(store: &S) {
-    let by_page = IndexBackfill::<V1ByPage>::new()
+    let by_page = IndexBackfill::<v1::HitByPage>::new()
         .verify(store)
         .expect("verify");
     assert_eq!(
@@ -126,7 +71,7 @@ fn verified<S: Store>(store: &S) {
         "{by_page:?}"
     );
     assert!(by_page.matches(), "{by_page:?}");
-    let by_tag = IndexBackfill::<V1ByTag>::new()
+    let by_tag = IndexBackfill::<v1::HitByTag>::new()
         .verify(store)
         .expect("verify");
     assert_eq!(

@@ -20,41 +20,10 @@ use std::collections::BTreeMap;
 
 /// The row: a user's hits, salted by user; indexed by page (salted by
 /// page, newest first) and by tag (sparse: a hit without a tag has no
-/// entry).
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    salt = hash(user) % 4,
-    then = (user), ts,
-    index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
-    index(HitByTag, prefix = "t", then = (tag), user, ts),
-)]
-pub struct Hit {
-    pub user: String,
-    pub ts: u16,
-    #[rowkey(value)]
-    pub page: String,
-    #[rowkey(value)]
-    pub tag: Option<String>,
-    #[rowkey(value)]
-    pub n: i64,
-}
-
-/// The older version of `Hit`: the same key and indexes, without `n`.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    salt = hash(user) % 4,
-    then = (user), ts,
-    index(HitV1ByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
-    index(HitV1ByTag, prefix = "t", then = (tag), user, ts),
-)]
-pub struct HitV1 {
-    pub user: String,
-    pub ts: u16,
-    #[rowkey(value)]
-    pub page: String,
-    #[rowkey(value)]
-    pub tag: Option<String>,
-}
+/// entry). It is version 2 of `common::versions`' story, and `HitV1` its
+/// version 1: the same key and indexes, without the required `n`.
+pub use super::versions::v1::{Hit as HitV1, HitByPage as HitV1ByPage, HitByTag as HitV1ByTag};
+pub use super::versions::v2::{Hit, HitByPage, HitByTag};
 
 impl From<&Hit> for HitV1 {
     fn from(hit: &Hit) -> Self {

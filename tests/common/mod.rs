@@ -32,6 +32,7 @@ pub mod cut;
 pub mod dynalite;
 pub mod emulator;
 pub mod history;
+pub mod hotspot_share;
 pub mod http_faults;
 pub mod index_model;
 pub mod index_model_backfill;
