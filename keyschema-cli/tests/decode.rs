@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{docs, escaped, hex, keyschema, stdout, Event};
+use common::{docs, escaped, hex, keyschema, stderr, stdout, Event};
 use keyschema::RowKey;
 
 #[test]
@@ -115,14 +115,7 @@ fn a_bad_schema_document_is_named() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bad.json");
     std::fs::write(&path, r#"{"keyschema":9}"#).expect("write");
-    let err = keyschema(&path)
-        .args(["decode", "00"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8_lossy(&err);
+    let err = stderr(keyschema(&path).args(["decode", "00"]), 2);
     assert!(
         err.contains("bad.json: schema `keyschema`: version 9 is not supported"),
         "{err}"
@@ -307,12 +300,6 @@ fn input_is_read_as_bytes_and_empty_keys_get_the_librarys_error() {
     assert!(err.contains("line 2 (zz): neither"), "{err}");
     assert!(err.contains(&format!("line 3 (): {empty}")), "{err}");
     // An empty argument is an empty key, refused as the libraries refuse it.
-    let out = keyschema(&d.events)
-        .args(["decode", ""])
-        .assert()
-        .code(1)
-        .get_output()
-        .stderr
-        .clone();
-    assert!(String::from_utf8_lossy(&out).contains(&empty));
+    let out = stderr(keyschema(&d.events).args(["decode", ""]), 1);
+    assert!(out.contains(&empty));
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{docs, escaped, hex, keyschema, stdout, Event, Transaction};
+use common::{docs, escaped, hex, keyschema, stderr, stdout, Event, Transaction};
 use keyschema::RowKey;
 
 #[test]
@@ -42,16 +42,11 @@ fn encode_and_bucket_agree_with_the_derived_code() {
     ]));
     let candidates = Transaction::get_keys("INV-1", "t1");
     assert_eq!(one, format!("{}\n", hex(&candidates[3])));
-    let err = keyschema(&d.events)
-        .args(["encode", "user_id=u1", "site=s", "timestamp=soon"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    assert!(
-        String::from_utf8_lossy(&err).contains("field `timestamp` is u64: cannot read \"soon\"")
+    let err = stderr(
+        keyschema(&d.events).args(["encode", "user_id=u1", "site=s", "timestamp=soon"]),
+        2,
     );
+    assert!(err.contains("field `timestamp` is u64: cannot read \"soon\""));
 }
 
 #[test]
@@ -87,14 +82,8 @@ fn ranges_are_those_of_the_typed_scan() {
     }
     let all = stdout(keyschema(&d.events).args(["ranges", "user_id=u1"]));
     assert_eq!(all.lines().next(), Some("8 range(s)"));
-    let err = keyschema(&d.events)
-        .args(["ranges", "site=s"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    assert!(String::from_utf8_lossy(&err).contains("bind the fields in key order"));
+    let err = stderr(keyschema(&d.events).args(["ranges", "site=s"]), 2);
+    assert!(err.contains("bind the fields in key order"));
 }
 
 #[test]
@@ -174,14 +163,8 @@ fn size_is_the_chapters_estimate() {
         over.contains("over the guidance: 200000 values, above 100000"),
         "{over}"
     );
-    let err = keyschema(&d.hotels)
-        .args(["size", "--rows", "10"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    assert!(String::from_utf8_lossy(&err).contains(
+    let err = stderr(keyschema(&d.hotels).args(["size", "--rows", "10"]), 2);
+    assert!(err.contains(
         "`hotel_id` (String) has no fixed size: give its average with --bytes hotel_id=N"
     ));
 }
@@ -189,26 +172,18 @@ fn size_is_the_chapters_estimate() {
 #[test]
 fn random_salt_buckets_and_fixed_width_sizes_are_refused_with_what_to_do() {
     let d = docs();
-    let err = keyschema(&d.invoices)
-        .args(["bucket", "invoice_id=INV-1"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8_lossy(&err);
+    let err = stderr(
+        keyschema(&d.invoices).args(["bucket", "invoice_id=INV-1"]),
+        2,
+    );
     assert!(
         err.contains("salted `random % 10`") && err.contains("any of buckets 0..=9"),
         "{err}"
     );
-    let err = keyschema(&d.hotels)
-        .args(["size", "--rows", "10", "--bytes", "day=5"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8_lossy(&err);
+    let err = stderr(
+        keyschema(&d.hotels).args(["size", "--rows", "10", "--bytes", "day=5"]),
+        2,
+    );
     assert!(err.contains("is always 4 bytes"), "{err}");
 }
 

@@ -70,6 +70,12 @@ pub fn stdout(cmd: &mut Command) -> String {
     String::from_utf8(out).expect("UTF-8 output")
 }
 
+/// The standard error of a command that must end with exit code `code`.
+pub fn stderr(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.assert().code(code).get_output().stderr.clone();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// The key in lowercase hex.
 pub fn hex(key: &[u8]) -> String {
     key.iter().map(|b| format!("{b:02x}")).collect()
