@@ -7,6 +7,7 @@
 //! unordered one when its last bucket ran out. The requests a full page
 //! sends are counted: the row past the limit comes with the bucket's
 //! answer, never as a request of its own.
+#![cfg(all(feature = "bigtable", feature = "dynamodb"))]
 
 mod common;
 

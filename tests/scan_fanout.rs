@@ -6,6 +6,7 @@
 //! same key after the salt in two buckets (another program's salt). (How
 //! much faster concurrency is: `cargo bench
 //! --bench scan --all-features`.)
+#![cfg(all(feature = "bigtable", feature = "dynamodb"))]
 
 mod common;
 

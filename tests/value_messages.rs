@@ -5,7 +5,6 @@
 
 mod common;
 
-use keyschema::record::ValueError;
 use keyschema::store::{MemoryStore, RecordStore, RowError, Store};
 use keyschema::{Projection, RowKey};
 
@@ -59,6 +58,7 @@ mod dynamodb {
     use super::*;
     use crate::common::dynalite::store;
     use futures_util::StreamExt;
+    use keyschema::record::ValueError;
     use keyschema::store::dynamodb::sdk::primitives::Blob;
     use keyschema::store::dynamodb::sdk::types::AttributeValue;
     use keyschema::store::dynamodb::DynamoStore;
