@@ -8,6 +8,7 @@ mod common;
 mod vectors_constructs;
 mod vectors_documents;
 mod vectors_history;
+mod vectors_items;
 mod vectors_keys;
 mod vectors_ranges;
 mod vectors_reject;
@@ -254,6 +255,8 @@ fn encoding_md_vectors_match_the_code() {
         ("reject_classes", "| input | bytes | error |\n|---|---|---|", vectors_reject::reject_rows()),
         ("documents", "| document | a reader |\n|---|---|", vectors_documents::document_rows()),
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
+        ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", vectors_items::number_table()),
+        ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", vectors_items::size_table()),
         ("values", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_values::value_rows()),
         ("value_refusals", "| input | store | error |\n|---|---|---|", vectors_values::refusal_rows()),
     ];
@@ -285,6 +288,13 @@ fn encoding_md_vectors_match_the_code() {
             );
         }
     }
+}
+
+#[test]
+fn item_vectors_read_back_or_are_refused() {
+    let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
+    let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    vectors_items::check_items_read_back(&vectors);
 }
 
 #[test]

@@ -167,13 +167,30 @@ def encode_cells(schema, values):
     return sorted(cells)
 
 
+_RANGE = ("positive 1E-130 to 9.9999999999999999999999999999999999999E+125, "
+          "negative -9.9999999999999999999999999999999999999E+125 to -1E-130, and zero")
+
+
+def _exponent_form(v):
+    """A nonzero finite float as Rust's ``{:e}`` writes it at its width."""
+    sign = "-" if v < 0 else ""
+    digits, point = _shortest_digits(abs(v), 4 if isinstance(v, F32) else 8)
+    return "%s%s%se%d" % (sign, digits[0], "." + digits[1:] if len(digits) > 1 else "", point - 1)
+
+
 def number_text(v):
     """A float as DynamoDB's ``N``: the shortest decimal of its width, plain
-    from 1e-7 up to 1e21, else in exponent form; zero as ``0``."""
+    from 1e-7 up to 1e21, else in exponent form; zero as ``0``. A NaN, an
+    infinity or a nonzero magnitude outside 1E-130 up to (not including)
+    1e126 is refused with the Rust code's words."""
     if math.isnan(v) or math.isinf(v):
-        raise ValueError_("%r is not a number DynamoDB holds (N is finite)" % v)
+        shown = "NaN" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        raise ValueError_("%s is not a number DynamoDB holds (N is finite)" % shown)
     if v == 0:
         return "0"
+    if not 1e-130 <= abs(v) < 1e126:
+        raise ValueError_("%s is outside DynamoDB's number range (%s); keep it in a string field (or as text) to store it"
+                          % (_exponent_form(v), _RANGE))
     sign = "-" if v < 0 else ""
     digits, point = _shortest_digits(abs(v), 4 if isinstance(v, F32) else 8)
     if 1e-7 <= abs(v) < 1e21:
@@ -182,11 +199,13 @@ def number_text(v):
         if point >= len(digits):
             return sign + digits + "0" * (point - len(digits))
         return sign + digits[:point] + "." + digits[point:]
-    return "%s%s%se%d" % (sign, digits[0], "." + digits[1:] if len(digits) > 1 else "", point - 1)
+    return _exponent_form(v)
 
 
-def attribute(v, at, depth=1):
-    """A value as a low-level DynamoDB attribute (``{"N": "5"}``); ``B`` as bytes."""
+def attribute(v, depth=1):
+    """A value at nesting level ``depth`` (1 for a field) as a low-level
+    DynamoDB attribute (``{"N": "5"}``, ``B`` as bytes); ``ValueError_``
+    says why DynamoDB cannot hold it, in the Rust code's words."""
     if v is None:
         return {"NULL": True}
     if isinstance(v, bool):
@@ -199,18 +218,74 @@ def attribute(v, at, depth=1):
         return {"S": v}
     if isinstance(v, (bytes, bytearray)):
         return {"B": bytes(v)}
-    if depth > 32:
-        raise ValueError_("value field `%s` cannot be a DynamoDB attribute: lists and maps nest deeper than DynamoDB's 32 levels" % at)
+    if isinstance(v, (list, tuple, dict)) and depth >= 32:
+        # A list or map at level 32 would hold elements at level 33.
+        raise ValueError_("lists and maps nest deeper than DynamoDB's 32 levels")
     if isinstance(v, (list, tuple)):
-        return {"L": [attribute(x, at, depth + 1) for x in v]}
+        return {"L": [attribute(x, depth + 1) for x in v]}
     if isinstance(v, dict):
         out = {}
         for k, x in v.items():
-            if not isinstance(k, str) or not k:
-                raise ValueError_("value field `%s` cannot be a DynamoDB attribute: map keys are non-empty strings, found %r" % (at, k))
-            out[k] = attribute(x, at, depth + 1)
+            if not isinstance(k, str):
+                raise ValueError_("a map key that is not a string (%r): DynamoDB's maps have string keys" % (k,))
+            if not k:
+                raise ValueError_("an empty map key: DynamoDB's map keys are at least one character")
+            out[k] = attribute(x, depth + 1)
         return {"M": out}
-    raise ValueError_("value field `%s`: %r is not a value of MessagePack's data model" % (at, v))
+    raise ValueError_("%r is not a value of MessagePack's data model" % (v,))
+
+
+MAX_ITEM = 400 * 1024
+
+
+def number_size(text):
+    """The bytes DynamoDB stores an ``N`` in (ENCODING.md, "Value fields on
+    DynamoDB"): 1 for zero; else 1, the significant digits two to a byte,
+    1 more when their count is even and the first one's decimal exponent
+    is even, and 1 more for a negative number."""
+    from decimal import Decimal
+    d = Decimal(text)
+    if d == 0:
+        return 1
+    sign, digits, exponent = d.normalize().as_tuple()
+    first = len(digits) - 1 + exponent
+    n = len(digits)
+    return 1 + (n + 1) // 2 + (1 if n % 2 == 0 and first % 2 == 0 else 0) + sign
+
+
+def _attribute_size(a):
+    [(tag, v)] = a.items()
+    if tag in ("S",):
+        return len(v.encode("utf-8"))
+    if tag == "B":
+        return len(v)
+    if tag == "N":
+        return number_size(v)
+    if tag == "L":
+        return 3 + sum(1 + _attribute_size(x) for x in v)
+    if tag == "M":
+        return 3 + sum(1 + len(k.encode("utf-8")) + _attribute_size(x) for k, x in v.items())
+    if tag == "SS":
+        return sum(len(x.encode("utf-8")) for x in v)
+    if tag == "NS":
+        return sum(number_size(x) for x in v)
+    if tag == "BS":
+        return sum(len(x) for x in v)
+    return 1
+
+
+def item_size(item):
+    """The size DynamoDB counts for a low-level item (``B`` as bytes): each
+    attribute's name in UTF-8 bytes plus its value's size."""
+    return sum(len(name.encode("utf-8")) + _attribute_size(a) for name, a in item.items())
+
+
+def _short_key(key):
+    """A key as the Rust code's errors show it: escaped, cut after 64 bytes."""
+    from ._render import _escape_ascii
+    if len(key) > 64:
+        return "%s... (%d bytes)" % (_escape_ascii(key[:64]), len(key))
+    return _escape_ascii(key)
 
 
 def encode_item(schema, fields, values, partition_key="pk", sort_key="sk"):
@@ -229,7 +304,15 @@ def encode_item(schema, fields, values, partition_key="pk", sort_key="sk"):
             item[f.name] = a
     for f, v in _entries(schema, values):
         if v is not None:
-            item[f.name] = attribute(v, f.name)
+            try:
+                item[f.name] = attribute(v)
+            except ValueError_ as e:
+                raise ValueError_("item 0 (key %s): value field `%s` cannot be a DynamoDB attribute: %s; nothing was sent"
+                                  % (_short_key(key), f.name, e)) from None
+    size = item_size(item)
+    if size > MAX_ITEM:
+        raise ValueError_("item 0 (key %s): its item is %d bytes, above DynamoDB's limit of %d bytes; nothing was sent"
+                          % (_short_key(key), size, MAX_ITEM))
     return item
 
 
