@@ -13,6 +13,7 @@ mod vectors_keys;
 mod vectors_ranges;
 mod vectors_reject;
 mod vectors_render;
+mod vectors_rows;
 mod vectors_salt;
 mod vectors_types;
 mod vectors_values;
@@ -257,6 +258,9 @@ fn encoding_md_vectors_match_the_code() {
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
         ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", vectors_items::number_table()),
         ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", vectors_items::size_table()),
+        ("values_f32", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::float_table()),
+        ("value_f32_refusals", "| input | store | error |\n|---|---|---|", vectors_rows::f32_refusal_table()),
+        ("values_times", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::time_table()),
         ("values", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_values::value_rows()),
         ("value_refusals", "| input | store | error |\n|---|---|---|", vectors_values::refusal_rows()),
     ];
@@ -295,6 +299,13 @@ fn item_vectors_read_back_or_are_refused() {
     let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
     let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     vectors_items::check_items_read_back(&vectors);
+}
+
+#[test]
+fn row_vectors_read_back_or_are_refused() {
+    let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
+    let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    vectors_rows::check_rows_read_back(&vectors);
 }
 
 #[test]
