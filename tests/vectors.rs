@@ -8,6 +8,7 @@ mod common;
 mod vectors_constructs;
 mod vectors_documents;
 mod vectors_history;
+mod vectors_index;
 mod vectors_items;
 mod vectors_keys;
 mod vectors_ranges;
@@ -258,6 +259,7 @@ fn encoding_md_vectors_match_the_code() {
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
         ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", vectors_items::number_table()),
         ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", vectors_items::size_table()),
+        ("index_entries", "| row | each index's entry key (ordered stores, Bigtable) and rendering | the item's index attributes (DynamoDB) |\n|---|---|---|", vectors_index::entry_table()),
         ("values_f32", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::float_table()),
         ("value_f32_refusals", "| input | store | error |\n|---|---|---|", vectors_rows::f32_refusal_table()),
         ("values_times", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::time_table()),
@@ -299,6 +301,13 @@ fn item_vectors_read_back_or_are_refused() {
     let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
     let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     vectors_items::check_items_read_back(&vectors);
+}
+
+#[test]
+fn index_vectors_are_the_rows_entries() {
+    let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
+    let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    vectors_index::check_entries(&vectors);
 }
 
 #[test]

@@ -543,14 +543,16 @@ class Schema:
         takes them; a row whose fields are all nil has the presence cell."""
         return _write.encode_cells(self, values)
 
-    def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk"):
+    def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk", native=()):
         """The DynamoDB item a put of the row writes: the key attributes,
         each key field's own attribute and the value fields; as boto3's
         low-level client takes it (``{"N": "5"}``, ``B`` as bytes), or,
         with ``low_level=False``, as its resource API does (``Decimal``,
         ``bytes``). ``ValueError_`` for a row DynamoDB cannot hold (a NaN,
-        nesting past 32 levels, an empty map key)."""
-        item = _write.encode_item(self, fields, values, partition_key, sort_key)
+        nesting past 32 levels, an empty map key, more than 400 KB). An
+        index's entry is in the item: ``Name_pk`` and ``Name_sk``, or, for
+        an index named in ``native``, its own attributes."""
+        item = _write.encode_item(self, fields, values, partition_key, sort_key, native)
         return item if low_level else _dynamodb.to_resource(item)
 
     def decode_item_values(self, item, kinds=None, low_level=None):

@@ -288,8 +288,47 @@ def _short_key(key):
     return _escape_ascii(key)
 
 
-def encode_item(schema, fields, values, partition_key="pk", sort_key="sk"):
-    """``Schema.encode_item``: the low-level item a put writes."""
+def index_attributes(schema, fields, values, native=()):
+    """The attributes a put writes for the row's index entries (ENCODING.md,
+    "Indexes on DynamoDB"): for an encoded index its entry key split into
+    ``Name_pk`` and ``Name_sk``; for one named in ``native`` (the document
+    does not say which are) ``Name_shard``, the salt bucket, and for each
+    component that is not the field as it is, ``Name_<f>_rev`` (``-f``)
+    or ``Name_<f>_bucket`` (``f`` floor-divided by W; ``_bucket_rev``,
+    negated, under ``rev``). A row whose indexed value field is ``None``
+    has no entry, and no attributes for it."""
+    row = dict(fields)
+    row.update(values)
+    text = schema.sep is not None
+    out = {}
+    for index in schema.indexes:
+        names = [f.name for f in index.fields]
+        if any(row.get(n) is None for n in names if n in values):
+            continue
+        entry = {n: row[n] for n in names}
+        if index.name not in native:
+            key = index.encode(entry)
+            split = _partition_len(index, entry)
+            out[index.name + "_pk"] = {"S": key[:split].decode("utf-8")} if text else {"B": key[:split]}
+            if index.partition < len(index.components):
+                out[index.name + "_sk"] = {"S": key[split:].decode("utf-8")} if text else {"B": key[split:]}
+            continue
+        if index.buckets is not None:
+            out[index.name + "_shard"] = {"N": str(index.bucket(entry))}
+        for c in index.components:
+            v = entry[c.name]
+            if c.transform == "bucket":
+                b = v // c.width
+                out["%s_%s_bucket%s" % (index.name, c.name, "_rev" if c.descending else "")] = {"N": str(-b if c.descending else b)}
+            elif c.descending:
+                out["%s_%s_rev" % (index.name, c.name)] = {"N": str(-v)}
+    return out
+
+
+def encode_item(schema, fields, values, partition_key="pk", sort_key="sk", native=()):
+    """``Schema.encode_item``: the low-level item a put writes, with the
+    attributes of its index entries (``native``: the indexes DynamoDB keeps
+    in the native form)."""
     key = schema.encode(fields)
     split = _partition_len(schema, fields)
     item = {}
@@ -309,6 +348,7 @@ def encode_item(schema, fields, values, partition_key="pk", sort_key="sk"):
             except ValueError_ as e:
                 raise ValueError_("item 0 (key %s): value field `%s` cannot be a DynamoDB attribute: %s; nothing was sent"
                                   % (_short_key(key), f.name, e)) from None
+    item.update(index_attributes(schema, fields, values, native))
     size = item_size(item)
     if size > MAX_ITEM:
         raise ValueError_("item 0 (key %s): its item is %d bytes, above DynamoDB's limit of %d bytes; nothing was sent"
