@@ -16,6 +16,7 @@ mod vectors_reject;
 mod vectors_render;
 mod vectors_rows;
 mod vectors_salt;
+mod vectors_text_reject;
 mod vectors_types;
 mod vectors_values;
 
@@ -259,6 +260,7 @@ fn encoding_md_vectors_match_the_code() {
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
         ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", vectors_items::number_table()),
         ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", vectors_items::size_table()),
+        ("reject_text", "| input | bytes | error |\n|---|---|---|", vectors_text_reject::reject_rows()),
         ("index_entries", "| row | each index's entry key (ordered stores, Bigtable) and rendering | the item's index attributes (DynamoDB) |\n|---|---|---|", vectors_index::entry_table()),
         ("values_f32", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::float_table()),
         ("value_f32_refusals", "| input | store | error |\n|---|---|---|", vectors_rows::f32_refusal_table()),

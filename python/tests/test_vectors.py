@@ -125,7 +125,7 @@ class Vectors(unittest.TestCase):
                     Schema.from_json(v["document"])
 
     def test_rejected_inputs(self):
-        for v in self.vectors["reject"] + self.vectors["reject_types"] + self.vectors["reject_classes"]:
+        for v in self.vectors["reject"] + self.vectors["reject_types"] + self.vectors["reject_classes"] + self.vectors["reject_text"]:
             schema = Schema.from_json(json.dumps(v["schema"]))
             key = bytes.fromhex(v["key"])
             if "fill" in v:
