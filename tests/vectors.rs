@@ -8,6 +8,7 @@ mod common;
 mod vectors_constructs;
 mod vectors_documents;
 mod vectors_history;
+mod vectors_history_render;
 mod vectors_index;
 mod vectors_items;
 mod vectors_keys;
@@ -260,6 +261,7 @@ fn encoding_md_vectors_match_the_code() {
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
         ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", vectors_items::number_table()),
         ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", vectors_items::size_table()),
+        ("history_render", "| key | in the declared layout | in the older layout | the tool's rendering | layout, or the error |\n|---|---|---|---|---|", vectors_history_render::render_rows()),
         ("reject_text", "| input | bytes | error |\n|---|---|---|", vectors_text_reject::reject_rows()),
         ("index_entries", "| row | each index's entry key (ordered stores, Bigtable) and rendering | the item's index attributes (DynamoDB) |\n|---|---|---|", vectors_index::entry_table()),
         ("values_f32", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::float_table()),
