@@ -17,6 +17,7 @@ mod vectors_reject;
 mod vectors_render;
 mod vectors_rows;
 mod vectors_salt;
+mod vectors_split;
 mod vectors_text_reject;
 mod vectors_types;
 mod vectors_values;
@@ -261,6 +262,7 @@ fn encoding_md_vectors_match_the_code() {
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
         ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", vectors_items::number_table()),
         ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", vectors_items::size_table()),
+        ("render_prefix", "| key type | split point | bytes | rendered |\n|---|---|---|---|", vectors_split::prefix_rows()),
         ("history_render", "| key | in the declared layout | in the older layout | the tool's rendering | layout, or the error |\n|---|---|---|---|---|", vectors_history_render::render_rows()),
         ("reject_text", "| input | bytes | error |\n|---|---|---|", vectors_text_reject::reject_rows()),
         ("index_entries", "| row | each index's entry key (ordered stores, Bigtable) and rendering | the item's index attributes (DynamoDB) |\n|---|---|---|", vectors_index::entry_table()),

@@ -422,6 +422,19 @@ class Schema:
             text += "|"
         return text + "!0x" + key[offset:].hex() + " (%s)" % err
 
+    def render_prefix(self, key):
+        """A prefix of a key (a split point, a scan bound) as the Rust
+        ``render_prefix`` prints it: its complete components, then ``…``
+        where it ends inside one; a whole key rendered without the decode
+        check; other damage as ``render`` shows it."""
+        key = need_bytes(key, "key")
+        ok, text, offset, err = self._try_render(key)
+        if ok:
+            return text
+        if err.startswith("key ends inside component "):
+            return (text + "|" if text else "") + "\u2026"
+        return self.render(key)
+
     def _try_render(self, key):
         if self.sep is not None:
             try:
