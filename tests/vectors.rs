@@ -5,6 +5,7 @@
 //! `KEYSCHEMA_BLESS=1 cargo test --test vectors` rewrites the tables.
 
 mod common;
+mod vectors_cbt;
 mod vectors_constructs;
 mod vectors_documents;
 mod vectors_history;
@@ -266,6 +267,7 @@ fn encoding_md_vectors_match_the_code() {
         ("history_render", "| key | in the declared layout | in the older layout | the tool's rendering | layout, or the error |\n|---|---|---|---|---|", vectors_history_render::render_rows()),
         ("reject_text", "| input | bytes | error |\n|---|---|---|", vectors_text_reject::reject_rows()),
         ("index_entries", "| row | each index's entry key (ordered stores, Bigtable) and rendering | the item's index attributes (DynamoDB) |\n|---|---|---|", vectors_index::entry_table()),
+        ("cbt_format", "| row type | the format file |\n|---|---|", vectors_cbt::format_rows()),
         ("values_f32", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::float_table()),
         ("value_f32_refusals", "| input | store | error |\n|---|---|---|", vectors_rows::f32_refusal_table()),
         ("values_times", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::time_table()),

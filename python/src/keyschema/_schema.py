@@ -556,6 +556,11 @@ class Schema:
         takes them; a row whose fields are all nil has the presence cell."""
         return _write.encode_cells(self, values)
 
+    def cbt_format_file(self):
+        """The format file for ``cbt read ... format-file=PATH``, as the
+        Rust ``keyschema::record::cells::cbt_format_file`` writes it."""
+        return _write.cbt_format_file(self)
+
     def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk", native=()):
         """The DynamoDB item a put of the row writes: the key attributes,
         each key field's own attribute and the value fields; as boto3's

@@ -411,3 +411,23 @@ def low_level_json(item):
             return {"M": {k: one(x) for k, x in v.items()}}
         return a
     return {k: one(a) for k, a in item.items()}
+
+
+def cbt_format_file(schema):
+    """``Schema.cbt_format_file``: the format file for ``cbt read ...
+    format-file=PATH`` that prints the integer and float cells as numbers,
+    as the Rust ``cells::cbt_format_file`` writes it: a field whose type
+    text (spaces removed, one ``Option<...>`` taken off) is a signed
+    integer of at most 64 bits ``INT64``, an unsigned one ``UINT64``,
+    ``f32`` or ``f64`` ``float64``; other fields are not listed."""
+    ints = ("i8", "i16", "i32", "i64", "isize")
+    uints = ("u8", "u16", "u32", "u64", "usize")
+    out = "families:\n  %s:\n    columns:\n" % schema.family
+    for f in schema.values:
+        ty = f.type_name.replace(" ", "")
+        if ty.startswith("Option<") and ty.endswith(">"):
+            ty = ty[len("Option<"):-1]
+        kind = "INT64" if ty in ints else "UINT64" if ty in uints else "float64" if ty in ("f32", "f64") else None
+        if kind is not None:
+            out += "      %s:\n        encoding: BigEndian\n        type: %s\n" % (f.name, kind)
+    return out
