@@ -7,6 +7,7 @@
 mod common;
 mod vectors_cbt;
 mod vectors_constructs;
+mod vectors_damaged;
 mod vectors_documents;
 mod vectors_history;
 mod vectors_history_render;
@@ -263,6 +264,7 @@ fn encoding_md_vectors_match_the_code() {
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
         ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", vectors_items::number_table()),
         ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", vectors_items::size_table()),
+        ("render_damaged_types", "| damage | key | rendered |\n|---|---|---|", vectors_damaged::damaged_rows()),
         ("render_prefix", "| key type | split point | bytes | rendered |\n|---|---|---|---|", vectors_split::prefix_rows()),
         ("history_render", "| key | in the declared layout | in the older layout | the tool's rendering | layout, or the error |\n|---|---|---|---|---|", vectors_history_render::render_rows()),
         ("reject_text", "| input | bytes | error |\n|---|---|---|", vectors_text_reject::reject_rows()),

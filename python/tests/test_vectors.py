@@ -104,7 +104,7 @@ class Vectors(unittest.TestCase):
             self.assertEqual(shown, v["ranges"], v["declaration"])
 
     def test_damaged_renderings(self):
-        for v in self.vectors["render_damaged"]:
+        for v in self.vectors["render_damaged"] + self.vectors["render_damaged_types"]:
             schema = Schema.from_json(json.dumps(v["schema"]))
             self.assertEqual(schema.render(bytes.fromhex(v["key"])), v["rendered"], v["what"])
 
