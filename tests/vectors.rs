@@ -20,6 +20,7 @@ mod vectors_render;
 mod vectors_rows;
 mod vectors_salt;
 mod vectors_split;
+mod vectors_text_more;
 mod vectors_text_reject;
 mod vectors_types;
 mod vectors_values;
@@ -267,6 +268,7 @@ fn encoding_md_vectors_match_the_code() {
         ("render_damaged_types", "| damage | key | rendered |\n|---|---|---|", vectors_damaged::damaged_rows()),
         ("render_prefix", "| key type | split point | bytes | rendered |\n|---|---|---|---|", vectors_split::prefix_rows()),
         ("history_render", "| key | in the declared layout | in the older layout | the tool's rendering | layout, or the error |\n|---|---|---|---|---|", vectors_history_render::render_rows()),
+        ("text_constructs", "| declaration | key (text) |\n|---|---|", vectors_text_more::text_rows()),
         ("reject_text", "| input | bytes | error |\n|---|---|---|", vectors_text_reject::reject_rows()),
         ("index_entries", "| row | each index's entry key (ordered stores, Bigtable) and rendering | the item's index attributes (DynamoDB) |\n|---|---|---|", vectors_index::entry_table()),
         ("cbt_format", "| row type | the format file |\n|---|---|", vectors_cbt::format_rows()),

@@ -76,7 +76,7 @@ class Vectors(unittest.TestCase):
         self.assertEqual(schema.render(key), v["rendered"], v["declaration"])
 
     def test_whole_keys(self):
-        for table in ("keys", "text", "constructs"):
+        for table in ("keys", "text", "constructs", "text_constructs"):
             for v in self.vectors[table]:
                 with self.subTest(table=table, declaration=v["declaration"]):
                     self.check_key(v)
