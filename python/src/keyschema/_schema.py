@@ -570,7 +570,8 @@ class Schema:
         nesting past 32 levels, an empty map key, more than 400 KB). An
         index's entry is in the item: ``Name_pk`` and ``Name_sk``, or, for
         an index named in ``native``, its own attributes."""
-        item = _write.encode_item(self, fields, values, partition_key, sort_key, native)
+        item = _write.encode_item(self, fields, values, partition_key, sort_key)
+        item = _write.finish_item(self, fields, values, item, native)
         return item if low_level else _dynamodb.to_resource(item)
 
     def decode_item_values(self, item, kinds=None, low_level=None):

@@ -202,10 +202,8 @@ def number_text(v):
     return _exponent_form(v)
 
 
-def attribute(v, depth=1):
-    """A value at nesting level ``depth`` (1 for a field) as a low-level
-    DynamoDB attribute (``{"N": "5"}``, ``B`` as bytes); ``ValueError_``
-    says why DynamoDB cannot hold it, in the Rust code's words."""
+def attribute(v, at, depth=1):
+    """A value as a low-level DynamoDB attribute (``{"N": "5"}``); ``B`` as bytes."""
     if v is None:
         return {"NULL": True}
     if isinstance(v, bool):
@@ -213,26 +211,106 @@ def attribute(v, depth=1):
     if isinstance(v, int):
         return {"N": str(v)}
     if isinstance(v, float):
-        return {"N": number_text(v)}
+        try:
+            return {"N": number_text(v)}
+        except ValueError_ as e:
+            raise ValueError_("value field `%s` cannot be a DynamoDB attribute: %s" % (at, e)) from None
     if isinstance(v, str):
         return {"S": v}
     if isinstance(v, (bytes, bytearray)):
         return {"B": bytes(v)}
-    if isinstance(v, (list, tuple, dict)) and depth >= 32:
-        # A list or map at level 32 would hold elements at level 33.
-        raise ValueError_("lists and maps nest deeper than DynamoDB's 32 levels")
+    if depth >= 32:  # a list or map at level 32 would hold elements at level 33
+        raise ValueError_("value field `%s` cannot be a DynamoDB attribute: lists and maps nest deeper than DynamoDB's 32 levels" % at)
     if isinstance(v, (list, tuple)):
-        return {"L": [attribute(x, depth + 1) for x in v]}
+        return {"L": [attribute(x, at, depth + 1) for x in v]}
     if isinstance(v, dict):
         out = {}
         for k, x in v.items():
-            if not isinstance(k, str):
-                raise ValueError_("a map key that is not a string (%r): DynamoDB's maps have string keys" % (k,))
-            if not k:
-                raise ValueError_("an empty map key: DynamoDB's map keys are at least one character")
-            out[k] = attribute(x, depth + 1)
+            if not isinstance(k, str) or not k:
+                raise ValueError_("value field `%s` cannot be a DynamoDB attribute: map keys are non-empty strings, found %r" % (at, k))
+            out[k] = attribute(x, at, depth + 1)
         return {"M": out}
-    raise ValueError_("%r is not a value of MessagePack's data model" % (v,))
+    raise ValueError_("value field `%s`: %r is not a value of MessagePack's data model" % (at, v))
+
+
+def encode_item(schema, fields, values, partition_key="pk", sort_key="sk"):
+    """``Schema.encode_item``: the low-level item a put writes."""
+    key = schema.encode(fields)
+    split = _partition_len(schema, fields)
+    item = {}
+    text = schema.sep is not None
+    part, rest = key[:split], key[split:]
+    item[partition_key] = {"S": part.decode("utf-8")} if text else {"B": part}
+    if schema.partition is not None and schema.partition < len(schema.components):
+        item[sort_key] = {"S": rest.decode("utf-8")} if text else {"B": rest}
+    for f in schema.fields:
+        a = key_attribute(f.encoding, fields[f.name])
+        if a is not None:
+            item[f.name] = a
+    for f, v in _entries(schema, values):
+        if v is not None:
+            try:
+                item[f.name] = attribute(v, f.name)
+            except ValueError_ as e:
+                raise ValueError_("item 0 (key %s): %s; nothing was sent" % (_short_key(key), e)) from None
+    return item
+
+
+def _partition_len(schema, fields):
+    """The bytes of the key's partition part (``then = (a, b), c``): the
+    header and the partition components (each followed by its separator
+    in a text key)."""
+    from ._encoding import encode_plain
+    from ._text import encode_text
+    if schema.partition is None:
+        raise ValueError_("`%s` has no partition key (`then = (a), b`): DynamoDB needs one" % schema.name)
+    comps = schema._component_values(fields)
+    n = schema._header_len()
+    for c, v in list(zip(schema.components, comps))[:schema.partition]:
+        if schema.sep is None:
+            n += len(encode_plain(c.encoding, v))
+        else:
+            n += len(encode_text(c.encoding, v, schema.sep)) + 1
+    return n
+
+
+def key_attribute(enc, v):
+    """A key field's own attribute (ENCODING.md, "Value fields on DynamoDB")."""
+    from ._encoding import Some
+    from ._json import value_to_json
+    if enc.options:
+        if v is None:
+            return None
+        return key_attribute(enc.inner(), v.value if isinstance(v, Some) else v)
+    b = enc.base
+    if enc.kind:
+        return {"S": str(value_to_json(enc, v))}
+    if b in ("f32", "f64"):
+        try:
+            return {"N": number_text(F32(v) if b == "f32" else float(v))}
+        except ValueError_:
+            return None
+    if isinstance(v, bool):
+        return {"BOOL": v}
+    if isinstance(v, int):
+        return {"N": str(v)} if len(str(abs(v))) <= 38 else None
+    if isinstance(v, str):
+        return {"S": v}
+    return {"B": bytes(v)}
+
+
+def low_level_json(item):
+    """An item with ``B`` in base64, as DynamoDB's JSON carries it."""
+    def one(a):
+        [(tag, v)] = a.items()
+        if tag == "B":
+            return {"B": base64.b64encode(v).decode("ascii")}
+        if tag == "L":
+            return {"L": [one(x) for x in v]}
+        if tag == "M":
+            return {"M": {k: one(x) for k, x in v.items()}}
+        return a
+    return {k: one(a) for k, a in item.items()}
 
 
 MAX_ITEM = 400 * 1024
@@ -325,92 +403,17 @@ def index_attributes(schema, fields, values, native=()):
     return out
 
 
-def encode_item(schema, fields, values, partition_key="pk", sort_key="sk", native=()):
-    """``Schema.encode_item``: the low-level item a put writes, with the
-    attributes of its index entries (``native``: the indexes DynamoDB keeps
-    in the native form)."""
-    key = schema.encode(fields)
-    split = _partition_len(schema, fields)
-    item = {}
-    text = schema.sep is not None
-    part, rest = key[:split], key[split:]
-    item[partition_key] = {"S": part.decode("utf-8")} if text else {"B": part}
-    if schema.partition is not None and schema.partition < len(schema.components):
-        item[sort_key] = {"S": rest.decode("utf-8")} if text else {"B": rest}
-    for f in schema.fields:
-        a = key_attribute(f.encoding, fields[f.name])
-        if a is not None:
-            item[f.name] = a
-    for f, v in _entries(schema, values):
-        if v is not None:
-            try:
-                item[f.name] = attribute(v)
-            except ValueError_ as e:
-                raise ValueError_("item 0 (key %s): value field `%s` cannot be a DynamoDB attribute: %s; nothing was sent"
-                                  % (_short_key(key), f.name, e)) from None
+def finish_item(schema, fields, values, item, native=()):
+    """``item`` (what ``encode_item`` made) with the attributes of the row's
+    index entries (``native``: the indexes DynamoDB keeps in the native
+    form), refused when DynamoDB would count it above 400 KB."""
+    item = dict(item)
     item.update(index_attributes(schema, fields, values, native))
     size = item_size(item)
     if size > MAX_ITEM:
         raise ValueError_("item 0 (key %s): its item is %d bytes, above DynamoDB's limit of %d bytes; nothing was sent"
-                          % (_short_key(key), size, MAX_ITEM))
+                          % (_short_key(schema.encode(fields)), size, MAX_ITEM))
     return item
-
-
-def _partition_len(schema, fields):
-    """The bytes of the key's partition part (``then = (a, b), c``): the
-    header and the partition components (each followed by its separator
-    in a text key)."""
-    from ._encoding import encode_plain
-    from ._text import encode_text
-    if schema.partition is None:
-        raise ValueError_("`%s` has no partition key (`then = (a), b`): DynamoDB needs one" % schema.name)
-    comps = schema._component_values(fields)
-    n = schema._header_len()
-    for c, v in list(zip(schema.components, comps))[:schema.partition]:
-        if schema.sep is None:
-            n += len(encode_plain(c.encoding, v))
-        else:
-            n += len(encode_text(c.encoding, v, schema.sep)) + 1
-    return n
-
-
-def key_attribute(enc, v):
-    """A key field's own attribute (ENCODING.md, "Value fields on DynamoDB")."""
-    from ._encoding import Some
-    from ._json import value_to_json
-    if enc.options:
-        if v is None:
-            return None
-        return key_attribute(enc.inner(), v.value if isinstance(v, Some) else v)
-    b = enc.base
-    if enc.kind:
-        return {"S": str(value_to_json(enc, v))}
-    if b in ("f32", "f64"):
-        try:
-            return {"N": number_text(F32(v) if b == "f32" else float(v))}
-        except ValueError_:
-            return None
-    if isinstance(v, bool):
-        return {"BOOL": v}
-    if isinstance(v, int):
-        return {"N": str(v)} if len(str(abs(v))) <= 38 else None
-    if isinstance(v, str):
-        return {"S": v}
-    return {"B": bytes(v)}
-
-
-def low_level_json(item):
-    """An item with ``B`` in base64, as DynamoDB's JSON carries it."""
-    def one(a):
-        [(tag, v)] = a.items()
-        if tag == "B":
-            return {"B": base64.b64encode(v).decode("ascii")}
-        if tag == "L":
-            return {"L": [one(x) for x in v]}
-        if tag == "M":
-            return {"M": {k: one(x) for k, x in v.items()}}
-        return a
-    return {k: one(a) for k, a in item.items()}
 
 
 def cbt_format_file(schema):
