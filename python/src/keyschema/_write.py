@@ -249,10 +249,7 @@ def encode_item(schema, fields, values, partition_key="pk", sort_key="sk"):
             item[f.name] = a
     for f, v in _entries(schema, values):
         if v is not None:
-            try:
-                item[f.name] = attribute(v, f.name)
-            except ValueError_ as e:
-                raise ValueError_("item 0 (key %s): %s; nothing was sent" % (_short_key(key), e)) from None
+            item[f.name] = attribute(v, f.name)
     return item
 
 
@@ -358,14 +355,6 @@ def item_size(item):
     return sum(len(name.encode("utf-8")) + _attribute_size(a) for name, a in item.items())
 
 
-def _short_key(key):
-    """A key as the Rust code's errors show it: escaped, cut after 64 bytes."""
-    from ._render import _escape_ascii
-    if len(key) > 64:
-        return "%s... (%d bytes)" % (_escape_ascii(key[:64]), len(key))
-    return _escape_ascii(key)
-
-
 def index_attributes(schema, fields, values, native=()):
     """The attributes a put writes for the row's index entries (ENCODING.md,
     "Indexes on DynamoDB"): for an encoded index its entry key split into
@@ -406,13 +395,15 @@ def index_attributes(schema, fields, values, native=()):
 def finish_item(schema, fields, values, item, native=()):
     """``item`` (what ``encode_item`` made) with the attributes of the row's
     index entries (``native``: the indexes DynamoDB keeps in the native
-    form), refused when DynamoDB would count it above 400 KB."""
+    form), refused when DynamoDB would count it above 400 KB. Refusals are
+    worded as the Rust store's without its batch framing (``item 0 (key
+    ...): `` before, ``; nothing was sent`` after), as every refusal of
+    ``encode_item``."""
     item = dict(item)
     item.update(index_attributes(schema, fields, values, native))
     size = item_size(item)
     if size > MAX_ITEM:
-        raise ValueError_("item 0 (key %s): its item is %d bytes, above DynamoDB's limit of %d bytes; nothing was sent"
-                          % (_short_key(schema.encode(fields)), size, MAX_ITEM))
+        raise ValueError_("its item is %d bytes, above DynamoDB's limit of %d bytes" % (size, MAX_ITEM))
     return item
 
 
