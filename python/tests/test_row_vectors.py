@@ -27,10 +27,14 @@ def dynamo_same(field, expected, read):
     """Whether ``read`` is what DynamoDB gives back of ``expected``: an
     ``f32`` anywhere is the same f32 (its ``N`` is the f32's own decimal, which
     a reader may read as a double or as the f32: ``0.1``), anything else
-    as ``dynamo_normal`` says (no -0.0, whole numbers of a field read by
-    shape as integers)."""
+    as ``dynamo_normal`` says (no -0.0), a whole float as that number, of
+    either kind."""
     if isinstance(expected, F32):
         return isinstance(read, (int, float)) and not isinstance(read, bool) and F32(read) == expected
+    if isinstance(expected, float):
+        # DynamoDB's N has no kind: a whole float may read as an integer
+        # (a field read by shape) or as the float (one read by its type).
+        return isinstance(read, (int, float)) and not isinstance(read, bool) and read == expected
     if isinstance(expected, (list, tuple)):
         return isinstance(read, (list, tuple)) and len(read) == len(expected) and all(
             dynamo_same(field, e, r) for e, r in zip(expected, read))
