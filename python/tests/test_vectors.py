@@ -76,7 +76,7 @@ class Vectors(unittest.TestCase):
         self.assertEqual(schema.render(key), v["rendered"], v["declaration"])
 
     def test_whole_keys(self):
-        for table in ("keys", "text", "constructs"):
+        for table in ("keys", "text", "constructs", "text_constructs"):
             for v in self.vectors[table]:
                 with self.subTest(table=table, declaration=v["declaration"]):
                     self.check_key(v)
@@ -104,7 +104,7 @@ class Vectors(unittest.TestCase):
             self.assertEqual(shown, v["ranges"], v["declaration"])
 
     def test_damaged_renderings(self):
-        for v in self.vectors["render_damaged"]:
+        for v in self.vectors["render_damaged"] + self.vectors["render_damaged_types"]:
             schema = Schema.from_json(json.dumps(v["schema"]))
             self.assertEqual(schema.render(bytes.fromhex(v["key"])), v["rendered"], v["what"])
 
@@ -125,7 +125,7 @@ class Vectors(unittest.TestCase):
                     Schema.from_json(v["document"])
 
     def test_rejected_inputs(self):
-        for v in self.vectors["reject"] + self.vectors["reject_types"] + self.vectors["reject_classes"]:
+        for v in self.vectors["reject"] + self.vectors["reject_types"] + self.vectors["reject_classes"] + self.vectors["reject_text"]:
             schema = Schema.from_json(json.dumps(v["schema"]))
             key = bytes.fromhex(v["key"])
             if "fill" in v:

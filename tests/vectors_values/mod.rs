@@ -5,7 +5,7 @@
 //! and read back here into the typed row; Python reads and writes each
 //! from the schema document alone (`test_value_vectors.py`).
 
-mod model;
+pub mod model;
 
 use super::record;
 use chrono::{DateTime, NaiveDate, Utc};

@@ -85,9 +85,10 @@ from ._text import (
 )
 from ._types import Date, DateTime, Timestamp
 from ._values import ValueField, value_kind
-from ._write import F32
+from ._write import F32, item_size
 
 __all__ = [
+    "item_size",
     "Schema",
     "Some",
     "DecodeError",

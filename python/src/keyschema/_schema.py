@@ -422,6 +422,19 @@ class Schema:
             text += "|"
         return text + "!0x" + key[offset:].hex() + " (%s)" % err
 
+    def render_prefix(self, key):
+        """A prefix of a key (a split point, a scan bound) as the Rust
+        ``render_prefix`` prints it: its complete components, then ``…``
+        where it ends inside one; a whole key rendered without the decode
+        check; other damage as ``render`` shows it."""
+        key = need_bytes(key, "key")
+        ok, text, offset, err = self._try_render(key)
+        if ok:
+            return text
+        if err.startswith("key ends inside component "):
+            return (text + "|" if text else "") + "\u2026"
+        return self.render(key)
+
     def _try_render(self, key):
         if self.sep is not None:
             try:
@@ -543,14 +556,22 @@ class Schema:
         takes them; a row whose fields are all nil has the presence cell."""
         return _write.encode_cells(self, values)
 
-    def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk"):
+    def cbt_format_file(self):
+        """The format file for ``cbt read ... format-file=PATH``, as the
+        Rust ``keyschema::record::cells::cbt_format_file`` writes it."""
+        return _write.cbt_format_file(self)
+
+    def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk", native=()):
         """The DynamoDB item a put of the row writes: the key attributes,
         each key field's own attribute and the value fields; as boto3's
         low-level client takes it (``{"N": "5"}``, ``B`` as bytes), or,
         with ``low_level=False``, as its resource API does (``Decimal``,
         ``bytes``). ``ValueError_`` for a row DynamoDB cannot hold (a NaN,
-        nesting past 32 levels, an empty map key)."""
+        nesting past 32 levels, an empty map key, more than 400 KB). An
+        index's entry is in the item: ``Name_pk`` and ``Name_sk``, or, for
+        an index named in ``native``, its own attributes."""
         item = _write.encode_item(self, fields, values, partition_key, sort_key)
+        item = _write.finish_item(self, fields, values, item, native)
         return item if low_level else _dynamodb.to_resource(item)
 
     def decode_item_values(self, item, kinds=None, low_level=None):

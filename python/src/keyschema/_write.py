@@ -167,13 +167,30 @@ def encode_cells(schema, values):
     return sorted(cells)
 
 
+_RANGE = ("positive 1E-130 to 9.9999999999999999999999999999999999999E+125, "
+          "negative -9.9999999999999999999999999999999999999E+125 to -1E-130, and zero")
+
+
+def _exponent_form(v):
+    """A nonzero finite float as Rust's ``{:e}`` writes it at its width."""
+    sign = "-" if v < 0 else ""
+    digits, point = _shortest_digits(abs(v), 4 if isinstance(v, F32) else 8)
+    return "%s%s%se%d" % (sign, digits[0], "." + digits[1:] if len(digits) > 1 else "", point - 1)
+
+
 def number_text(v):
     """A float as DynamoDB's ``N``: the shortest decimal of its width, plain
-    from 1e-7 up to 1e21, else in exponent form; zero as ``0``."""
+    from 1e-7 up to 1e21, else in exponent form; zero as ``0``. A NaN, an
+    infinity or a nonzero magnitude outside 1E-130 up to (not including)
+    1e126 is refused with the Rust code's words."""
     if math.isnan(v) or math.isinf(v):
-        raise ValueError_("%r is not a number DynamoDB holds (N is finite)" % v)
+        shown = "NaN" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        raise ValueError_("%s is not a number DynamoDB holds (N is finite)" % shown)
     if v == 0:
         return "0"
+    if not 1e-130 <= abs(v) < 1e126:
+        raise ValueError_("%s is outside DynamoDB's number range (%s); keep it in a string field (or as text) to store it"
+                          % (_exponent_form(v), _RANGE))
     sign = "-" if v < 0 else ""
     digits, point = _shortest_digits(abs(v), 4 if isinstance(v, F32) else 8)
     if 1e-7 <= abs(v) < 1e21:
@@ -182,7 +199,7 @@ def number_text(v):
         if point >= len(digits):
             return sign + digits + "0" * (point - len(digits))
         return sign + digits[:point] + "." + digits[point:]
-    return "%s%s%se%d" % (sign, digits[0], "." + digits[1:] if len(digits) > 1 else "", point - 1)
+    return _exponent_form(v)
 
 
 def attribute(v, at, depth=1):
@@ -194,12 +211,15 @@ def attribute(v, at, depth=1):
     if isinstance(v, int):
         return {"N": str(v)}
     if isinstance(v, float):
-        return {"N": number_text(v)}
+        try:
+            return {"N": number_text(v)}
+        except ValueError_ as e:
+            raise ValueError_("value field `%s` cannot be a DynamoDB attribute: %s" % (at, e)) from None
     if isinstance(v, str):
         return {"S": v}
     if isinstance(v, (bytes, bytearray)):
         return {"B": bytes(v)}
-    if depth > 32:
+    if depth >= 32:  # a list or map at level 32 would hold elements at level 33
         raise ValueError_("value field `%s` cannot be a DynamoDB attribute: lists and maps nest deeper than DynamoDB's 32 levels" % at)
     if isinstance(v, (list, tuple)):
         return {"L": [attribute(x, at, depth + 1) for x in v]}
@@ -288,3 +308,120 @@ def low_level_json(item):
             return {"M": {k: one(x) for k, x in v.items()}}
         return a
     return {k: one(a) for k, a in item.items()}
+
+
+MAX_ITEM = 400 * 1024
+
+
+def number_size(text):
+    """The bytes DynamoDB stores an ``N`` in (ENCODING.md, "Value fields on
+    DynamoDB"): 1 for zero; else 1, the significant digits two to a byte,
+    1 more when their count is even and the first one's decimal exponent
+    is even, and 1 more for a negative number."""
+    from decimal import Decimal
+    d = Decimal(text)
+    if d == 0:
+        return 1
+    sign, digits, exponent = d.normalize().as_tuple()
+    first = len(digits) - 1 + exponent
+    n = len(digits)
+    return 1 + (n + 1) // 2 + (1 if n % 2 == 0 and first % 2 == 0 else 0) + sign
+
+
+def _attribute_size(a):
+    [(tag, v)] = a.items()
+    if tag in ("S",):
+        return len(v.encode("utf-8"))
+    if tag == "B":
+        return len(v)
+    if tag == "N":
+        return number_size(v)
+    if tag == "L":
+        return 3 + sum(1 + _attribute_size(x) for x in v)
+    if tag == "M":
+        return 3 + sum(1 + len(k.encode("utf-8")) + _attribute_size(x) for k, x in v.items())
+    if tag == "SS":
+        return sum(len(x.encode("utf-8")) for x in v)
+    if tag == "NS":
+        return sum(number_size(x) for x in v)
+    if tag == "BS":
+        return sum(len(x) for x in v)
+    return 1
+
+
+def item_size(item):
+    """The size DynamoDB counts for a low-level item (``B`` as bytes): each
+    attribute's name in UTF-8 bytes plus its value's size."""
+    return sum(len(name.encode("utf-8")) + _attribute_size(a) for name, a in item.items())
+
+
+def index_attributes(schema, fields, values, native=()):
+    """The attributes a put writes for the row's index entries (ENCODING.md,
+    "Indexes on DynamoDB"): for an encoded index its entry key split into
+    ``Name_pk`` and ``Name_sk``; for one named in ``native`` (the document
+    does not say which are) ``Name_shard``, the salt bucket, and for each
+    component that is not the field as it is, ``Name_<f>_rev`` (``-f``)
+    or ``Name_<f>_bucket`` (``f`` floor-divided by W; ``_bucket_rev``,
+    negated, under ``rev``). A row whose indexed value field is ``None``
+    has no entry, and no attributes for it."""
+    row = dict(fields)
+    row.update(values)
+    text = schema.sep is not None
+    out = {}
+    for index in schema.indexes:
+        names = [f.name for f in index.fields]
+        if any(row.get(n) is None for n in names if n in values):
+            continue
+        entry = {n: row[n] for n in names}
+        if index.name not in native:
+            key = index.encode(entry)
+            split = _partition_len(index, entry)
+            out[index.name + "_pk"] = {"S": key[:split].decode("utf-8")} if text else {"B": key[:split]}
+            if index.partition < len(index.components):
+                out[index.name + "_sk"] = {"S": key[split:].decode("utf-8")} if text else {"B": key[split:]}
+            continue
+        if index.buckets is not None:
+            out[index.name + "_shard"] = {"N": str(index.bucket(entry))}
+        for c in index.components:
+            v = entry[c.name]
+            if c.transform == "bucket":
+                b = v // c.width
+                out["%s_%s_bucket%s" % (index.name, c.name, "_rev" if c.descending else "")] = {"N": str(-b if c.descending else b)}
+            elif c.descending:
+                out["%s_%s_rev" % (index.name, c.name)] = {"N": str(-v)}
+    return out
+
+
+def finish_item(schema, fields, values, item, native=()):
+    """``item`` (what ``encode_item`` made) with the attributes of the row's
+    index entries (``native``: the indexes DynamoDB keeps in the native
+    form), refused when DynamoDB would count it above 400 KB. Refusals are
+    worded as the Rust store's without its batch framing (``item 0 (key
+    ...): `` before, ``; nothing was sent`` after), as every refusal of
+    ``encode_item``."""
+    item = dict(item)
+    item.update(index_attributes(schema, fields, values, native))
+    size = item_size(item)
+    if size > MAX_ITEM:
+        raise ValueError_("its item is %d bytes, above DynamoDB's limit of %d bytes" % (size, MAX_ITEM))
+    return item
+
+
+def cbt_format_file(schema):
+    """``Schema.cbt_format_file``: the format file for ``cbt read ...
+    format-file=PATH`` that prints the integer and float cells as numbers,
+    as the Rust ``cells::cbt_format_file`` writes it: a field whose type
+    text (spaces removed, one ``Option<...>`` taken off) is a signed
+    integer of at most 64 bits ``INT64``, an unsigned one ``UINT64``,
+    ``f32`` or ``f64`` ``float64``; other fields are not listed."""
+    ints = ("i8", "i16", "i32", "i64", "isize")
+    uints = ("u8", "u16", "u32", "u64", "usize")
+    out = "families:\n  %s:\n    columns:\n" % schema.family
+    for f in schema.values:
+        ty = f.type_name.replace(" ", "")
+        if ty.startswith("Option<") and ty.endswith(">"):
+            ty = ty[len("Option<"):-1]
+        kind = "INT64" if ty in ints else "UINT64" if ty in uints else "float64" if ty in ("f32", "f64") else None
+        if kind is not None:
+            out += "      %s:\n        encoding: BigEndian\n        type: %s\n" % (f.name, kind)
+    return out
