@@ -2,7 +2,7 @@
 //! a random salt, `rev`, buckets, prefixes, partitions and nested keys,
 //! each as a declaration with its key bytes and rendering.
 
-use super::{hex, rendered, vectors_types};
+use super::{hex, rendered, types};
 use keyschema::{salt, RowKey};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -199,6 +199,6 @@ pub fn construct_rows() -> Vec<String> {
             rendered::<Nested>("constructs", &key),
         );
     }
-    vectors_types::construct_rows(&mut rows);
+    types::construct_rows(&mut rows);
     rows
 }

@@ -6,8 +6,8 @@
 //! each alike and refuses the ambiguous key with the same message
 //! (`test_history_render.py`).
 
+use super::history::history_rows;
 use super::record;
-use super::vectors_history::history_rows;
 use keyschema::dynamic::{DynSchema, Layout};
 use serde_json::json;
 

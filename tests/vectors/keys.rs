@@ -2,7 +2,7 @@
 //! (`components`), whole keys (`keys`), text keys (`text`), each type's text
 //! form (`text_components`) and the `Event` decoder's rejections (`reject`).
 
-use super::{hex, plain_hex, record, recorded, rejected, rendered, vectors_types};
+use super::{hex, plain_hex, record, recorded, rejected, rendered, types};
 use crate::common::schemas::Event;
 use keyschema::dynamic::Value;
 use keyschema::encode_value;
@@ -80,7 +80,7 @@ pub fn component_rows() -> Vec<String> {
         "Option<String>",
         &[None, Some(String::new()), Some("a".into())],
     );
-    vectors_types::component_rows(&mut rows);
+    types::component_rows(&mut rows);
     rows
 }
 
@@ -245,7 +245,7 @@ pub fn text_rows() -> Vec<String> {
             TextMixed::get_key("", i32::MIN, false, 0.0, None, &[]),
         ),
     );
-    vectors_types::text_row(&mut rows);
+    types::text_row(&mut rows);
     rows
 }
 
@@ -304,7 +304,7 @@ pub fn text_component_rows() -> Vec<String> {
     text_component::<f64>(&mut rows, "f64", &[-1.5, 0.0, f64::INFINITY]);
     text_component::<Option<u8>>(&mut rows, "Option<u8>", &[None, Some(5)]);
     text_component::<Option<String>>(&mut rows, "Option<String>", &[None, Some("x".into())]);
-    vectors_types::text_component_rows(&mut rows);
+    types::text_component_rows(&mut rows);
     rows
 }
 

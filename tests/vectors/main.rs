@@ -3,34 +3,38 @@
 //! in the document is one the code produces.
 //!
 //! `KEYSCHEMA_BLESS=1 cargo test --test vectors` rewrites the tables.
+//! It needs the `dynamodb` feature (the items are the DynamoDB store's);
+//! the test command runs it with `--all-features`.
+#![cfg(feature = "dynamodb")]
 
+mod cbt;
+#[path = "../common/mod.rs"]
 mod common;
-mod vectors_cbt;
-mod vectors_constructs;
-mod vectors_damaged;
-mod vectors_documents;
-mod vectors_history;
-mod vectors_history_render;
-mod vectors_index;
-mod vectors_items;
-mod vectors_keys;
-mod vectors_ranges;
-mod vectors_reject;
-mod vectors_render;
-mod vectors_rows;
-mod vectors_salt;
-mod vectors_split;
-mod vectors_text_more;
-mod vectors_text_reject;
-mod vectors_types;
-mod vectors_values;
+mod constructs;
+mod damaged;
+mod documents;
+mod history;
+mod history_render;
+mod index;
+mod items;
+mod keys;
+mod ranges;
+mod reject;
+mod render;
+mod rows;
+mod salt;
+mod split;
+mod text_more;
+mod text_reject;
+mod types;
+mod values;
 
 use common::schemas::Event;
+use keys::{component, text_component, KarteEvent, Prefixed};
 use keyschema::dynamic::{DynSchema, Value};
 use keyschema::encode_value;
 use keyschema::{KeyComponent, RowKey};
 use std::cell::RefCell;
-use vectors_keys::{component, text_component, KarteEvent, Prefixed};
 
 fn hex(bytes: &[u8]) -> String {
     bytes
@@ -94,7 +98,7 @@ fn vectors_json() -> String {
             tables.push(t);
         }
     }
-    let mut out = String::from("{\n  \"about\": \"The test vectors of docs/ENCODING.md as JSON, written and checked by tests/vectors.rs (KEYSCHEMA_BLESS=1 rewrites it). Values as in 'Values as JSON'.\",\n");
+    let mut out = String::from("{\n  \"about\": \"The test vectors of docs/ENCODING.md as JSON, written and checked by tests/vectors/main.rs (KEYSCHEMA_BLESS=1 rewrites it). Values as in 'Values as JSON'.\",\n");
     for (n, t) in tables.iter().enumerate() {
         out.push_str(&format!("  \"{t}\": [\n"));
         let rows: Vec<&String> = entries
@@ -119,7 +123,7 @@ fn vectors_json() -> String {
 
 /// The layout-history table; its entries go to `docs/vectors.json`.
 fn history_table() -> Vec<String> {
-    vectors_history::history_rows()
+    history::history_rows()
         .into_iter()
         .map(|(row, entry)| {
             record("history", entry);
@@ -248,35 +252,35 @@ fn bless(doc: &str, name: &str, header: &str, rows: &[String]) -> String {
 #[test]
 fn encoding_md_vectors_match_the_code() {
     let tables = [
-        ("components", "| type | value | ascending | descending (`rev`) |\n|---|---|---|---|", vectors_keys::component_rows()),
-        ("salt", "| hashed fields | hash input | SHA-256[0..8] | bucket for N = 8 / 256 / 1000 / 65536 |\n|---|---|---|---|", vectors_salt::salt_rows()),
-        ("keys", "| declaration | key fields | key | rendered |\n|---|---|---|---|", vectors_keys::key_rows()),
-        ("text", "| declaration | key fields | key (text) |\n|---|---|---|", vectors_keys::text_rows()),
-        ("constructs", "| declaration | field types | key fields | key | rendered |\n|---|---|---|---|---|", vectors_constructs::construct_rows()),
-        ("reject", "| input | bytes | error |\n|---|---|---|", vectors_keys::reject_rows()),
+        ("components", "| type | value | ascending | descending (`rev`) |\n|---|---|---|---|", keys::component_rows()),
+        ("salt", "| hashed fields | hash input | SHA-256[0..8] | bucket for N = 8 / 256 / 1000 / 65536 |\n|---|---|---|---|", salt::salt_rows()),
+        ("keys", "| declaration | key fields | key | rendered |\n|---|---|---|---|", keys::key_rows()),
+        ("text", "| declaration | key fields | key (text) |\n|---|---|---|", keys::text_rows()),
+        ("constructs", "| declaration | field types | key fields | key | rendered |\n|---|---|---|---|---|", constructs::construct_rows()),
+        ("reject", "| input | bytes | error |\n|---|---|---|", keys::reject_rows()),
         ("history", "| declaration | key fields | key | layout |\n|---|---|---|---|", history_table()),
-        ("text_components", "| type | width | value | text form (`sep = \"#\"`) |\n|---|---|---|---|", vectors_keys::text_component_rows()),
-        ("render", "| type | bytes | rendered |\n|---|---|---|", vectors_types::render_rows()),
-        ("reject_types", "| input | bytes | error |\n|---|---|---|", vectors_types::reject_rows()),
-        ("render_base", "| type | bytes | rendered |\n|---|---|---|", vectors_render::render_rows()),
-        ("ranges", "| declaration | binding | ranges (bucket: start .. end) |\n|---|---|---|", vectors_ranges::range_rows()),
-        ("reject_classes", "| input | bytes | error |\n|---|---|---|", vectors_reject::reject_rows()),
-        ("documents", "| document | a reader |\n|---|---|", vectors_documents::document_rows()),
-        ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", vectors_render::damaged_rows()),
-        ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", vectors_items::number_table()),
-        ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", vectors_items::size_table()),
-        ("render_damaged_types", "| damage | key | rendered |\n|---|---|---|", vectors_damaged::damaged_rows()),
-        ("render_prefix", "| key type | split point | bytes | rendered |\n|---|---|---|---|", vectors_split::prefix_rows()),
-        ("history_render", "| key | in the declared layout | in the older layout | the tool's rendering | layout, or the error |\n|---|---|---|---|---|", vectors_history_render::render_rows()),
-        ("text_constructs", "| declaration | key (text) |\n|---|---|", vectors_text_more::text_rows()),
-        ("reject_text", "| input | bytes | error |\n|---|---|---|", vectors_text_reject::reject_rows()),
-        ("index_entries", "| row | each index's entry key (ordered stores, Bigtable) and rendering | the item's index attributes (DynamoDB) |\n|---|---|---|", vectors_index::entry_table()),
-        ("cbt_format", "| row type | the format file |\n|---|---|", vectors_cbt::format_rows()),
-        ("values_f32", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::float_table()),
-        ("value_f32_refusals", "| input | store | error |\n|---|---|---|", vectors_rows::f32_refusal_table()),
-        ("values_times", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_rows::time_table()),
-        ("values", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", vectors_values::value_rows()),
-        ("value_refusals", "| input | store | error |\n|---|---|---|", vectors_values::refusal_rows()),
+        ("text_components", "| type | width | value | text form (`sep = \"#\"`) |\n|---|---|---|---|", keys::text_component_rows()),
+        ("render", "| type | bytes | rendered |\n|---|---|---|", types::render_rows()),
+        ("reject_types", "| input | bytes | error |\n|---|---|---|", types::reject_rows()),
+        ("render_base", "| type | bytes | rendered |\n|---|---|---|", render::render_rows()),
+        ("ranges", "| declaration | binding | ranges (bucket: start .. end) |\n|---|---|---|", ranges::range_rows()),
+        ("reject_classes", "| input | bytes | error |\n|---|---|---|", reject::reject_rows()),
+        ("documents", "| document | a reader |\n|---|---|", documents::document_rows()),
+        ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", render::damaged_rows()),
+        ("dynamodb_items", "| row | `double`, `single`, `any` as DynamoDB attributes, or the refusal |\n|---|---|", items::number_table()),
+        ("dynamodb_sizes", "| row | the item DynamoDB counts |\n|---|---|", items::size_table()),
+        ("render_damaged_types", "| damage | key | rendered |\n|---|---|---|", damaged::damaged_rows()),
+        ("render_prefix", "| key type | split point | bytes | rendered |\n|---|---|---|---|", split::prefix_rows()),
+        ("history_render", "| key | in the declared layout | in the older layout | the tool's rendering | layout, or the error |\n|---|---|---|---|---|", history_render::render_rows()),
+        ("text_constructs", "| declaration | key (text) |\n|---|---|", text_more::text_rows()),
+        ("reject_text", "| input | bytes | error |\n|---|---|---|", text_reject::reject_rows()),
+        ("index_entries", "| row | each index's entry key (ordered stores, Bigtable) and rendering | the item's index attributes (DynamoDB) |\n|---|---|---|", index::entry_table()),
+        ("cbt_format", "| row type | the format file |\n|---|---|", cbt::format_rows()),
+        ("values_f32", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", rows::float_table()),
+        ("value_f32_refusals", "| input | store | error |\n|---|---|---|", rows::f32_refusal_table()),
+        ("values_times", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", rows::time_table()),
+        ("values", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", values::value_rows()),
+        ("value_refusals", "| input | store | error |\n|---|---|---|", values::refusal_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {
@@ -312,26 +316,26 @@ fn encoding_md_vectors_match_the_code() {
 fn item_vectors_read_back_or_are_refused() {
     let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
     let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    vectors_items::check_items_read_back(&vectors);
+    items::check_items_read_back(&vectors);
 }
 
 #[test]
 fn index_vectors_are_the_rows_entries() {
     let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
     let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    vectors_index::check_entries(&vectors);
+    index::check_entries(&vectors);
 }
 
 #[test]
 fn row_vectors_read_back_or_are_refused() {
     let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
     let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    vectors_rows::check_rows_read_back(&vectors);
+    rows::check_rows_read_back(&vectors);
 }
 
 #[test]
 fn value_vectors_read_back_into_their_rows() {
     let json = std::fs::read_to_string(VECTORS_JSON).expect("docs/vectors.json");
     let vectors: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    vectors_values::check_values_read_back(&vectors);
+    values::check_values_read_back(&vectors);
 }

@@ -8,7 +8,7 @@
 //! (`python/tests/test_item_vectors.py`).
 
 use super::record;
-use super::vectors_values::model::{fields_model, item_json, item_of, unhex};
+use super::values::model::{fields_model, item_json, item_of, unhex};
 use keyschema::record::{decode_values, encode_values};
 use keyschema::store::dynamodb::DynamoStore;
 use keyschema::RowKey;

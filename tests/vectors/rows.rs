@@ -7,7 +7,7 @@
 //! writes each (`python/tests/test_row_vectors.py`).
 
 use super::record;
-use super::vectors_values::model::{fields_model, hex, item_json, item_of, unhex};
+use super::values::model::{fields_model, hex, item_json, item_of, unhex};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use keyschema::dynamic::DynSchema;
 use keyschema::record::{cells, decode_values, encode_values, Record};

@@ -3,7 +3,7 @@
 //! escapes, extremes and the float values that have no decimal form
 //! included. Python's reader reproduces each (`test_renderings`).
 
-use super::vectors_constructs::Bucketed;
+use super::constructs::Bucketed;
 use super::{hex, plain_hex, record, rendered_component, Event, KarteEvent, Prefixed};
 use keyschema::dynamic::Value;
 use keyschema::KeyComponent;

@@ -5,8 +5,8 @@
 //! and without a hashed bucket, and `reverse(...)`. Python's reader
 //! reproduces each (`test_ranges`).
 
-use super::vectors_constructs::{Bucketed, BucketedDesc, HashedBucket, Reversed};
-use super::vectors_types::{StampedText, STAMPED_TEXT};
+use super::constructs::{Bucketed, BucketedDesc, HashedBucket, Reversed};
+use super::types::{StampedText, STAMPED_TEXT};
 use super::{plain_hex, record, Event, KarteEvent};
 use keyschema::dynamic::{DynSchema, Value};
 use keyschema::RowKey;

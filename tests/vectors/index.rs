@@ -8,7 +8,7 @@
 //! (`python/tests/test_index_vectors.py`).
 
 use super::record;
-use super::vectors_values::model::{fields_model, hex, item_json, item_of, unhex};
+use super::values::model::{fields_model, hex, item_json, item_of, unhex};
 use keyschema::dynamic::DynSchema;
 use keyschema::record::{decode_values, encode_values};
 use keyschema::store::dynamodb::DynamoStore;

@@ -5,10 +5,10 @@
 //! writes the same file from the schema document
 //! (`Schema.cbt_format_file`, `test_cbt_format.py`).
 
+use super::items::Numbers;
 use super::record;
-use super::vectors_items::Numbers;
-use super::vectors_rows::Floats;
-use super::vectors_values::Catalog;
+use super::rows::Floats;
+use super::values::Catalog;
 use keyschema::record::cells::cbt_format_file;
 use keyschema::{RowKey, Schema};
 use serde_json::json;
