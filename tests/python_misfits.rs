@@ -80,6 +80,10 @@ struct Nested {
     small: Option<Vec<i8>>,
     #[rowkey(value, default)]
     grid: [u16; 2],
+    #[rowkey(value, default)]
+    huge: Vec<u128>,
+    #[rowkey(value, default)]
+    wide: Vec<i128>,
 }
 
 /// A stored value, as another program writes it.
@@ -248,6 +252,11 @@ fn cases() -> Vec<(&'static str, V)> {
         ("small", Str("x")),
         ("grid", Arr(vec![Int(1), Int(2), Int(3)])),
         ("grid", Arr(vec![Int(1), Int(70000)])),
+        // A negative integer is no u128, said as the other ranges are.
+        ("huge", Arr(vec![Int(1), Int(-1)])),
+        ("huge", Arr(vec![Num("0.5")])),
+        ("huge", Arr(vec![Str("1")])),
+        ("wide", Arr(vec![Num("1.5")])),
     ]
 }
 

@@ -408,7 +408,8 @@ pub fn refusal_rows() -> Vec<String> {
 }
 
 /// Values nested in a field that do not read as its type, at the path
-/// the message names: in the map, a cell and a DynamoDB item.
+/// the message names, and a negative number for a `u128`: in the map, a
+/// cell and a DynamoDB item.
 fn nested_refusals(
     row: &Catalog,
     mut cells: Vec<(Vec<u8>, Vec<u8>)>,
@@ -446,6 +447,11 @@ fn nested_refusals(
             "`pair` of three elements",
             "pair",
             vec![0x93, 0x01, 0xa1, b'a', 0x02],
+        ),
+        (
+            "`uwide` -1: a negative integer is no u128",
+            "uwide",
+            vec![0xff],
         ),
     ] {
         let mut map = vec![0x81, 0xa0 | field.len() as u8];
@@ -492,6 +498,7 @@ fn nested_refusals(
             "counts",
             AttributeValue::M([("views".to_string(), n("1.5"))].into()),
         ),
+        ("an item's `uwide` holding -1", "uwide", n("-1")),
         (
             "an item's `pair` holding 300 for a u8",
             "pair",

@@ -500,9 +500,7 @@ class Reader:
             return None
         whole = _whole(text)
         if whole is _FRACTION:
-            what = t.name if k == "int" or t.name[0] == "u" else "a 128-bit integer"
-            what = t.name if k == "int" else "a 128-bit integer"
-            return "the number (N) %s has a fraction, and %s holds whole numbers only" % (text, what)
+            return "the number (N) %s has a fraction, and %s holds whole numbers only" % (text, t.name)
         if k == "int":
             if whole is None or not t.lo <= whole <= t.hi:
                 return self._beyond(t, text)
