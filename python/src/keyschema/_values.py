@@ -109,30 +109,43 @@ def read_document(schema, doc):
         if row_format != ROW_FORMAT:
             raise SchemaError("schema `row_format`: version %d of the stored rows is not supported; this build reads version %d" % (row_format, ROW_FORMAT))
     schema.row_format = ROW_FORMAT
-    values = doc.get("values", [])
+    values = doc.get("values")
+    if values is None:
+        values = []
     if not isinstance(values, list):
         raise SchemaError("schema `values`: expected an array")
     schema.values = []
     keys = {f.name for f in schema.fields}
     for i, v in enumerate(values):
-        ok = isinstance(v, dict) and isinstance(v.get("name"), str) and isinstance(v.get("type"), str) and isinstance(v.get("required"), bool)
-        if not ok or not v["name"]:
-            raise SchemaError("schema `values[%d]`: expected {\"name\": a non-empty string, \"type\": a string, \"required\": true or false}" % i)
-        if v["name"] in keys or any(f.name == v["name"] for f in schema.values):
-            raise SchemaError("schema `values[%d].name`: `%s` is a key field or another value field" % (i, v["name"]))
+        # The Rust reader's checks, in its order and words.
+        at = "schema `values[%d].%%s`: %%s" % i
+        v = v if isinstance(v, dict) else {}
+        name = v.get("name")
+        if not isinstance(name, str) or not name:
+            raise SchemaError(at % ("name", "expected a non-empty string"))
+        if any(f.name == name for f in schema.values):
+            raise SchemaError(at % ("name", "`%s` is named twice" % name))
+        if name in keys:
+            raise SchemaError(at % ("name", "`%s` is a key field" % name))
+        if not isinstance(v.get("type"), str):
+            raise SchemaError(at % ("type", "expected a string"))
+        if not isinstance(v.get("required"), bool):
+            raise SchemaError(at % ("required", "expected true or false"))
         nil = v.get("nil", False)
         if not isinstance(nil, bool):
-            raise SchemaError("schema `values[%d].nil`: expected true or false" % i)
+            raise SchemaError(at % ("nil", "expected true or false"))
         if "self_describing" in v:
             self_describing = v["self_describing"]
             if not isinstance(self_describing, bool):
-                raise SchemaError("schema `values[%d].self_describing`: expected true or false" % i)
+                raise SchemaError(at % ("self_describing", "expected true or false"))
         else:
             self_describing = row_format is None and v["type"].rsplit("::", 1)[-1] == "Value"
         # A field whose type reads nil is never refused when missing (its
         # nil has no cell or attribute), whatever `required` says.
-        schema.values.append(ValueField(v["name"], v["type"], v["required"] and not nil, nil, self_describing))
-    family = doc.get("family", DEFAULT_FAMILY)
+        schema.values.append(ValueField(name, v["type"], v["required"] and not nil, nil, self_describing))
+    family = doc.get("family")
+    if family is None:
+        family = DEFAULT_FAMILY
     if not isinstance(family, str) or not family:
         raise SchemaError("schema `family`: expected a non-empty string")
     schema.family = family
