@@ -7,6 +7,7 @@ what Rust says. Python must refuse each, saying the same, path included.
 Not discovered by ``unittest discover``: run as ``python3 -m unittest
 tests.cross_misfits`` from ``python/``."""
 
+import decimal
 import json
 import os
 import sys
@@ -19,6 +20,7 @@ from keyschema import DecodeError, Schema  # noqa: E402
 from keyschema._dynamodb import to_resource  # noqa: E402
 
 DIR = os.environ.get("KEYSCHEMA_MISFITS_DIR")
+BOTO3 = os.environ.get("KEYSCHEMA_MISFITS_BOTO3")
 
 
 def low_level(a):
@@ -40,7 +42,7 @@ class CrossMisfits(unittest.TestCase):
         with open(os.path.join(DIR, "misfits.jsonl"), encoding="utf-8") as f:
             schema = Schema.from_json(json.dumps(json.loads(f.readline())["schema"]))
             cases = [json.loads(line) for line in f]
-        forms, alike, wrong = 0, 0, []
+        forms, alike, wrong, boto3_items = 0, 0, [], 0
         for case in cases:
             item = None
             if case["item"] is not None:
@@ -52,19 +54,31 @@ class CrossMisfits(unittest.TestCase):
             if item is not None:
                 reads.append(("low-level item", lambda: schema.decode_item_values(item), case["said"]["dynamodb"]))
                 reads.append(("resource item", lambda: schema.decode_item_values(to_resource(item)), case["said"]["dynamodb"]))
+                if BOTO3:                   # what boto3's own TypeDeserializer makes of it
+                    from boto3.dynamodb.types import TypeDeserializer
+                    try:
+                        boto3_item = {k: TypeDeserializer().deserialize(a) for k, a in item.items()}
+                    except decimal.DecimalException:
+                        boto3_item = None   # more than 38 digits: boto3 cannot read it
+                    if boto3_item is not None:
+                        boto3_items += 1
+                        reads.append(("boto3 item", lambda: schema.decode_item_values(boto3_item), case["said"]["dynamodb"]))
             for form, read, said in reads:
-                forms += 1
+                forms += form != "boto3 item"
                 try:
                     got = read()
                 except DecodeError as e:
                     if str(e) == said:
-                        alike += 1
+                        alike += form != "boto3 item"
                         continue
                     got = "said %r" % str(e)
                 else:
                     got = "read %r" % (got,)
                 wrong.append("%s from its %s: %s\n    Rust: %r" % (case["field"], form, got, said))
         sys.stderr.write("misfits: %d forms, %d refused alike\n" % (forms, alike))
+        if BOTO3:
+            # Every boto3 item was refused alike when nothing is wrong.
+            sys.stderr.write("misfits boto3: %d items, %d refused alike\n" % (boto3_items, boto3_items if not wrong else 0))
         self.assertEqual(wrong, [], "\n".join(wrong))
 
 

@@ -170,9 +170,9 @@ def plain(v):
 # ---------------------------------------------------------------------------
 # Words
 
-def number_shown(v):
-    """A float as the Rust reader shows it: plain from 1e-7 up to 1e21
-    (``to_string``), else in exponent form (``{:e}``); shortest either way."""
+def display(v):
+    """Rust's ``to_string`` of an ``f64``: its shortest digits, never in
+    exponent form (``1e39`` is 1 and 39 zeros)."""
     if math.isnan(v):
         return "NaN"
     if math.isinf(v):
@@ -181,12 +181,20 @@ def number_shown(v):
     if v == 0:
         return sign + "0"
     digits, point = _shortest_digits(abs(v), 8)
-    if 1e-7 <= abs(v) < 1e21:
-        if point <= 0:
-            return sign + "0." + "0" * (-point) + digits
-        if point >= len(digits):
-            return sign + digits + "0" * (point - len(digits))
-        return sign + digits[:point] + "." + digits[point:]
+    if point <= 0:
+        return sign + "0." + "0" * (-point) + digits
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return sign + digits[:point] + "." + digits[point:]
+
+
+def number_shown(v):
+    """A float as the Rust reader shows it: plain from 1e-7 up to 1e21
+    (``to_string``), else in exponent form (``{:e}``); shortest either way."""
+    if v == 0 or math.isinf(v) or math.isnan(v) or 1e-7 <= abs(v) < 1e21:
+        return display(v)
+    digits, point = _shortest_digits(abs(v), 8)
+    sign = "-" if v < 0 else ""
     return "%s%s%se%d" % (sign, digits[0], "." + digits[1:] if len(digits) > 1 else "", point - 1)
 
 
@@ -280,7 +288,7 @@ def dynamo_kind(v):
     if isinstance(v, int):
         return "N", str(v)
     if isinstance(v, float):
-        return "N", number_shown(v) if 1e-7 <= abs(v) < 1e21 or v == 0 else repr(v)
+        return "N", display(v)
     if isinstance(v, str):
         return "S", shown(v)
     if isinstance(v, bytes):
