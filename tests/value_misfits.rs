@@ -59,6 +59,7 @@ struct Probe {
 }
 
 const I64_RANGE: &str = "(-9223372036854775808 to 9223372036854775807)";
+const U128_RANGE: &str = "(0 to 340282366920938463463374607431768211455)";
 const NOT_F32: &str =
     "does not fit an f32 (whose largest magnitude is 3.4028235e38): declare the field f64";
 
@@ -107,7 +108,8 @@ fn ordered_cases() -> Vec<(&'static str, Vec<u8>, Result<Probe, String>)> {
         ("small", vec![0xcd, 0x01, 0x2c], Err("the integer 300 is beyond u8's range (0 to 255)".into())),
         // 128-bit fields: an integer by its sign (a negative one is no
         // u128, never 2^128 - 1), their own 16-byte bin as written.
-        ("big", vec![0xff], Err("found the integer -1: invalid value: integer `-1`, expected u128".into())),
+        ("big", vec![0xff], Err(format!("the integer -1 is beyond u128's range {U128_RANGE}"))),
+        ("big", vec![0xd0, 0x80], Err(format!("the integer -128 is beyond u128's range {U128_RANGE}"))),
         ("big", vec![0x05], Ok(Probe { big: 5, ..probe() })),
         ("big", [&[0xc4, 16][..], &[0xff; 16]].concat(), Ok(Probe { big: u128::MAX, ..probe() })),
         ("wide", vec![0xff], Ok(Probe { wide: -1, ..probe() })),
@@ -365,6 +367,10 @@ async fn misfits_are_said_as_dynamodb_holds_them() {
         ("tally", map(&[("a b", big)]), vec!["a b"], Err(format!("at `tally[\"a b\"]`: the number (N) {{}} is beyond i64's range {I64_RANGE}"))),
         ("place", map(&[("zip", "0.5")]), vec!["zip"], Err("at `place.zip`: the number (N) {} has a fraction, and i64 holds whole numbers only".into())),
         ("scores", list(&["1", "2.50"]), vec!["1"], Err("at `scores[1]`: the number (N) {} has a fraction, and i64 holds whole numbers only".into())),
+        // A negative number is no u128, said as the other ranges are.
+        ("big", n("-1"), vec![], Err(format!("the number (N) {{}} is beyond u128's range {U128_RANGE}"))),
+        ("big", n("0.5"), vec![], Err("the number (N) {} has a fraction, and u128 holds whole numbers only".into())),
+        ("big", n("7"), vec![], Ok(Probe { big: 7, ..probe() })),
     ];
     let mut mismatches = Vec::new();
     for (i, (field, value, path, want)) in (0..).zip(cases) {

@@ -151,23 +151,36 @@ class ValueVectors(unittest.TestCase):
                     self.assertEqual(canon({f.name: row[f.name] for f in schema.values}), canon(expected))
 
     def test_refusals(self):
+        """Each refusal, with the Rust reader's (or writer's) message: a
+        write DynamoDB cannot hold (the store adds the item's index and key,
+        and that nothing was sent), a stored form that does not read."""
         for v in self.vectors["value_refusals"]:
             schema = Schema.from_json(json.dumps(v["schema"]))
             with self.subTest(v["what"]):
                 given = v["input"]
+                if v["store"] == "dynamodb" and "item" in given:
+                    item = unbase64(given["item"])
+                    for shape in (item, keyschema._dynamodb.to_resource(item)):
+                        with self.assertRaises(DecodeError) as caught:
+                            schema.decode_item_values(shape)
+                        self.assertEqual(str(caught.exception), v["error"])
+                    continue
                 if v["store"] == "dynamodb":
                     values = {name: from_model(j) for name, j in given["values"].items()}
                     fields = schema.decode(bytes.fromhex(given["key"]))
-                    with self.assertRaises(ValueError_):
+                    with self.assertRaises(ValueError_) as caught:
                         schema.encode_item(fields, values)
-                elif v["store"] == "bigtable":
+                    key = keyschema._dynamodb._escaped(bytes.fromhex(given["key"]))
+                    self.assertEqual("item 0 (key %s): %s; nothing was sent" % (key, caught.exception), v["error"])
+                    continue
+                if v["store"] == "bigtable":
                     cells = {q.encode("utf-8"): bytes.fromhex(c) for q, c in given["cells"]}
-                    with self.assertRaises(DecodeError):
+                    with self.assertRaises(DecodeError) as caught:
                         schema.decode_values(cells)
                 else:
-                    with self.assertRaises(DecodeError):
+                    with self.assertRaises(DecodeError) as caught:
                         schema.decode_values(bytes.fromhex(given["memory"]))
-
+                self.assertEqual(str(caught.exception), v["error"])
 
 if __name__ == "__main__":
     unittest.main()

@@ -240,18 +240,19 @@ class OrderedStores(unittest.TestCase):
         max32 = struct.unpack(">f", b"\x7f\x7f\xff\xff")[0]
         for v, text in [(1e39, "1e39"), (-3.5e38, "-3.5e38"), (0.1, None), (max32, None)]:
             reads = [
-                lambda: schema.decode_values(_pack_map(dict(fields, ratio=v))),
-                lambda: schema.decode_values({**LEDGER_CELLS, b"ratio": struct.pack(">d", v)}),
-                lambda: schema.decode_item(dict(LEDGER_ITEM, ratio={"N": repr(v)})),
+                (lambda: schema.decode_values(_pack_map(dict(fields, ratio=v))), text),
+                (lambda: schema.decode_values({**LEDGER_CELLS, b"ratio": struct.pack(">d", v)}), text),
+                # DynamoDB's number as the item holds it.
+                (lambda: schema.decode_item(dict(LEDGER_ITEM, ratio={"N": repr(v)})), "(N) " + repr(v)),
             ]
-            for read in reads:
+            for read, said in reads:
                 if text is None:
                     self.assertEqual(read()["ratio"], rounded if v == 0.1 else max32)
                     continue
                 with self.assertRaises(DecodeError, msg=v) as caught:
                     read()
-                self.assertIn("value field `ratio` does not read as its declared type (f32): the number %s does not fit an f32 "
-                              "(whose largest magnitude is 3.4028235e38): declare the field f64" % text, str(caught.exception))
+                self.assertEqual("value field `ratio` does not read as its declared type: the number %s does not fit an f32 "
+                                 "(whose largest magnitude is 3.4028235e38): declare the field f64" % said, str(caught.exception))
 
     def test_bytes_that_are_not_a_map_of_fields(self):
         for value in [b"", b"\x91\x01", b"\x81\x01\x02", b"raw bytes", LEDGER_MAP[:-1], LEDGER_MAP + b"\x00"]:
@@ -339,16 +340,16 @@ class Bigtable(unittest.TestCase):
             self.assertEqual((got, type(got)), (want, type(want)), (kind, cell))
         for kind, cell, why in [
             ("i64", b"\x00" * 3, "a cell of 3 bytes (000000)"), ("u64", b"\xff", "a cell of 1 bytes"),
-            ("i64", b"5", "the text '5'"), ("i32", b"\xff\xff\xff\xfe", "a cell of 4 bytes"), ("f64", struct.pack(">f", 0.5), "a float"),
+            ("i64", b"5", 'the text "5"'), ("i32", b"\xff\xff\xff\xfe", "a cell of 4 bytes"), ("f64", struct.pack(">f", 0.5), "a float"),
             ("auto", b"\xc1\x05\x06", "after the byte c1"),
             ("u8", b"\x00" * 6 + b"\x01\x00", "256 does not fit in u8"), ("i8", b"\x00" * 7 + b"\x80", "128 does not fit in i8"),
-            ("i64", b"\x00" * 16, "a cell of 16 bytes"), ("u128", b"\x00" * 15, "8 big-endian bytes (or 16)"),
+            ("i64", b"\x00" * 16, "a cell of 16 bytes"), ("u128", b"\x00" * 15, "8 big-endian bytes, found a cell of 15 bytes"),
             ("f64", b"\x00" * 5, "a float"), ("f32", struct.pack(">d", 1e300), "the number 1e300 does not fit an f32"), ("bool", b"yes", "a bool"), ("str", b"\xff", "UTF-8 text"),
-            ("char", b"ab", "one character"), ("msgpack", b"\x92\x01", "MessagePack does not read"), ("msgpack", b"\xc1", "0xc1"),
+            ("char", b"ab", 'invalid value: string "ab", expected a character'), ("msgpack", b"\x92\x01", "MessagePack does not read"), ("msgpack", b"\xc1", "0xc1"),
         ]:
             with self.assertRaises(DecodeError, msg=(kind, cell)) as caught:
                 schema.decode_values({**LEDGER_CELLS, b"memo": cell}, kinds={"memo": kind})
-            self.assertIn("value field `memo` does not read as its declared type (%s)" % kind, str(caught.exception))
+            self.assertTrue(str(caught.exception).startswith("value field `memo` does not read as its declared type: "), str(caught.exception))
             self.assertIn(why, str(caught.exception))
 
     def test_no_other_exception_on_any_cell(self):
@@ -425,7 +426,8 @@ class DynamoDB(unittest.TestCase):
             "a": {"N": "18446744073709551615"}, "b": {"N": "-9223372036854775808"}, "c": {"N": "18446744073709551616"},
             "d": {"N": "1.5"}, "e": {"N": "1E+3"}, "f": {"N": "-0"},
         }})
-        counts = self.schema.decode_item(item)["counts"]
+        # Read as stored (a type without a shape): the numbers as such.
+        counts = self.schema.decode_item(item, kinds={"counts": "msgpack"})["counts"]
         self.assertEqual(counts, {"a": 2**64 - 1, "b": -2**63, "c": 1.8446744073709552e19, "d": 1.5, "e": 1000.0, "f": 0})
         self.assertEqual([type(counts[k]) for k in "abcdef"], [int, int, float, float, float, int])
         for amount in ["1.5", "9223372036854775808", "1E+3", "x"]:
@@ -436,7 +438,7 @@ class DynamoDB(unittest.TestCase):
 
     def test_sets_and_types_a_later_dynamodb_adds(self):
         item = dict(LEDGER_ITEM, tags={"SS": ["x", "y"]}, counts={"M": {"n": {"NS": ["1", "2.5"]}, "b": {"BS": [b"\x00"]}, "z": {"ZZ": 1}}})
-        row = self.schema.decode_item(item)
+        row = self.schema.decode_item(item, kinds={"counts": "msgpack"})
         self.assertEqual((row["tags"], row["counts"]), (["x", "y"], {"n": [1, 2.5], "b": [b"\x00"], "z": None}))
 
     def test_an_item_holding_a_raw_value_says_what_rust_says(self):

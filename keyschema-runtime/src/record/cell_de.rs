@@ -16,7 +16,17 @@ pub const TAGGED: u8 = 0xc1;
 
 /// Why a cell does not read as its field's type.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellError(String);
+pub struct CellError(String, Option<String>);
+
+impl CellError {
+    /// What the MessagePack reader of a nested value's cell said, in the
+    /// words the ordered stores' reader uses for the same value (so that
+    /// a nested misfit reads alike from a cell and from the map); `None`
+    /// for a refusal of the cell itself.
+    pub(crate) fn reader_words(&self) -> Option<&str> {
+        self.1.as_deref()
+    }
+}
 
 impl std::fmt::Display for CellError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -28,13 +38,16 @@ impl std::error::Error for CellError {}
 
 impl de::Error for CellError {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
-        CellError(msg.to_string())
+        CellError(msg.to_string(), None)
     }
 }
 
 impl From<rmp_serde::decode::Error> for CellError {
     fn from(e: rmp_serde::decode::Error) -> Self {
-        CellError(format!("the cell's MessagePack does not read: {e}"))
+        CellError(
+            format!("the cell's MessagePack does not read: {e}"),
+            Some(super::misfit::reader_words(&e)),
+        )
     }
 }
 
@@ -56,11 +69,14 @@ impl<'c> CellDeserializer<'c> {
             .take(32)
             .map(|b| format!("{b:02x}"))
             .collect();
-        CellError(format!(
-            "expected {what}, found a cell of {} bytes ({shown}{})",
-            self.cell.len(),
-            if self.cell.len() > 32 { "..." } else { "" }
-        ))
+        CellError(
+            format!(
+                "expected {what}, found a cell of {} bytes ({shown}{})",
+                self.cell.len(),
+                if self.cell.len() > 32 { "..." } else { "" }
+            ),
+            None,
+        )
     }
 
     fn eight(&self, what: &str) -> Result<[u8; 8], CellError> {
@@ -107,6 +123,18 @@ impl<'c> CellDeserializer<'c> {
     fn is_nested(&self) -> bool {
         super::walk::is_whole_nested(self.cell)
     }
+
+    /// A sequence, a map or a struct is one whole MessagePack array or
+    /// map: another cell (a bin, text, an integer's bytes) is refused as
+    /// the cell it is, never read as MessagePack of another kind (a bin as
+    /// a list of bytes).
+    fn whole_nested(&self) -> Result<(), CellError> {
+        if self.is_nested() {
+            Ok(())
+        } else {
+            Err(self.wrong("a nested value: one whole MessagePack array or map"))
+        }
+    }
 }
 
 macro_rules! ints {
@@ -115,7 +143,7 @@ macro_rules! ints {
             let n = self.$read()?;
             match <$t>::try_from(n) {
                 Ok(n) => visitor.$visit(n),
-                Err(_) => Err(CellError(format!("{n} does not fit in {}", stringify!($t)))),
+                Err(_) => Err(CellError(format!("{n} does not fit in {}", stringify!($t)), None)),
             }
         }
     )*};
@@ -247,6 +275,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
+        self.whole_nested()?;
         Ok(de::Deserializer::deserialize_seq(
             &mut self.msgpack(),
             visitor,
@@ -258,6 +287,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, CellError> {
+        self.whole_nested()?;
         Ok(de::Deserializer::deserialize_tuple(
             &mut self.msgpack(),
             len,
@@ -271,6 +301,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, CellError> {
+        self.whole_nested()?;
         Ok(de::Deserializer::deserialize_tuple_struct(
             &mut self.msgpack(),
             name,
@@ -280,6 +311,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
+        self.whole_nested()?;
         Ok(de::Deserializer::deserialize_map(
             &mut self.msgpack(),
             visitor,
@@ -292,6 +324,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, CellError> {
+        self.whole_nested()?;
         Ok(de::Deserializer::deserialize_struct(
             &mut self.msgpack(),
             name,

@@ -231,7 +231,12 @@ impl ValueReader for CellReader<'_> {
                 _ => is_whole_nested(cell).then_some(cell),
             };
             let message = match nested {
-                Some(raw) => misfit::message(field, raw, &trail, &e.to_string(), None),
+                Some(raw) => {
+                    let inner = e
+                        .reader_words()
+                        .map_or_else(|| e.to_string(), str::to_string);
+                    misfit::message(field, raw, &trail, &inner, None)
+                }
                 None => e.to_string(),
             };
             ValueError::Field { field, message }

@@ -98,7 +98,8 @@ fn number_misfit(asked: Asks, text: &str) -> Option<String> {
     }
     let (name, range) = match asked {
         Asks::Int { name, min, max } => (name, Some((min, max))),
-        Asks::Wide => ("a 128-bit integer", None),
+        Asks::Wide { signed: true } => ("i128", None),
+        Asks::Wide { signed: false } => ("u128", None),
         _ => return None,
     };
     // The whole number `text` is (`None` within it: beyond i128), or no
@@ -121,9 +122,17 @@ fn number_misfit(asked: Asks, text: &str) -> Option<String> {
             "the number (N) {text} is beyond {name}'s range ({min} to {max})"
         )),
         Some(_) => None,
-        None => Some(format!(
-            "the number (N) {text} is beyond 64 bits, the integers an N is read into (keyschema writes a 128-bit integer as 16 bytes, B)"
-        )),
+        // A 128-bit field reads an N of 64 bits by its sign.
+        None => match whole {
+            Some(v) if (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&v) => {
+                (name == "u128" && v < 0).then(|| {
+                    format!("the number (N) {text} is beyond u128's range (0 to {})", u128::MAX)
+                })
+            }
+            _ => Some(format!(
+                "the number (N) {text} is beyond 64 bits, the integers an N is read into (keyschema writes a 128-bit integer as 16 bytes, B)"
+            )),
+        },
     }
 }
 
@@ -144,7 +153,7 @@ fn needs(asked: Asks) -> Option<(&'static str, &'static [Kind])> {
     Some(match asked {
         Asks::Bool => ("a boolean (BOOL)", &[Kind::Bool]),
         Asks::Int { .. } | Asks::Float | Asks::F32 => ("a number (N)", &[Kind::N]),
-        Asks::Wide => ("a number (N) or a 16-byte binary (B)", &[Kind::N, Kind::B]),
+        Asks::Wide { .. } => ("a number (N) or a 16-byte binary (B)", &[Kind::N, Kind::B]),
         Asks::Char => ("a string (S) of one character", &[Kind::S]),
         Asks::Str => ("a string (S)", &[Kind::S]),
         Asks::Bytes => ("a binary (B)", &[Kind::B]),
@@ -311,6 +320,15 @@ mod tests {
         assert_eq!(
             said::<u64>(&rmp_serde::to_vec(&0.5).expect("f64"), Some("0.50")),
             "the number (N) 0.50 has a fraction, and u64 holds whole numbers only"
+        );
+        // A negative number is no u128, said as the other ranges are.
+        assert_eq!(
+            said::<u128>(&[0xff], None),
+            "the number (N) -1 is beyond u128's range (0 to 340282366920938463463374607431768211455)"
+        );
+        assert_eq!(
+            said::<u128>(&rmp_serde::to_vec(&0.5).expect("f64"), Some("0.5")),
+            "the number (N) 0.5 has a fraction, and u128 holds whole numbers only"
         );
         assert_eq!(
             said::<bool>(&[0x81, 0xa1, b'a', 0x01], None),

@@ -117,6 +117,12 @@ fn plain(asked: Asks, item: Item<'_>, inner: &str) -> String {
                 return format!("the integer {n} is beyond {name}'s range ({min} to {max})");
             }
         }
+        (Asks::Wide { signed: false }, Item::Int(n)) if n < 0 => {
+            return format!(
+                "the integer {n} is beyond u128's range (0 to {})",
+                u128::MAX
+            );
+        }
         (Asks::F32, Item::Float(v)) if beyond_f32(v) => return not_an_f32(&number_shown(v)),
         _ => {}
     }
@@ -127,7 +133,7 @@ fn plain(asked: Asks, item: Item<'_>, inner: &str) -> String {
 fn wanted(asked: Asks) -> Option<&'static str> {
     Some(match asked {
         Asks::Bool => "a boolean",
-        Asks::Int { .. } | Asks::Wide => "an integer",
+        Asks::Int { .. } | Asks::Wide { .. } => "an integer",
         Asks::Float | Asks::F32 => "a number",
         Asks::Char => "a string of one character",
         Asks::Str => "a string",
@@ -151,7 +157,7 @@ fn fits(asked: Asks, item: Item<'_>) -> bool {
     match asked {
         Asks::Bool => matches!(item, Item::Bool(_)),
         Asks::Int { .. } => matches!(item, Item::Uint(_) | Item::Int(_)),
-        Asks::Wide => matches!(item, Item::Uint(_) | Item::Int(_) | Item::Bin(_)),
+        Asks::Wide { .. } => matches!(item, Item::Uint(_) | Item::Int(_) | Item::Bin(_)),
         Asks::Float | Asks::F32 => matches!(item, Item::Uint(_) | Item::Int(_) | Item::Float(_)),
         Asks::Char | Asks::Str => matches!(item, Item::Str(_)),
         Asks::Bytes => matches!(item, Item::Bin(_)),

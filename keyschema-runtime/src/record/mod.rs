@@ -27,6 +27,7 @@ mod render;
 mod some;
 mod track;
 mod walk;
+mod wide;
 
 pub use cell_de::{CellDeserializer, CellError};
 #[doc(hidden)]

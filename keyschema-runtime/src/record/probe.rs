@@ -36,7 +36,10 @@ pub(crate) enum Asks {
         max: i128,
     },
     /// An `i128` or a `u128` (MessagePack: an integer, or 16 bytes).
-    Wide,
+    Wide {
+        /// `i128` (else `u128`).
+        signed: bool,
+    },
     /// An `f64`.
     Float,
     /// An `f32`.
@@ -142,8 +145,8 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         deserialize_u16 => int!(u16),
         deserialize_u32 => int!(u32),
         deserialize_u64 => int!(u64),
-        deserialize_i128 => Asks::Wide,
-        deserialize_u128 => Asks::Wide,
+        deserialize_i128 => Asks::Wide { signed: true },
+        deserialize_u128 => Asks::Wide { signed: false },
         deserialize_f32 => Asks::F32,
         deserialize_f64 => Asks::Float,
         deserialize_char => Asks::Char,
@@ -342,7 +345,8 @@ mod tests {
         assert_eq!(asks::<String>(), Asks::Str);
         assert_eq!(asks::<char>(), Asks::Char);
         assert_eq!(asks::<f32>(), Asks::F32);
-        assert_eq!(asks::<u128>(), Asks::Wide);
+        assert_eq!(asks::<u128>(), Asks::Wide { signed: false });
+        assert_eq!(asks::<i128>(), Asks::Wide { signed: true });
         assert_eq!(asks::<Vec<u8>>(), Asks::Seq);
         assert_eq!(asks::<(u8, u8)>(), Asks::Seq);
         assert_eq!(asks::<BTreeMap<String, u8>>(), Asks::Map);

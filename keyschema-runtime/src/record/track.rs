@@ -17,6 +17,7 @@
 //! A good value pays a push and a pop per nested element, nothing more.
 
 use super::probe::Asks;
+use super::wide::BySign;
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Unexpected,
     VariantAccess, Visitor,
@@ -99,13 +100,20 @@ pub(crate) fn not_an_f32(shown: &str) -> String {
 pub(crate) struct Track<'t, D> {
     de: D,
     trail: &'t Trail,
+    /// Whether `de` reads a value nested in a field (MessagePack), not the
+    /// field itself (whose store's deserializer reads it).
+    nested: bool,
 }
 
 impl<'t, D> Track<'t, D> {
-    /// `de`, tracked on `trail`.
+    /// `de`, a field's, tracked on `trail`.
     #[inline]
     pub(crate) fn new(de: D, trail: &'t Trail) -> Self {
-        Track { de, trail }
+        Track {
+            de,
+            trail,
+            nested: false,
+        }
     }
 }
 
@@ -125,7 +133,7 @@ macro_rules! pass {
     ($($method:ident => $asks:expr, $want:expr);* $(;)?) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-            let visitor = Wrap { visitor, trail: self.trail, want: $want };
+            let visitor = Wrap { visitor, trail: self.trail, want: $want, nested: self.nested };
             self.trail.note($asks, self.de.$method(visitor))
         }
     )*};
@@ -145,8 +153,6 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Track<'_, D> {
         deserialize_u16 => int!(u16), Want::Any;
         deserialize_u32 => int!(u32), Want::Any;
         deserialize_u64 => int!(u64), Want::Any;
-        deserialize_i128 => Asks::Wide, Want::Any;
-        deserialize_u128 => Asks::Wide, Want::Any;
         deserialize_f32 => Asks::F32, Want::F32;
         deserialize_f64 => Asks::Float, Want::Any;
         deserialize_char => Asks::Char, Want::Text;
@@ -162,12 +168,36 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Track<'_, D> {
         deserialize_ignored_any => Asks::Other, Want::Any;
     }
 
+    /// A nested 128-bit integer is read by its sign (rmp-serde would read
+    /// a stored `-1` into a `u128` as 2^128 - 1), or from its own 16
+    /// bytes; a field's own by its store's deserializer.
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let visitor = Wrap::new(visitor, self.trail, self.nested);
+        let read = if self.nested {
+            self.de.deserialize_any(BySign::new(visitor, true))
+        } else {
+            self.de.deserialize_i128(visitor)
+        };
+        self.trail.note(Asks::Wide { signed: true }, read)
+    }
+
+    /// As `deserialize_i128`, unsigned.
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let visitor = Wrap::new(visitor, self.trail, self.nested);
+        let read = if self.nested {
+            self.de.deserialize_any(BySign::new(visitor, false))
+        } else {
+            self.de.deserialize_u128(visitor)
+        };
+        self.trail.note(Asks::Wide { signed: false }, read)
+    }
+
     fn deserialize_unit_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap::new(visitor, self.trail);
+        let visitor = Wrap::new(visitor, self.trail, self.nested);
         let read = self.de.deserialize_unit_struct(name, visitor);
         self.trail.note(Asks::Unit, read)
     }
@@ -177,7 +207,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Track<'_, D> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap::new(visitor, self.trail);
+        let visitor = Wrap::new(visitor, self.trail, self.nested);
         let read = self.de.deserialize_newtype_struct(name, visitor);
         self.trail.note(Asks::Other, read)
     }
@@ -187,7 +217,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Track<'_, D> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap::new(visitor, self.trail);
+        let visitor = Wrap::new(visitor, self.trail, self.nested);
         let read = self.de.deserialize_tuple(len, visitor);
         self.trail.note(Asks::Seq, read)
     }
@@ -198,7 +228,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Track<'_, D> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap::new(visitor, self.trail);
+        let visitor = Wrap::new(visitor, self.trail, self.nested);
         let read = self.de.deserialize_tuple_struct(name, len, visitor);
         self.trail.note(Asks::Seq, read)
     }
@@ -209,7 +239,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Track<'_, D> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap::new(visitor, self.trail);
+        let visitor = Wrap::new(visitor, self.trail, self.nested);
         let read = self.de.deserialize_struct(name, fields, visitor);
         self.trail.note(Asks::Map, read)
     }
@@ -220,7 +250,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Track<'_, D> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap::new(visitor, self.trail);
+        let visitor = Wrap::new(visitor, self.trail, self.nested);
         let read = self.de.deserialize_enum(name, variants, visitor);
         self.trail.note(Asks::Enum, read)
     }
@@ -248,15 +278,18 @@ struct Wrap<'t, V> {
     visitor: V,
     trail: &'t Trail,
     want: Want,
+    /// The [`Track`]'s `nested`, for the deserializers it visits with.
+    nested: bool,
 }
 
 impl<'t, V> Wrap<'t, V> {
     #[inline]
-    fn new(visitor: V, trail: &'t Trail) -> Self {
+    fn new(visitor: V, trail: &'t Trail, nested: bool) -> Self {
         Wrap {
             visitor,
             trail,
             want: Want::Any,
+            nested,
         }
     }
 }
@@ -352,13 +385,20 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<'_, V> {
 
     #[inline]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
-        self.visitor.visit_some(Track::new(de, self.trail))
+        self.visitor.visit_some(Track {
+            de,
+            trail: self.trail,
+            nested: self.nested,
+        })
     }
 
     #[inline]
     fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
-        self.visitor
-            .visit_newtype_struct(Track::new(de, self.trail))
+        self.visitor.visit_newtype_struct(Track {
+            de,
+            trail: self.trail,
+            nested: self.nested,
+        })
     }
 
     #[inline]
@@ -403,7 +443,11 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, S> {
 
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
-        self.seed.deserialize(Track::new(de, self.trail))
+        self.seed.deserialize(Track {
+            de,
+            trail: self.trail,
+            nested: true,
+        })
     }
 }
 
@@ -512,7 +556,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
         let trail = self.trail;
-        let visitor = Wrap::new(visitor, trail);
+        let visitor = Wrap::new(visitor, trail, true);
         trail.within(Step::Entry(0), || {
             trail.note(Asks::Seq, self.variant.tuple_variant(len, visitor))
         })
@@ -524,7 +568,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
         visitor: V,
     ) -> Result<V::Value, A::Error> {
         let trail = self.trail;
-        let visitor = Wrap::new(visitor, trail);
+        let visitor = Wrap::new(visitor, trail, true);
         trail.within(Step::Entry(0), || {
             trail.note(Asks::Map, self.variant.struct_variant(fields, visitor))
         })

@@ -8,31 +8,15 @@ as its resource API and ``TypeDeserializer`` give it (``Decimal``, ``str``,
 import base64
 import binascii
 import decimal
-import re
 
 from ._errors import DecodeError, ValueError_
+from ._nested import N, Set
 from ._values import finish, kinds_for
 
 # Lists and maps nest at most 32 levels in DynamoDB; an item deeper than
 # this is refused rather than read (each level recurses once).
 MAX_DEPTH = 64
 _TAGS = frozenset(["S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"])
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)", re.I)
-
-
-def number(text):
-    """A DynamoDB ``N`` as the Rust reader reads it: an integer when it is
-    one and fits 64 bits, else a float (text that is neither stays text)."""
-    if _INTEGER.fullmatch(text):
-        n = int(text)
-        if -(1 << 63) <= n < (1 << 64):
-            return n
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    return text
-
-
 def is_low_level(item):
     """Whether every attribute is ``{TYPE: value}`` (boto3's client)."""
     return all(isinstance(v, dict) and len(v) == 1 and next(iter(v)) in _TAGS for v in item.values())
@@ -65,7 +49,9 @@ def low_level(v, at, depth=0):
                 raise TypeError
             return x
         if tag == "N":
-            return number(x)
+            if not isinstance(x, str):
+                raise TypeError
+            return N(x)
         if tag == "B":
             return _bytes(x, at)
         if tag == "BOOL":
@@ -79,11 +65,13 @@ def low_level(v, at, depth=0):
         if tag == "SS":
             if not all(isinstance(e, str) for e in x):
                 raise TypeError
-            return list(x)
+            return Set("SS", list(x))
         if tag == "NS":
-            return [number(n) for n in x]
+            if not all(isinstance(e, str) for e in x):
+                raise TypeError
+            return Set("NS", [N(n) for n in x])
         if tag == "BS":
-            return [_bytes(b, at) for b in x]
+            return Set("BS", [_bytes(b, at) for b in x])
     except (TypeError, AttributeError):
         raise DecodeError("attribute `%s`: %s holds %r" % (at, tag, x)) from None
     return None                                # NULL, and a type a later DynamoDB adds
@@ -104,17 +92,21 @@ def resource(v, at, depth=0):
     if isinstance(v, int):
         return v
     if isinstance(v, decimal.Decimal):
-        return number(str(v))
+        return N(str(v))
     if isinstance(v, (list, tuple)):
         return [resource(e, at, depth + 1) for e in v]
     if isinstance(v, dict):
         return {_key(k, at): resource(e, "%s.%s" % (at, k), depth + 1) for k, e in v.items()}
     if isinstance(v, (set, frozenset)):
         items = [resource(e, at, depth + 1) for e in v]
-        try:
-            return sorted(items)               # a set has no order of its own
-        except TypeError:
-            raise DecodeError("attribute `%s`: a set of mixed types" % at) from None
+        kinds = {type(e) for e in items}
+        if len(kinds) > 1:
+            raise DecodeError("attribute `%s`: a set of mixed types" % at)
+        if kinds == {N}:
+            items.sort(key=lambda n: decimal.Decimal(n.text))     # a set has no order of its own
+            return Set("NS", items)
+        items.sort()
+        return Set("BS" if kinds == {bytes} else "SS", items)
     return _bytes(v, at)
 
 
@@ -189,7 +181,7 @@ def item_values(schema, item, kinds, low, key=None):
     kinds = kinds_for(schema, kinds)
     read = low_level if low else resource
     found = {name: read(v, name) for name, v in item.items() if name in kinds}
-    return finish(schema, found, kinds)
+    return finish(schema, found, kinds, dynamodb=True)
 
 
 def decode_item(schema, item, kinds, low, partition_key, sort_key):

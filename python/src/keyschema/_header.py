@@ -4,7 +4,6 @@ one of its history alike (ENCODING.md, "The prefix" and "The salt")."""
 
 from ._encoding import _escape
 from ._errors import SchemaError
-from ._limits import MAX_BUCKETS
 
 
 def _written_prefix(prefix, sep, at):
@@ -22,15 +21,5 @@ def _written_prefix(prefix, sep, at):
 
 def _read_salt(salt, n, at):
     """A document's salt: ``(buckets, hashed, random)``, checked."""
-    if salt is None:
-        return None, [], False
-    buckets = int(salt["buckets"])
-    if not 1 <= buckets <= MAX_BUCKETS:
-        raise SchemaError("schema `%s.buckets`: N = %d is outside 1..=%d" % (at, buckets, MAX_BUCKETS))
-    random = salt["kind"] == "random"
-    hashed = [] if random else list(salt["hashed"])
-    if any(not 0 <= h < n for h in hashed):
-        raise SchemaError("schema `%s.hashed`: not a component index" % at)
-    if not random and (not hashed or len(set(hashed)) != len(hashed)):
-        raise SchemaError("schema `%s.hashed`: each component at most once, and at least one" % at)
-    return buckets, hashed, random
+    from ._document import salt as read
+    return read(salt, n, at)

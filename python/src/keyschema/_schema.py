@@ -7,11 +7,11 @@ import json
 import re
 import random
 
-from . import _dynamodb, _redb, _scan, _values, _write
+from . import _document, _dynamodb, _redb, _scan, _values, _write
 from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, encode_plain
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._header import _read_salt, _written_prefix
-from ._limits import MAX_COMPONENTS, MAX_KEY_LEN
+from ._limits import MAX_KEY_LEN
 from ._render import _escape_ascii, _render_plain
 from ._scan import OPEN
 from ._text import _TextError, _complement, decode_text, encode_text
@@ -104,74 +104,22 @@ class Schema:
 
     @classmethod
     def _from_doc(cls, doc):
-        version = doc.get("keyschema")
-        if type(version) is not int or version not in (VERSION, HISTORY_VERSION):
-            raise SchemaError("schema `keyschema`: version %r is not supported; this package reads versions %d and %d (a layout history)" % (version, VERSION, HISTORY_VERSION))
-        if (version == HISTORY_VERSION) != ("history" in doc):
-            raise SchemaError("schema `history`: version %d documents, and only they, have a `history`" % HISTORY_VERSION)
+        version = _document.version(doc, (VERSION, HISTORY_VERSION), HISTORY_VERSION)
         self = cls()
-        self.name = doc["name"]
-        fmt = doc["format"]
-        if fmt["kind"] == "binary":
-            self.sep = None
-        elif fmt["kind"] == "text":
-            sep = fmt["sep"]
-            if len(sep) != 1 or sep in "%-=" or not (0x21 <= ord(sep) <= 0x7E) or sep.isalnum():
-                raise SchemaError("schema `format.sep`: %r is not one ASCII punctuation character other than %%, - and =" % sep)
-            self.sep = ord(sep)
-        else:
-            raise SchemaError("schema `format.kind`: %r" % fmt["kind"])
-        if not isinstance(doc["prefix"], str) or not re.fullmatch(r"(?:[0-9a-f]{2})*", doc["prefix"]):
+        self.name = _document.string(doc, "", "name")
+        self.sep = _document.separator(_document.member(doc, "", "format"))
+        prefix = _document.string(doc, "", "prefix")
+        if not re.fullmatch(r"(?:[0-9a-f]{2})*", prefix):
             raise SchemaError("schema `prefix`: expected lowercase hex digits, two per byte")
-        self.prefix = bytes.fromhex(doc["prefix"])
+        self.prefix = bytes.fromhex(prefix)
         self._written_prefix = _written_prefix(self.prefix, self.sep, "prefix")
-        self.components = []
-        for i, c in enumerate(doc["components"]):
-            if c.get("encoding") is None:
-                raise SchemaError("schema `components[%d].encoding`: the type `%s` of `%s` declares no encoding" % (i, c["type"], c["name"]))
-            enc = Encoding.parse(c["encoding"])
-            t = c["transform"]
-            if isinstance(t, dict):
-                width = t["bucket"]
-                if type(width) is not int or not 1 <= width <= 2**64 - 1:
-                    raise SchemaError("schema `components[%d].transform`: expected {\"bucket\": W} with W >= 1 (at most 2^64 - 1)" % i)
-                transform = "bucket"
-                if not enc.is_integer():
-                    raise SchemaError("schema `components[%d].transform`: a bucket needs an integer and W >= 1" % i)
-            elif t in ("plain", "reverse"):
-                transform, width = t, None
-                if t == "reverse" and not enc.is_integer():
-                    raise SchemaError("schema `components[%d].transform`: `reverse` needs a fixed-width integer" % i)
-            else:
-                raise SchemaError("schema `components[%d].transform`: %r" % (i, t))
-            if c["order"] not in ("asc", "desc"):
-                raise SchemaError("schema `components[%d].order`: %r" % (i, c["order"]))
-            if c.get("fixed_width") is not None and c["fixed_width"] != enc.fixed_width():
-                raise SchemaError("schema `components[%d].fixed_width`: %r disagrees with the encoding" % (i, c["fixed_width"]))
-            self.components.append(Component(c["name"], c["type"], enc, c["order"] == "desc", transform, width))
-        if not 1 <= len(self.components) <= MAX_COMPONENTS:
-            raise SchemaError("schema `components`: a key has 1..=%d components" % MAX_COMPONENTS)
-        self.buckets, self.hashed, self.random = _read_salt(doc["salt"], len(self.components), "salt")
-        for i, c in enumerate(self.components):
-            if c.transform == "bucket":
-                nxt = self.components[i + 1] if i + 1 < len(self.components) else None
-                if nxt is None or nxt.transform != "plain" or nxt.name != c.name or str(nxt.encoding) != str(c.encoding) or nxt.descending != c.descending:
-                    raise SchemaError("schema `components[%d]`: a bucket of `%s` must be followed by `%s` itself: the same name, encoding and order, stored plain" % (i, c.name, c.name))
-                if c.encoding.base in ("u128", "i128"):
-                    raise SchemaError("schema `components[%d].transform`: a bucket needs an integer of at most 64 bits" % i)
-            if c.transform == "reverse" and c.descending:
-                raise SchemaError("schema `components[%d].transform`: `reverse` is stored ascending" % i)
-            if self.sep is not None and c.descending and not c.encoding.is_integer():
-                raise SchemaError("schema `components[%d].order`: `rev` in a text key needs a number" % i)
-
-        if "partition" not in doc:
-            raise SchemaError("schema `partition`: missing")
-        self.partition = doc["partition"]
-        if self.partition is not None and not 1 <= self.partition <= len(self.components):
-            raise SchemaError("schema `partition`: expected null or 1..=%d components" % len(self.components))
-        names = [c.name for c in self.components if c.transform != "bucket"]
-        if len(set(names)) != len(names):
-            raise SchemaError("schema `components`: a field is in the key twice")
+        self.components = _document.components(_document.member(doc, "", "components"), self.sep is not None, Encoding.parse, Component)
+        self.buckets, self.hashed, self.random = _read_salt(_document.member(doc, "", "salt"), len(self.components), "salt")
+        self.partition = _document.member(doc, "", "partition")
+        n = len(self.components)
+        if self.partition is not None and (type(self.partition) is not int or not 1 <= self.partition <= n):
+            raise SchemaError("schema `partition`: expected null or 1..=%d components" % n)
+        _document.twice(self.components)
         self.fields = []
         for i, c in enumerate(self.components):
             if c.transform == "bucket":

@@ -17,6 +17,7 @@ import struct
 
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._msgpack import decode_msgpack
+from . import _nested
 
 _INT_BITS = {
     "i8": 8, "i16": 16, "i32": 32, "i64": 64, "i128": 128, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "u128": 128,
@@ -108,105 +109,126 @@ def read_document(schema, doc):
         if row_format != ROW_FORMAT:
             raise SchemaError("schema `row_format`: version %d of the stored rows is not supported; this build reads version %d" % (row_format, ROW_FORMAT))
     schema.row_format = ROW_FORMAT
-    values = doc.get("values", [])
+    values = doc.get("values")
+    if values is None:
+        values = []
     if not isinstance(values, list):
         raise SchemaError("schema `values`: expected an array")
     schema.values = []
     keys = {f.name for f in schema.fields}
     for i, v in enumerate(values):
-        ok = isinstance(v, dict) and isinstance(v.get("name"), str) and isinstance(v.get("type"), str) and isinstance(v.get("required"), bool)
-        if not ok or not v["name"]:
-            raise SchemaError("schema `values[%d]`: expected {\"name\": a non-empty string, \"type\": a string, \"required\": true or false}" % i)
-        if v["name"] in keys or any(f.name == v["name"] for f in schema.values):
-            raise SchemaError("schema `values[%d].name`: `%s` is a key field or another value field" % (i, v["name"]))
+        # The Rust reader's checks, in its order and words.
+        at = "schema `values[%d].%%s`: %%s" % i
+        v = v if isinstance(v, dict) else {}
+        name = v.get("name")
+        if not isinstance(name, str) or not name:
+            raise SchemaError(at % ("name", "expected a non-empty string"))
+        if any(f.name == name for f in schema.values):
+            raise SchemaError(at % ("name", "`%s` is named twice" % name))
+        if name in keys:
+            raise SchemaError(at % ("name", "`%s` is a key field" % name))
+        if not isinstance(v.get("type"), str):
+            raise SchemaError(at % ("type", "expected a string"))
+        if not isinstance(v.get("required"), bool):
+            raise SchemaError(at % ("required", "expected true or false"))
         nil = v.get("nil", False)
         if not isinstance(nil, bool):
-            raise SchemaError("schema `values[%d].nil`: expected true or false" % i)
+            raise SchemaError(at % ("nil", "expected true or false"))
         if "self_describing" in v:
             self_describing = v["self_describing"]
             if not isinstance(self_describing, bool):
-                raise SchemaError("schema `values[%d].self_describing`: expected true or false" % i)
+                raise SchemaError(at % ("self_describing", "expected true or false"))
         else:
             self_describing = row_format is None and v["type"].rsplit("::", 1)[-1] == "Value"
         # A field whose type reads nil is never refused when missing (its
         # nil has no cell or attribute), whatever `required` says.
-        schema.values.append(ValueField(v["name"], v["type"], v["required"] and not nil, nil, self_describing))
-    family = doc.get("family", DEFAULT_FAMILY)
+        schema.values.append(ValueField(name, v["type"], v["required"] and not nil, nil, self_describing))
+    family = doc.get("family")
+    if family is None:
+        family = DEFAULT_FAMILY
     if not isinstance(family, str) or not family:
         raise SchemaError("schema `family`: expected a non-empty string")
     schema.family = family
 
 
+class Kinds(dict):
+    """``{field name: kind}``, with ``types``: ``{field name: the type
+    its values are read as at every depth}`` (``_nested.T``)."""
+
+    types = None
+
+
+def _type_of(kind):
+    """The type a caller's kind (a kind, or a Rust type text) names."""
+    if kind in ("msgpack", "auto"):
+        return _nested.ANY
+    if kind == "bytes":
+        return _nested.T("bytes")
+    return _nested.parse(kind)
+
+
 def kinds_for(schema, kinds):
-    """``{field name: kind}``: each field's own, or the caller's ``kinds``
+    """``Kinds``: each field's own kind and type, or the caller's ``kinds``
     (a kind, or a Rust type text, by field name)."""
-    out = {f.name: f.kind for f in schema.values}
+    out = Kinds((f.name, f.kind) for f in schema.values)
+    out.types = {f.name: _nested.ANY if f.self_describing else _nested.parse(f.type_name) for f in schema.values}
     for name, kind in (kinds or {}).items():
         if name not in out:
             raise ValueError_("kinds: `%s` is not a value field of `%s`" % (name, schema.name))
         if not isinstance(kind, str):
             raise ValueError_("kinds: the kind of `%s` must be a string, got %r" % (name, kind))
         out[name] = kind if kind in KINDS else value_kind(kind)
+        out.types[name] = _type_of(kind)
     return out
 
 
-def wrong(field, kind, what):
-    return DecodeError("value field `%s` does not read as its declared type (%s): %s" % (field, kind, what))
+PREFIX = "value field `%s` does not read as its declared type: "
 
 
-def finish(schema, found, kinds):
+def wrong(field, what):
+    return DecodeError(PREFIX % field + what)
+
+
+def finish(schema, found, kinds, dynamodb=False):
     """The row's value fields in declaration order from ``found`` (name to
-    value, as read): each checked against its kind, a missing one ``None``
-    (nil, for a field whose type reads nil) unless required."""
+    value, as read; from a DynamoDB item, with its numbers and sets as
+    ``_nested.N`` and ``_nested.Set``): each read by its type at every
+    depth, a missing one ``None`` (nil, for a field whose type reads nil)
+    unless required."""
+    read = {}
+    reader = _nested.Reader(dynamodb)
+    types = {f.name: f for f in schema.values}
+    # As the Rust reader: the stored fields in stored order, then the
+    # missing ones in declaration order.
+    for name, v in found.items():
+        f = types.get(name)
+        if f is None:
+            continue
+        if v is None and f.optional:
+            read[name] = None
+            continue
+        try:
+            read[name] = reader.read(kinds.types[name], v)
+        except _nested.Misfit as m:
+            what = m.why if not m.path else "at `%s%s`: %s" % (name, m.path, m.why)
+            raise wrong(name, what) from None
     out = {}
     for f in schema.values:
-        if f.name not in found:
+        if f.name not in read:
             if f.required:
-                raise DecodeError("value field `%s` is missing: the row was written without it (by an older version of the struct, or by another program)" % f.name)
-            out[f.name] = None
-            continue
-        out[f.name] = check(f, kinds[f.name], found[f.name])
+                raise DecodeError("value field `%s` is missing: the row was written without it (by an older version of the struct, or by another program); make the field an `Option` or mark it `#[rowkey(value, default)]` to read such rows" % f.name)
+            read[f.name] = None
+        out[f.name] = read[f.name]
     return out
-
-
-def check(field, kind, v):
-    """``v`` as a value of ``kind`` (an integer of a float field is a
-    float, as serde reads it), or ``DecodeError``."""
-    if v is None:
-        if field.optional or kind in ("msgpack", "auto"):
-            return None
-        raise wrong(field.name, kind, "nil (None), which only an Option (or a type the document marks `nil`) holds")
-    if kind in _INT_BITS:
-        bits = _INT_BITS[kind]
-        lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-        if bits == 128 and isinstance(v, bytes) and len(v) == 16:
-            return int.from_bytes(v, "big", signed=kind[0] == "i")     # rmp-serde writes its 16 bytes as a bin
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise wrong(field.name, kind, "expected an integer, found %r" % (v,))
-        if not lo <= v <= hi:
-            raise wrong(field.name, kind, "%d does not fit in %s" % (v, kind))
-        return v
-    if kind in ("f32", "f64"):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise wrong(field.name, kind, "expected a number, found %r" % (v,))
-        return f32(field.name, float(v)) if kind == "f32" else float(v)
-    expected = {"bool": bool, "str": str, "char": str, "bytes": bytes}.get(kind)
-    if expected is not None and not isinstance(v, expected):
-        raise wrong(field.name, kind, "expected %s, found %r" % (expected.__name__, v))
-    if kind == "char" and len(v) != 1:
-        raise wrong(field.name, kind, "expected one character, found %r" % (v,))
-    return v
 
 
 def f32(name, v):
     """``v`` rounded to the nearest f32, as the Rust reader reads an ``f32``
     field: a finite number beyond its range (which would round to an
     infinity) is a ``DecodeError`` naming the field ``name`` and the number."""
-    try:
-        return struct.unpack(">f", struct.pack(">f", v))[0]
-    except OverflowError:
-        shown = repr(v).replace("e+", "e")     # Rust's `{:e}`: 1e39, -3.5e38
-        raise wrong(name, "f32", "the number %s does not fit an f32 (whose largest magnitude is 3.4028235e38): declare the field f64" % shown) from None
+    if _nested.beyond_f32(v):
+        raise wrong(name, _nested.not_an_f32(_nested.number_shown(v)))
+    return _nested.f32(v)
 
 
 # ---------------------------------------------------------------------------
@@ -329,38 +351,50 @@ def read_cells(cells, kinds):
     """``{field: value}`` of the cells that are value fields (others, and
     the empty presence qualifier, skipped), each read by its kind."""
     out = {}
-    for name, kind in kinds.items():
-        cell = cells.get(name.encode("utf-8"))
-        if cell is not None:
-            out[name] = read_cell(name, kind, cell)
+    names = {name.encode("utf-8"): name for name in kinds}
+    for qualifier in sorted(q for q in cells if q in names):      # as Bigtable orders them
+        name = names[qualifier]
+        out[name] = read_cell(name, kinds[name], cells[qualifier], kinds.types[name])
     return out
 
 
-def read_cell(name, kind, cell):
+def _nested_type(t):
+    """Whether ``t`` (through ``Option``) is a sequence, a tuple or a map:
+    a cell of one whole MessagePack array or map."""
+    while t.kind == "option":
+        t = t.items[0]
+    return t.kind in ("seq", "tuple", "map")
+
+
+def read_cell(name, kind, cell, t=None):
     """One cell by its field's kind (ENCODING.md, "Value fields on Bigtable"):
     integers and floats of 8 big-endian bytes (a 128-bit integer also of
     16), nothing else; a bool as ``true``/``false`` (or one byte), text as
-    UTF-8, nested values as MessagePack; ``auto``: MessagePack after a
-    leading ``c1``, a whole MessagePack array or map, else text or bytes."""
-    def bad(expected):
+    UTF-8, nested values as MessagePack (a sequence's, a tuple's or a map's
+    one whole array or map); ``auto``: MessagePack after a leading ``c1``,
+    a whole MessagePack array or map, else text or bytes. Said as the Rust
+    reader says it."""
+    def bad(expected, text=False):
         shown = cell[:32].hex() + ("..." if len(cell) > 32 else "")
         message = "expected %s, found a cell of %d bytes (%s)" % (expected, len(cell), shown)
-        if cell and all(0x21 <= b <= 0x7E for b in cell) and kind not in ("bool",):
-            message += ": the cell holds the text %r; numbers are stored as 8 big-endian bytes" % cell.decode("ascii")
-        return wrong(name, kind, message)
+        if text and cell and all(0x21 <= b <= 0x7E for b in cell):
+            message += ": the cell holds the text %s; numbers are stored as 8 big-endian bytes (write them with the library, or `cbt set` with the bytes escaped)" % _nested.quoted(cell.decode("ascii"))
+        return wrong(name, message)
 
     if kind in _INT_BITS:
         bits = _INT_BITS[kind]
-        if len(cell) != 8 and not (bits == 128 and len(cell) == 16):
-            raise bad("an integer: 8 big-endian bytes" + (" (or 16)" if bits == 128 else ""))
+        if bits == 128 and len(cell) == 16:
+            return int.from_bytes(cell, "big", signed=kind[0] == "i")
+        if len(cell) != 8:
+            raise bad("an integer: 8 big-endian bytes", text=True)
         n = int.from_bytes(cell, "big", signed=kind[0] == "i")
         lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
         if not lo <= n <= hi:
-            raise wrong(name, kind, "%d does not fit in %s" % (n, kind))
+            raise wrong(name, "%d does not fit in %s" % (n, kind))
         return n
     if kind in ("f32", "f64"):
         if len(cell) != 8:
-            raise bad("a float: 8 big-endian bytes (IEEE 754)")
+            raise bad("a float: 8 big-endian bytes (IEEE 754)", text=True)
         v = struct.unpack(">d", cell)[0]
         return f32(name, v) if kind == "f32" else v
     if kind == "bool":
@@ -373,26 +407,36 @@ def read_cell(name, kind, cell):
         try:
             text = cell.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise bad("UTF-8 text (%s)" % e.reason) from None
+            raise bad("UTF-8 text (%s)" % _utf8_error(cell, e)) from None
         if kind == "char" and len(text) != 1:
-            raise wrong(name, kind, "expected one character, found %r" % text)
+            raise wrong(name, "invalid value: string %s, expected a character" % _nested.quoted(text))
         return text
     if kind == "bytes":
         return cell
     if kind == "auto" and cell[:1] == b"\xc1":
         try:
             return decode_msgpack(cell[1:])
-        except DecodeError as e:
-            raise wrong(name, kind, "expected one MessagePack value after the byte c1: %s" % e) from None
-    if kind == "msgpack" or (kind == "auto" and _is_nested(cell)):
+        except DecodeError:
+            raise bad("one MessagePack value after the byte c1") from None
+    nested = _is_nested(cell)
+    if kind == "msgpack" and t is not None and _nested_type(t) and not nested:
+        raise bad("a nested value: one whole MessagePack array or map")
+    if nested or kind == "msgpack":
         try:
             return decode_msgpack(cell)
         except DecodeError as e:
-            raise wrong(name, kind, "the cell's MessagePack does not read: %s" % e) from None
+            raise wrong(name, "the cell's MessagePack does not read: %s" % e) from None
     try:
         return cell.decode("utf-8")
     except UnicodeDecodeError:
         return cell
+
+
+def _utf8_error(cell, e):
+    """A UTF-8 error in Rust's words (``Utf8Error``'s ``Display``)."""
+    if e.reason == "unexpected end of data":
+        return "incomplete utf-8 byte sequence from index %d" % e.start
+    return "invalid utf-8 sequence of %d bytes from index %d" % (e.end - e.start, e.start)
 
 
 def _is_nested(cell):

@@ -16,6 +16,7 @@ import struct
 import zlib
 
 from ._errors import ValueError_
+from ._nested import number_shown
 from ._render import _shortest_digits
 
 
@@ -227,10 +228,31 @@ def attribute(v, at, depth=1):
         out = {}
         for k, x in v.items():
             if not isinstance(k, str) or not k:
-                raise ValueError_("value field `%s` cannot be a DynamoDB attribute: map keys are non-empty strings, found %r" % (at, k))
+                raise ValueError_("value field `%s` cannot be a DynamoDB attribute: %s" % (at, _bad_key(k)))
             out[k] = attribute(x, at, depth + 1)
         return {"M": out}
     raise ValueError_("value field `%s`: %r is not a value of MessagePack's data model" % (at, v))
+
+
+def _bad_key(k):
+    """Why ``k`` is no DynamoDB map key, in the Rust writer's words."""
+    if k == "":
+        return "an empty map key: DynamoDB's map keys are at least one character"
+    if isinstance(k, bool):
+        found = "boolean `%s`" % ("true" if k else "false")
+    elif isinstance(k, int):
+        found = "integer `%d`" % k
+    elif isinstance(k, float):
+        found = "floating point `%s`" % number_shown(k)
+    elif isinstance(k, (bytes, bytearray)):
+        found = "byte array"
+    elif isinstance(k, tuple):
+        found = "sequence"
+    elif k is None:
+        found = "unit value"
+    else:
+        found = repr(k)
+    return "invalid type: %s, expected a non-empty string map key (DynamoDB's maps have string keys)" % found
 
 
 def encode_item(schema, fields, values, partition_key="pk", sort_key="sk"):

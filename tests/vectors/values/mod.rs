@@ -10,6 +10,7 @@ pub mod model;
 use super::record;
 use chrono::{DateTime, NaiveDate, Utc};
 use keyschema::record::{cells, decode_values, encode_values};
+use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::dynamodb::DynamoStore;
 use keyschema::store::{RecordStore, RedbStore};
 use keyschema::RowKey;
@@ -402,5 +403,112 @@ pub fn refusal_rows() -> Vec<String> {
             err,
         );
     }
+    nested_refusals(&row, cells, &mut push);
     out
+}
+
+/// Values nested in a field that do not read as its type, at the path
+/// the message names, and a negative number for a `u128`: in the map, a
+/// cell and a DynamoDB item.
+fn nested_refusals(
+    row: &Catalog,
+    mut cells: Vec<(Vec<u8>, Vec<u8>)>,
+    push: &mut impl FnMut(&str, &str, serde_json::Value, String),
+) {
+    let key = row.encode();
+    let refused = |value: &[u8]| {
+        let mut read = Catalog::decode(&key).expect("the key");
+        decode_values(&mut read, value)
+            .expect_err("refused")
+            .to_string()
+    };
+    for (what, field, item) in [
+        (
+            "`tags` holding an integer",
+            "tags",
+            vec![0x92, 0xa1, b'a', 0x07],
+        ),
+        (
+            "`counts` holding -1, beyond u32",
+            "counts",
+            b"\x81\xa3a b\xff".to_vec(),
+        ),
+        (
+            "`counts` with an integer key",
+            "counts",
+            vec![0x81, 0x05, 0x01],
+        ),
+        (
+            "`maybe_list` holding a string",
+            "maybe_list",
+            vec![0x92, 0x01, 0xa1, b'x'],
+        ),
+        (
+            "`pair` of three elements",
+            "pair",
+            vec![0x93, 0x01, 0xa1, b'a', 0x02],
+        ),
+        (
+            "`uwide` -1: a negative integer is no u128",
+            "uwide",
+            vec![0xff],
+        ),
+    ] {
+        let mut map = vec![0x81, 0xa0 | field.len() as u8];
+        map.extend(field.as_bytes());
+        map.extend(item);
+        let input = json!({"key": hex(&key), "memory": hex(&map)});
+        push(what, "memory", input, refused(&map));
+    }
+    let big = cells.iter().position(|(q, _)| q == b"big").expect("big");
+    let wide = cells.iter().position(|(q, _)| q == b"wide").expect("wide");
+    cells[big].1 = vec![0; 8];
+    cells[wide].1 = vec![0; 16];
+    let tags = cells.iter().position(|(q, _)| q == b"tags").expect("tags");
+    for (what, cell) in [
+        ("a `tags` cell of text, not MessagePack", b"home".to_vec()),
+        ("a `tags` cell holding an integer", vec![0x91, 0x07]),
+    ] {
+        cells[tags].1 = cell;
+        let map = cells::cell_map(cells.iter().map(|(q, c)| (&q[..], &c[..])));
+        let list: Vec<serde_json::Value> = cells
+            .iter()
+            .map(|(q, c)| json!([String::from_utf8(q.clone()).expect("a name"), hex(c)]))
+            .collect();
+        push(
+            what,
+            "bigtable",
+            json!({"key": hex(&key), "cells": list}),
+            refused(&map),
+        );
+    }
+    let store = dynamodb();
+    let good = store
+        .item_for(&key, &encode_values(row).expect("encodes"))
+        .expect("an item");
+    let n = |text: &str| AttributeValue::N(text.into());
+    for (what, field, attribute) in [
+        (
+            "an item's `tags` holding a number",
+            "tags",
+            AttributeValue::L(vec![AttributeValue::S("home".into()), n("7")]),
+        ),
+        (
+            "an item's `counts` holding 1.5",
+            "counts",
+            AttributeValue::M([("views".to_string(), n("1.5"))].into()),
+        ),
+        ("an item's `uwide` holding -1", "uwide", n("-1")),
+        (
+            "an item's `pair` holding 300 for a u8",
+            "pair",
+            AttributeValue::L(vec![n("300"), AttributeValue::S("x".into())]),
+        ),
+    ] {
+        let mut item = good.clone();
+        item.insert(field.to_string(), attribute);
+        let value = store.value_of_item(&key, &item).expect("a field map");
+        let input = json!({"key": hex(&key), "item": item_json(&item)});
+        push(what, "dynamodb", input, refused(&value));
+    }
 }
