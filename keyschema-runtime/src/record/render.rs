@@ -13,7 +13,7 @@ use super::dynamo_words::{find_notes, inner_words, note, ITEM_NOTES};
 use super::item_de::ItemDeserializer;
 use super::kind::{cell_scalar, item_scalar, kind_of, quoted, Kind};
 use super::misfit;
-use super::shape::{Context, Shape, ShapeSeed};
+use super::shape::{shaped, Shape};
 use super::track::{Track, Trail};
 use super::walk::{is_whole_nested, Item, Walker};
 use super::{ValueError, ValueField};
@@ -201,33 +201,6 @@ fn checked_cell(field: &ValueField, cell: &[u8]) -> Result<String, ValueError> {
             cell_text(cell)
         }
     }
-}
-
-/// A nested field's value read as `shape` by `read` (which hands the seed
-/// the typed read's deserializer, tracked on `trail`, and words its
-/// error): its text, or the field's error.
-fn shaped(
-    field: &ValueField,
-    shape: &Shape,
-    trail: &Trail,
-    raw: &[u8],
-    notes: Option<&[u8]>,
-    read: impl FnOnce(ShapeSeed<'_, '_>) -> Result<(), String>,
-) -> Result<String, ValueError> {
-    let mut out = String::new();
-    let context = Context {
-        field: field.name,
-        trail,
-        raw,
-        notes,
-    };
-    let seed = ShapeSeed {
-        shape,
-        out: &mut out,
-        context: &context,
-    };
-    read(seed).map_err(|e| wrong(field, e))?;
-    Ok(out)
 }
 
 /// A declared field's MessagePack item (`raw`, its whole encoding), read
