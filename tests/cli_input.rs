@@ -187,3 +187,35 @@ fn a_text_key_holding_a_line_break_renders_on_one_line_that_reads_back() {
         assert!(by_hex.contains("tenant="), "{by_hex}");
     }
 }
+
+/// A layout under a prefix.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "ev", then = user_id, seq)]
+struct Prefixed {
+    user_id: String,
+    seq: u32,
+}
+
+#[test]
+fn hotspot_shows_a_key_of_another_layout_as_stored() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let doc = &document::<Prefixed>(dir.path());
+    let mut keys: Vec<Vec<u8>> = (0..5).map(|i| Prefixed::get_key("u1", i)).collect();
+    // Another program's key, without the prefix.
+    let foreign = b"zz\x00u9\x00".to_vec();
+    keys.push(foreign.clone());
+    let sample = dir.path().join("sample.txt");
+    let lines: String = keys.iter().map(|k| format!("{}\n", hex(k))).collect();
+    std::fs::write(&sample, lines).expect("sample");
+    let path = sample.to_str().expect("path");
+    let (code, out, err) = tool(doc, &["hotspot", "--sample", path, "--input", "hex"], &[]);
+    assert_eq!(code, 1, "a key did not fit: {err}");
+    let said = out
+        .lines()
+        .find(|l| l.contains("not keys of `Prefixed`"))
+        .unwrap_or_else(|| panic!("{out}"));
+    // As stored: its bytes, escaped, never behind the document's prefix.
+    assert!(said.contains("1 keys are not keys"), "{said}");
+    assert!(said.contains("the first: zz\\x00u9\\x00"), "{said}");
+    assert!(!said.contains("ev|"), "{said}");
+}
