@@ -257,6 +257,21 @@ async fn dynamodb_nested_attributes_their_types_refuse_are_error_lines() {
             .await
             .expect("update");
     }
+    // Another program's attribute on a good row: no value field, printed
+    // apart.
+    let key = Bin::get_key("a", 3);
+    let (pk, sk) = Bin::schema().split_key(&key).expect("a key");
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key("pk", AttributeValue::B(Blob::new(pk)))
+        .key("sk", AttributeValue::B(Blob::new(sk)))
+        .update_expression("SET zz_other = :v")
+        .expression_attribute_values(":v", s("x"))
+        .send()
+        .await
+        .expect("update");
     let mut bad = Vec::new();
     for (seq, _, _, path) in &foreign {
         let typed = store
@@ -274,7 +289,30 @@ async fn dynamodb_nested_attributes_their_types_refuse_are_error_lines() {
     // The i64 beyond its range is said as DynamoDB holds it, never 1e20.
     assert!(scanned.2.contains("99999999999999999999"), "{}", scanned.2);
     assert!(!scanned.2.contains("1e20"), "{}", scanned.2);
-    assert_scan(&rows, &bad, scanned);
+    let mut want = rows.clone();
+    want.retain(|b| b.n != 3);
+    let other = format!("{} | undeclared: zz_other=\"x\"", bin_line(&rows[3]));
+    let (code, stdout, stderr) = scanned;
+    let printed: Vec<&str> = stdout.lines().collect();
+    assert!(printed.contains(&other.as_str()), "{stdout}");
+    let stdout: String = printed
+        .iter()
+        .filter(|l| **l != other)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_scan(&want, &bad, (code, stdout, stderr));
+    let (_, json, _) = tool(&["get", "shelf=a", "n=3", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&json).expect("a JSON line");
+    assert_eq!(
+        json["undeclared"],
+        serde_json::json!({"zz_other": "x"}),
+        "{json}"
+    );
+    assert_eq!(
+        json["scores"],
+        serde_json::json!([3, -7, i64::MAX]),
+        "{json}"
+    );
     let (code, stdout, stderr) = tool(&["get", "shelf=a", "n=8"]);
     assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
     assert!(stderr.contains(bad[3].2), "{stderr}");
