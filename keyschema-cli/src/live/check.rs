@@ -172,12 +172,13 @@ fn checks(
     let text = match bad.first() {
         None => format!("all {} sampled keys decode ({how})", keys.len()),
         Some((key, why)) => format!(
-            "{} of {} sampled keys ({:.1}%) are not keys of `{}` (first: {}: {why}): the document's prefix, salt or field order is not the table's; use the document of the type that wrote it",
+            "{} of {} sampled keys ({:.1}%) are not keys of `{}` (first: {}: {why}): the document's prefix, salt or field order is not the table's; use the document of the type that wrote it; {}",
             bad.len(),
             keys.len(),
             100.0 * bad.len() as f64 / keys.len() as f64,
             layout.name(),
-            forms::write(key, Output::Escaped)
+            forms::write(key, Output::Escaped),
+            super::SHARED_HINT
         ),
     };
     line(out, ok, "keys", text)?;

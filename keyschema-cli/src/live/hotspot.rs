@@ -94,9 +94,10 @@ pub fn hotspot(
         w(
             out,
             format!(
-                "{} keys are not keys of `{}` and are left out; the first: {first}",
+                "{} keys are not keys of `{}` and are left out; the first: {first}; {}",
                 foreign.len(),
-                layout.name()
+                layout.name(),
+                super::SHARED_HINT
             ),
         )?;
     }
