@@ -103,9 +103,13 @@ enum Command {
         output: Output,
     },
     /// Rows of the live table (`--bigtable` or `--dynamodb`) by field
-    /// values, in key order, printed as they arrive: `field=value` for
-    /// leading key fields, then optionally `field=LO..HI` on the next; each
-    /// row's key fields, `|`, and its value fields. A row that does not
+    /// values, in key order, printed as they arrive: the first 10 unless
+    /// `--limit N` says otherwise (the end says when there are more);
+    /// `field=value` for leading key fields, then optionally
+    /// `field=LO..HI` on the next; each row's key fields, `|`, and its
+    /// value fields (nested ones read by their declared types too), then
+    /// `| undeclared:` and the attributes or cells the document does not
+    /// declare (a DynamoDB index's, another program's). A row that does not
     /// read (its key, or a value field as its declared type) is an error
     /// line on standard error and the others print: exit status 1.
     Scan(live::scan::ScanArgs),

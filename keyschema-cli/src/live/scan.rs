@@ -32,7 +32,8 @@ pub struct ScanArgs {
     /// The binding, in key order (none: every row; DynamoDB needs the
     /// partition fields bound).
     pub fields: Vec<String>,
-    /// The most rows to print.
+    /// The most rows to print (a scan without it prints the first 10, and
+    /// says when there are more).
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
     /// Newest first: the rows in descending key order.
