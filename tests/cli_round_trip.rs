@@ -198,7 +198,7 @@ fn unescape(text: &str) -> Vec<u8> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find("\\x") {
-        out.extend_from_slice(rest[..at].as_bytes());
+        out.extend_from_slice(&rest.as_bytes()[..at]);
         let pair = rest.get(at + 2..at + 4).expect("two hex digits after \\x");
         out.push(u8::from_str_radix(pair, 16).expect("an escape's hex"));
         rest = &rest[at + 4..];
