@@ -48,6 +48,7 @@ async fn documents_that_do_not_fit_a_bigtable_table_are_found() {
     let dir = tempfile::tempdir().expect("temp dir");
     let right = edited(dir.path(), "right", "\"buckets\":8", "\"buckets\":8");
     let four = edited(dir.path(), "four", "\"buckets\":8", "\"buckets\":4");
+    let sixteen = edited(dir.path(), "sixteen", "\"buckets\":8", "\"buckets\":16");
     let family = edited(dir.path(), "family", "\"family\":\"f\"", "\"family\":\"g\"");
     let prefix = edited(dir.path(), "prefix", "\"prefix\":\"\"", "\"prefix\":\"7a\"");
     let path = format!("{}/{}/{table}", cbt::PROJECT, cbt::INSTANCE);
@@ -91,6 +92,26 @@ async fn documents_that_do_not_fit_a_bigtable_table_are_found() {
         "{stderr}"
     );
     assert_eq!(stdout.lines().count(), rows.len() - past);
+
+    // 16 buckets on a table of 8: the rows fill buckets 0-7 and leave 8-15
+    // empty, which a sample of 400 keys would not if there were 16.
+    let used: std::collections::BTreeSet<u32> = rows
+        .iter()
+        .map(|e| Event::schema().bucket_of(&e.encode()).expect("bucket"))
+        .collect();
+    assert_eq!(used, (0..8).collect(), "the table's rows use its 8 buckets");
+    let (code, stdout, stderr) = tool(&sixteen, &["check"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let said = stdout
+        .lines()
+        .find(|l| l.contains("buckets:"))
+        .unwrap_or_default();
+    assert!(
+        said.starts_with("FAIL")
+            && said.contains("buckets 8-15")
+            && said.contains("8 salt buckets"),
+        "{stdout}"
+    );
 
     // A wrong family: refused, never "no row".
     let e = &rows[5];
@@ -151,7 +172,7 @@ async fn check_reads_a_dynamodb_tables_keys_and_values() {
     let store = dynalite::store::<Charge>("cli-check").await;
     let charges: Vec<Charge> = (0..60u32)
         .map(|n| Charge {
-            account: format!("a{}", n % 6),
+            account: format!("a{}", n % 20),
             n,
             cents: i64::from(n) * 100,
         })
@@ -166,6 +187,28 @@ async fn check_reads_a_dynamodb_tables_keys_and_values() {
         stdout.contains("the value fields of 60 sampled rows read"),
         "{stdout}"
     );
+    // A document of 8 buckets on this table of 4: buckets 4-7 are empty.
+    let used: std::collections::BTreeSet<u32> = charges
+        .iter()
+        .map(|c| Charge::schema().bucket_of(&c.encode()).expect("bucket"))
+        .collect();
+    assert_eq!(used, (0..4).collect(), "the table's rows use its 4 buckets");
+    let json = Charge::schema()
+        .to_json()
+        .replace("\"buckets\":4", "\"buckets\":8");
+    let eight = dir.path().join("eight.json");
+    std::fs::write(&eight, json).expect("document");
+    let (code, stdout, _) = on_dynamodb(eight.to_str().expect("path"), store.table(), &["check"]);
+    assert_eq!(code, 1, "{stdout}");
+    let said = stdout
+        .lines()
+        .find(|l| l.contains("buckets:"))
+        .unwrap_or_default();
+    assert!(
+        said.starts_with("FAIL") && said.contains("buckets 4-7") && said.contains("4 salt buckets"),
+        "{stdout}"
+    );
+
     // A document whose value field has another type: its values fail.
     let json = Charge::schema()
         .to_json()

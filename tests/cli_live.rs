@@ -270,7 +270,7 @@ async fn scan_get_splits_and_hotspot_read_a_live_dynamodb_table() {
     let (code, stdout, stderr) = tool(&["hotspot"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.starts_with("120 keys sampled (every item (120), by a parallel Scan of the key attributes in 4 segments"),
+        stdout.starts_with("120 keys sampled (every item: 120 items read (a parallel Scan of the key attributes, 4 segments at once)"),
         "{stdout}"
     );
     let buckets = section(&stdout, "by bucket");

@@ -302,6 +302,24 @@ async fn two_layouts_on_one_bigtable_table() {
     let (code, _, stderr) = tool(&[&click, &order], &["get", "user_id=hot", "timestamp=1"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--schema was given 2 times"), "{stderr}");
+    // One document on the shared table: the other layouts' keys are met,
+    // and the tool says --schema can be repeated.
+    let (code, stdout, stderr) = tool(&[&click], &["hotspot", "--rows", "5000"]);
+    assert_eq!(code, 1, "{stderr}\n{stdout}");
+    let said = stdout
+        .lines()
+        .find(|l| l.contains("are not keys of `Click`"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        said.starts_with("350 keys") && said.contains("repeat --schema"),
+        "{said}"
+    );
+    let (code, stdout, _) = tool(&[&click], &["check", "--rows", "5000"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("350 of 950 sampled keys") && stdout.contains("repeat --schema"),
+        "{stdout}"
+    );
     // One document still reads as before.
     let (code, stdout, stderr) = tool(&[&order], &["scan", "customer=c1", "--limit", "1"]);
     assert_eq!(code, 0, "{stderr}");

@@ -125,6 +125,27 @@ pub fn printed_as_itself(b: u8) -> bool {
     (b.is_ascii_graphic() && b != b'\\') || b == b' '
 }
 
+/// `text` (a key's rendering) on one line: as it is when it holds no
+/// control character, else in the escaped key form (each byte of a control
+/// character, such as a line break a text key holds, and of `\` as
+/// `\xNN`), which `--input escaped` reads back.
+pub fn one_line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c == '\\' || c.is_control() {
+            for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn hex(text: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = text
         .trim()

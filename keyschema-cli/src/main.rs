@@ -61,7 +61,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Render keys as `K::render` does (`3|u1|s|~1700000000`), damaged ones too.
+    /// Render keys as `K::render` does (`3|u1|s|~1700000000`), damaged ones
+    /// too; one line each: a rendering that holds a control character (a
+    /// line break in a text key) in the escaped form (`\xNN` for it and for
+    /// `\`), which `--input escaped` reads back.
     Render {
         /// Keys; one per line on standard input when none are given.
         keys: Vec<String>,
@@ -100,9 +103,13 @@ enum Command {
         output: Output,
     },
     /// Rows of the live table (`--bigtable` or `--dynamodb`) by field
-    /// values, in key order, printed as they arrive: `field=value` for
-    /// leading key fields, then optionally `field=LO..HI` on the next; each
-    /// row's key fields, `|`, and its value fields. A row that does not
+    /// values, in key order, printed as they arrive: the first 10 unless
+    /// `--limit N` says otherwise (the end says when there are more);
+    /// `field=value` for leading key fields, then optionally
+    /// `field=LO..HI` on the next; each row's key fields, `|`, and its
+    /// value fields (nested ones read by their declared types too), then
+    /// `| undeclared:` and the attributes or cells the document does not
+    /// declare (a DynamoDB index's, another program's). A row that does not
     /// read (its key, or a value field as its declared type) is an error
     /// line on standard error and the others print: exit status 1.
     Scan(live::scan::ScanArgs),
@@ -432,12 +439,16 @@ fn each_key(
 
 /// A key's rendering; a key of a history's older layout in that layout,
 /// marked `(older layout)`.
+/// `render`'s line: the key's rendering on one line ([`forms::one_line`]).
 fn render(schema: &DynSchema, key: &[u8]) -> String {
     match (schema.history(), schema.decode_stored(key)) {
         (Some(history), Ok((_, Layout::Older))) => {
-            format!("{} (older layout)", history.older().render(key))
+            format!(
+                "{} (older layout)",
+                forms::one_line(&history.older().render(key))
+            )
         }
-        _ => schema.render(key),
+        _ => forms::one_line(&schema.render(key)),
     }
 }
 

@@ -150,9 +150,10 @@ pub fn splits(
     let foreign = bad.len();
     if let Some(first) = bad.first() {
         eprintln!(
-            "{foreign} sampled keys are not keys of `{}` and are left out; the first: {}",
+            "{foreign} sampled keys are not keys of `{}` and are left out; the first: {}; {}",
             schema.name(),
-            schema.render(first)
+            forms::write(first, Output::Escaped),
+            crate::live::SHARED_HINT
         );
     }
     let points = schema.split_points(good.iter().map(|k| k.as_slice()), per_bucket);

@@ -172,12 +172,13 @@ fn checks(
     let text = match bad.first() {
         None => format!("all {} sampled keys decode ({how})", keys.len()),
         Some((key, why)) => format!(
-            "{} of {} sampled keys ({:.1}%) are not keys of `{}` (first: {}: {why}): the document's prefix, salt or field order is not the table's; use the document of the type that wrote it",
+            "{} of {} sampled keys ({:.1}%) are not keys of `{}` (first: {}: {why}): the document's prefix, salt or field order is not the table's; use the document of the type that wrote it; {}",
             bad.len(),
             keys.len(),
             100.0 * bad.len() as f64 / keys.len() as f64,
             layout.name(),
-            forms::write(key, Output::Escaped)
+            forms::write(key, Output::Escaped),
+            super::SHARED_HINT
         ),
     };
     line(out, ok, "keys", text)?;
@@ -266,13 +267,35 @@ fn spread(layout: &DynSchema, table: &Live, keys: &[Vec<u8>]) -> (bool, String) 
             n - 1
         ));
     }
+    let fewer = fewer_buckets(&counts, inside);
+    if let Some(used) = fewer {
+        let empty = match n as usize - used {
+            1 => format!("bucket {used} is"),
+            _ => format!("buckets {used}-{} are", n - 1),
+        };
+        text.push_str(&format!(
+            "; {empty} empty while each of the {used} below holds keys, which {inside} sampled keys spread over {n} buckets would all but never do: the table was written with {used} salt buckets, fewer than the document's {n}, so a read by this document looks for rows in buckets they are not in; use the document of the type that wrote it"
+        ));
+    }
     if other_prefix > 0 {
         text.push_str(&format!(
             "; {other_prefix} sampled keys are not under the document's prefix {}",
             shown_prefix(prefix)
         ));
     }
-    (past == 0 && other_prefix == 0, text)
+    (past == 0 && other_prefix == 0 && fewer.is_none(), text)
+}
+
+/// The number of buckets the table's writer used, when the sampled keys
+/// (`counts` per declared bucket, `inside` in all) fill the first of them
+/// and leave every later one empty, and keys spread over all the declared
+/// buckets would leave those empty with a chance below one in a million.
+fn fewer_buckets(counts: &[usize], inside: usize) -> Option<usize> {
+    let used = counts.iter().rposition(|&c| c > 0)? + 1;
+    let filled = counts[..used].iter().all(|&c| c > 0);
+    let chance =
+        (used as f64 / counts.len() as f64).powi(i32::try_from(inside).unwrap_or(i32::MAX));
+    (used < counts.len() && filled && chance < 1e-6).then_some(used)
 }
 
 fn shown_prefix(prefix: &[u8]) -> String {
@@ -325,4 +348,28 @@ fn value_check(layout: &DynSchema, table: &Live, keys: &[Vec<u8>], n: usize) -> 
         text.push_str(&format!("; {missing} of the {asked} sampled rows read back with no value cells in the document's family"));
     }
     (bad.is_empty() && missing == 0, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fewer_buckets;
+
+    #[test]
+    fn empty_last_buckets_are_evidence_only_when_a_spread_would_fill_them() {
+        // 400 keys in the first 8 of 16 buckets: a writer of 8.
+        assert_eq!(fewer_buckets(&[[50; 8], [0; 8]].concat(), 400), Some(8));
+        // 10 keys: 16 buckets could leave half empty by chance.
+        assert_eq!(
+            fewer_buckets(&[[1, 2, 1, 1, 2, 1, 1, 1], [0; 8]].concat(), 10),
+            None
+        );
+        // A gap below the empty ones: skew (few hashed values), not a count.
+        assert_eq!(
+            fewer_buckets(&[[50, 0, 50, 50], [0; 4]].concat(), 150),
+            None
+        );
+        // Every bucket used, or none.
+        assert_eq!(fewer_buckets(&[5; 4], 20), None);
+        assert_eq!(fewer_buckets(&[0; 4], 0), None);
+    }
 }

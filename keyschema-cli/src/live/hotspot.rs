@@ -78,8 +78,12 @@ pub fn hotspot(
     for key in keys {
         match layout.decode(key) {
             Ok(values) => decoded.push((key, values)),
-            // The rendering names what is wrong (` !(...)`).
-            Err(_) => foreign.push(layout.render(key)),
+            // As stored (a rendering would put the document's prefix
+            // before a key that lacks it), and why it is not one.
+            Err(e) => foreign.push(format!(
+                "{} ({e})",
+                crate::forms::write(key, crate::forms::Output::Escaped)
+            )),
         }
     }
     w(
@@ -90,9 +94,10 @@ pub fn hotspot(
         w(
             out,
             format!(
-                "{} keys are not keys of `{}` and are left out; the first: {first}",
+                "{} keys are not keys of `{}` and are left out; the first: {first}; {}",
                 foreign.len(),
-                layout.name()
+                layout.name(),
+                super::SHARED_HINT
             ),
         )?;
     }

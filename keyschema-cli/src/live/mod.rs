@@ -169,6 +169,10 @@ pub struct Live {
     pub name: String,
 }
 
+/// What keys of another layout may be, said where a command met keys its
+/// one document does not read: a table shared by several layouts.
+pub const SHARED_HINT: &str = "if the table is shared by several layouts, these may be another layout's keys: give each layout's document with its own --schema (repeat --schema; hotspot, splits and check read them together)";
+
 /// The message for a command that needs a table and has none.
 pub const NO_TABLE: &str = "name the table to read: --bigtable PROJECT/INSTANCE/TABLE (with --emulator HOST:PORT for the emulator) or --dynamodb TABLE (with --endpoint URL for a local server)";
 

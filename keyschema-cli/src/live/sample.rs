@@ -121,14 +121,15 @@ fn dynamo_how(sample: &keyschema::store::dynamodb::KeySample) -> String {
             "; DescribeTable said {n} items, a count DynamoDB updates about every six hours"
         ),
     };
+    // Counted in items; the segments are only how the Scan ran.
+    let scan = format!(
+        "a parallel Scan of the key attributes, {} segments at once",
+        sample.segments
+    );
     match sample.whole_table() {
-        true => format!(
-            "every item ({}), by a parallel Scan of the key attributes in {} segments{count}",
-            sample.read, sample.segments
-        ),
+        true => format!("every item: {} items read ({scan}){count}", sample.read),
         false => format!(
-            "DynamoDB item sample over the whole table: a parallel Scan of the key attributes in {} segments read all {} items, {} kept at random, each item with the same chance{count}",
-            sample.segments,
+            "DynamoDB item sample over the whole table: {} items read, {} of them kept at random, each item with the same chance ({scan}){count}",
             sample.read,
             sample.keys.len()
         ),

@@ -32,7 +32,8 @@ pub struct ScanArgs {
     /// The binding, in key order (none: every row; DynamoDB needs the
     /// partition fields bound).
     pub fields: Vec<String>,
-    /// The most rows to print.
+    /// The most rows to print (a scan without it prints the first 10, and
+    /// says when there are more).
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
     /// Newest first: the rows in descending key order.
@@ -171,11 +172,37 @@ impl<W: Write> Printer<'_, W> {
 
 /// A row's value fields as `(name, text)`, read by their declared types;
 /// its raw value in hex for a key type without value fields.
-fn value_fields(table: &Live, value: &[u8]) -> Result<Vec<(String, String)>, String> {
-    if table.schema.values().is_empty() {
-        return Ok(vec![("value".into(), forms::write(value, Output::Hex))]);
+fn value_fields(table: &Live, value: &[u8]) -> Result<Fields, String> {
+    let declared = table.schema.values();
+    if declared.is_empty() {
+        return Ok(Fields {
+            all: vec![("value".into(), forms::write(value, Output::Hex))],
+            declared: 1,
+        });
     }
-    keyschema::record::render_values(value, table.schema.values()).map_err(|e| e.to_string())
+    let all = keyschema::record::render_values(value, declared).map_err(|e| e.to_string())?;
+    Ok(Fields {
+        all,
+        declared: declared.len(),
+    })
+}
+
+/// A row's value fields as text: the declared ones first (every one, in
+/// declaration order), then the attributes or cells the document does not
+/// declare (a DynamoDB index's `Name_pk`, another program's), printed apart.
+struct Fields {
+    all: Vec<(String, String)>,
+    declared: usize,
+}
+
+impl Fields {
+    fn declared(&self) -> &[(String, String)] {
+        &self.all[..self.declared.min(self.all.len())]
+    }
+
+    fn undeclared(&self) -> &[(String, String)] {
+        &self.all[self.declared.min(self.all.len())..]
+    }
 }
 
 /// `key fields | value fields`, then the bucket and stored key when asked
@@ -183,14 +210,20 @@ fn value_fields(table: &Live, value: &[u8]) -> Result<Vec<(String, String)>, Str
 fn text_line(
     layout: &DynSchema,
     values: &[keyschema::dynamic::Value],
-    fields: &[(String, String)],
+    fields: &Fields,
     key: Option<(u32, &[u8])>,
     buckets: &[u32],
 ) -> String {
     let mut line = crate::text_fields(layout, values, None);
     line.push_str(" |");
-    for (name, text) in fields {
+    for (name, text) in fields.declared() {
         line.push_str(&format!(" {name}={text}"));
+    }
+    if !fields.undeclared().is_empty() {
+        line.push_str(" | undeclared:");
+        for (name, text) in fields.undeclared() {
+            line.push_str(&format!(" {name}={text}"));
+        }
     }
     if let Some((bucket, key)) = key {
         line.push_str(&format!(
@@ -209,7 +242,7 @@ fn text_line(
 fn json_line(
     layout: &DynSchema,
     values: &[keyschema::dynamic::Value],
-    fields: &[(String, String)],
+    fields: &Fields,
     key: Option<(u32, &[u8])>,
     buckets: &[u32],
 ) -> String {
@@ -219,12 +252,20 @@ fn json_line(
         .trim_end_matches('}')
         .to_string()];
     let quoted = |s: &str| serde_json::Value::String(s.to_string()).to_string();
-    for (name, text) in fields {
-        let json = match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(_) => text.clone(),
-            Err(_) => quoted(text),
-        };
-        parts.push(format!("{}:{json}", quoted(name)));
+    let json = |text: &String| match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(_) => text.clone(),
+        Err(_) => quoted(text),
+    };
+    for (name, text) in fields.declared() {
+        parts.push(format!("{}:{}", quoted(name), json(text)));
+    }
+    if !fields.undeclared().is_empty() {
+        let inner: Vec<String> = fields
+            .undeclared()
+            .iter()
+            .map(|(name, text)| format!("{}:{}", quoted(name), json(text)))
+            .collect();
+        parts.push(format!("\"undeclared\":{{{}}}", inner.join(",")));
     }
     if let Some((bucket, key)) = key {
         parts.push(format!(

@@ -24,6 +24,7 @@ pub mod msgpack;
 mod probe;
 pub(crate) mod projection;
 mod render;
+mod shape;
 mod some;
 mod track;
 mod walk;

@@ -7,11 +7,17 @@
 //! (and the Python package): a value its type refuses is an error naming
 //! the field and what it holds, never printed as if it were good.
 
+use super::cell_de::CellDeserializer;
 use super::cells::{read_cell_map, CELL_MAP, PRESENCE, TAGGED};
-use super::dynamo_words::{note, ITEM_NOTES};
+use super::dynamo_words::{find_notes, inner_words, note, ITEM_NOTES};
+use super::item_de::ItemDeserializer;
 use super::kind::{cell_scalar, item_scalar, kind_of, quoted, Kind};
+use super::misfit;
+use super::shape::{shaped, Shape};
+use super::track::{Track, Trail};
 use super::walk::{is_whole_nested, Item, Walker};
 use super::{ValueError, ValueField};
+use serde::de::DeserializeSeed;
 
 /// The deepest nesting rendered; deeper values are refused.
 const MAX_DEPTH: usize = 64;
@@ -29,6 +35,12 @@ const MAX_DEPTH: usize = 64;
 /// big-endian bytes, or 16 for a 128-bit one; the text `5` is refused), a
 /// float prints as the shortest text of its own width (an `f32` as `0.9`
 /// on every store), a 128-bit integer as its number, a string must be one.
+/// A nested field whose type text spells its shape (`Vec<i64>`,
+/// `(u8, String)`, `[f32; 3]`, `BTreeMap<String, u32>`, `Option` of them)
+/// is read level by level as that Rust type asks, so a `Vec<i64>` holding
+/// `[1, "x"]` is refused with the typed read's words and path
+/// (``at `scores[1]`: ...``); a struct or enum of the user's, which the
+/// text does not describe, prints as stored.
 /// A field that does not read is [`ValueError::Field`] naming it, its type
 /// and what it holds; a missing required field is [`ValueError::Missing`].
 ///
@@ -78,11 +90,12 @@ pub fn render_values(
     } else {
         let mut walker = Walker::new(value);
         let n = walker.map_len()?;
-        let mut notes = None;
+        // A DynamoDB item's notes (after its fields): its numbers as stored.
+        let notes = find_notes(walker.at(walker.position()), n);
         for _ in 0..n {
             let name = match walker.item()? {
                 Item::Str(name) if name == ITEM_NOTES.as_bytes() => {
-                    notes = Some(walker.item_and_bytes()?.1);
+                    walker.item()?;
                     continue;
                 }
                 Item::Str(name) => String::from_utf8_lossy(name).into_owned(),
@@ -90,16 +103,20 @@ pub fn render_values(
             };
             let (item, raw) = walker.item_and_bytes()?;
             let text = match declared(name.as_bytes()) {
-                Some(field) => checked_item(field, item, raw)?,
+                Some(field) => checked_item(field, item, raw, notes)?,
                 None => loose_item(raw)?,
             };
             found.push((name, text));
         }
         // A DynamoDB item's numbers beyond 64-bit integers, as it stores
-        // them (not as the float the map holds).
+        // them (not as the float the map holds); an `f32` by its own
+        // shortest text (DynamoDB keeps `3.4028235e38` as 39 digits).
         if let Some(notes) = notes {
             for (name, text) in &mut found {
+                let f32_field =
+                    declared(name.as_bytes()).is_some_and(|f| kind_of(f.type_name).0 == Kind::F32);
                 match note(notes, name) {
+                    _ if f32_field => {}
                     Some("SS" | "NS" | "BS") | None => {}
                     Some(number) => *text = number.to_string(),
                 }
@@ -138,6 +155,23 @@ fn checked_cell(field: &ValueField, cell: &[u8]) -> Result<String, ValueError> {
     match kind {
         Kind::Bytes => Ok(hex(cell)),
         Kind::Nested => {
+            let shape = Shape::of(field.type_name);
+            if shape.is_known() {
+                let trail = Trail::default();
+                return shaped(field, &shape, &trail, cell, None, |seed| {
+                    seed.deserialize(Track::new(CellDeserializer::new(cell), &trail))
+                        .map_err(|e| {
+                            // As the typed read says it: a nested value's
+                            // MessagePack at its path, else the cell's words.
+                            match is_whole_nested(cell) {
+                                true => {
+                                    misfit::message(field.name, cell, &trail, &e.to_string(), None)
+                                }
+                                false => e.to_string(),
+                            }
+                        })
+                });
+            }
             let mut walker = Walker::new(cell);
             let mut text = String::new();
             match item_text(&mut walker, &mut text, 0) {
@@ -170,8 +204,13 @@ fn checked_cell(field: &ValueField, cell: &[u8]) -> Result<String, ValueError> {
 }
 
 /// A declared field's MessagePack item (`raw`, its whole encoding), read
-/// by its type as the typed read reads it.
-fn checked_item(field: &ValueField, item: Item<'_>, raw: &[u8]) -> Result<String, ValueError> {
+/// by its type as the typed read reads it; `notes` are a DynamoDB item's.
+fn checked_item(
+    field: &ValueField,
+    item: Item<'_>,
+    raw: &[u8],
+    notes: Option<&[u8]>,
+) -> Result<String, ValueError> {
     let (kind, optional) = kind_of(field.type_name);
     if item == Item::Nil {
         return match optional || (field.reads_nil)() || matches!(kind, Kind::Nested | Kind::Auto) {
@@ -187,10 +226,30 @@ fn checked_item(field: &ValueField, item: Item<'_>, raw: &[u8]) -> Result<String
     }
     match (kind, item) {
         (Kind::Bytes, Item::Bin(b)) => Ok(hex(b)),
+        // A `Vec<u8>` marked `#[serde(with = "serde_bytes")]` is a bin,
+        // and its type text is the same.
+        (Kind::Nested, Item::Bin(b)) if Shape::of(field.type_name).is_bytes_like() => Ok(hex(b)),
         (Kind::Bytes, _) => Err(wrong(
             field,
             format_args!("expected bytes; it holds {}", shown(raw)),
         )),
+        (Kind::Nested, _) => {
+            let shape = Shape::of(field.type_name);
+            if !shape.is_known() {
+                return loose_item(raw);
+            }
+            let trail = Trail::default();
+            shaped(field, &shape, &trail, raw, notes, |seed| {
+                seed.deserialize(Track::new(ItemDeserializer::new(item, raw), &trail))
+                    .map_err(|e| {
+                        let inner = match notes {
+                            Some(_) => inner_words(&e),
+                            None => misfit::reader_words(&e),
+                        };
+                        misfit::message(field.name, raw, &trail, &inner, notes)
+                    })
+            })
+        }
         _ => loose_item(raw),
     }
 }

@@ -47,6 +47,11 @@ impl Trail {
         self.failed.borrow().clone()
     }
 
+    /// The path where the read now is.
+    pub(crate) fn path(&self) -> Vec<Step> {
+        self.path.borrow().clone()
+    }
+
     /// `result`, noting the failure at the current path when it is one
     /// and none deeper was noted.
     #[inline]
