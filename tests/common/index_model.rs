@@ -25,8 +25,8 @@ use std::collections::BTreeMap;
 #[rowkey(
     salt = hash(user) % 4,
     then = (user), ts,
-    index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
-    index(HitByTag, prefix = "t", then = (tag), user, ts),
+    index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user, dynamodb = encoded),
+    index(HitByTag, prefix = "t", then = (tag), user, ts, dynamodb = encoded),
 )]
 pub struct Hit {
     pub user: String,
@@ -44,8 +44,8 @@ pub struct Hit {
 #[rowkey(
     salt = hash(user) % 4,
     then = (user), ts,
-    index(HitV1ByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
-    index(HitV1ByTag, prefix = "t", then = (tag), user, ts),
+    index(HitV1ByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user, dynamodb = encoded),
+    index(HitV1ByTag, prefix = "t", then = (tag), user, ts, dynamodb = encoded),
 )]
 pub struct HitV1 {
     pub user: String,

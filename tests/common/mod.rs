@@ -38,6 +38,7 @@ pub mod interop;
 pub mod latency;
 pub mod layout_model;
 pub mod model;
+pub mod native_table;
 pub mod no_txn;
 pub mod paging;
 pub mod proxy;

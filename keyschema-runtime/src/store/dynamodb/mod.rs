@@ -25,6 +25,7 @@
 mod cas;
 mod connect;
 mod field_map;
+mod forms;
 mod gsi;
 mod item;
 mod items;
@@ -365,8 +366,10 @@ pub struct DynamoStore {
     /// The key type's layout read at run time, for the key-field
     /// attributes (`None` when they are off).
     key_fields: Option<std::sync::Arc<DynSchema>>,
-    /// The key type's indexes as GSIs.
+    /// The key type's indexes as GSIs, in their declared forms.
     gsis: std::sync::Arc<[gsi::Gsi]>,
+    /// The forms the table decides, once read (`forms.rs`).
+    learned: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<[gsi::Gsi]>>>,
 }
 
 impl DynamoStore {
@@ -375,6 +378,7 @@ impl DynamoStore {
     pub fn with_shape(mut self, shape: ItemShape) -> Result<Self, DynamoError> {
         shape.check(self.schema)?;
         self.gsis = gsi::Gsi::all_of(self.schema, &shape)?;
+        self.learned = std::sync::Arc::default();
         self.key_fields = if shape.key_fields {
             let layout =
                 DynSchema::from_json(&self.schema.to_json()).map_err(|e| DynamoError::Shape {

@@ -20,6 +20,7 @@ impl DynamoStore {
     /// in [`DynamoError::PartialBatch`] by index. Puts and deletes are
     /// idempotent, so writing the reported items again is safe.
     pub async fn write_batch(&self, batch: &[Mutation]) -> Result<(), DynamoError> {
+        self.learn_forms().await?;
         let requests = batch
             .iter()
             .enumerate()
