@@ -14,58 +14,15 @@
 //! its index backfill must build and verify every row, both versions'
 //! (`index_model_backfill`).
 
-use keyschema::{Cursor, RowKey, ScanRequest};
+use keyschema::{Cursor, ScanRequest};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
-/// The row: a user's hits, salted by user; indexed by page (salted by
-/// page, newest first) and by tag (sparse: a hit without a tag has no
-/// entry).
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    salt = hash(user) % 4,
-    then = (user), ts,
-    index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user, dynamodb = encoded),
-    index(HitByTag, prefix = "t", then = (tag), user, ts, dynamodb = encoded),
-)]
-pub struct Hit {
-    pub user: String,
-    pub ts: u16,
-    #[rowkey(value)]
-    pub page: String,
-    #[rowkey(value)]
-    pub tag: Option<String>,
-    #[rowkey(value)]
-    pub n: i64,
-}
-
-/// The older version of `Hit`: the same key and indexes, without `n`.
-#[derive(RowKey, Debug, Clone, PartialEq)]
-#[rowkey(
-    salt = hash(user) % 4,
-    then = (user), ts,
-    index(HitV1ByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user, dynamodb = encoded),
-    index(HitV1ByTag, prefix = "t", then = (tag), user, ts, dynamodb = encoded),
-)]
-pub struct HitV1 {
-    pub user: String,
-    pub ts: u16,
-    #[rowkey(value)]
-    pub page: String,
-    #[rowkey(value)]
-    pub tag: Option<String>,
-}
-
-impl From<&Hit> for HitV1 {
-    fn from(hit: &Hit) -> Self {
-        HitV1 {
-            user: hit.user.clone(),
-            ts: hit.ts,
-            page: hit.page.clone(),
-            tag: hit.tag.clone(),
-        }
-    }
-}
+/// The row and its older version, with the index declarations of the
+/// module this model is in (`hit_rows`: encoded in `common`; native in
+/// `tests/dynamodb_native_model.rs`, which includes this file once per
+/// declaration).
+pub use super::hit_rows::{Hit, HitByPage, HitByTag, HitV1, HitV1ByPage, HitV1ByTag};
 
 /// A row's key in the model.
 pub type Key = (String, u16);

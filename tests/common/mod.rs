@@ -31,6 +31,7 @@ pub mod cut;
 pub mod dynalite;
 pub mod emulator;
 pub mod history;
+pub mod hit_rows;
 pub mod http_faults;
 pub mod index_model;
 pub mod index_model_backfill;
