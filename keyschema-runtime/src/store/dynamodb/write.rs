@@ -431,3 +431,29 @@ mod tests {
         }
     }
 }
+
+/// How unprocessed batch items are retried.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts per batch of 25, the first included.
+    pub attempts: u32,
+    /// The pause before the first retry; doubled each time.
+    pub backoff: std::time::Duration,
+}
+
+impl RetryPolicy {
+    /// Sleeps before retry number `attempt` (1 for the first retry).
+    pub(super) async fn pause(&self, attempt: u32) {
+        let factor = 1u32 << attempt.saturating_sub(1).min(10);
+        tokio::time::sleep(self.backoff.saturating_mul(factor)).await;
+    }
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 8,
+            backoff: std::time::Duration::from_millis(25),
+        }
+    }
+}
