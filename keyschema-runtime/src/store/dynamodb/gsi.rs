@@ -152,7 +152,6 @@ impl Gsi {
 }
 
 impl DynamoStore {
-    /// The key type's indexes as GSIs.
     /// The key type's indexes as GSIs, each in the form the table decides
     /// once the store has read it (`forms.rs`), the declared one before.
     pub(super) fn gsis(&self) -> &[Gsi] {
