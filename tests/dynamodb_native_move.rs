@@ -17,6 +17,7 @@
 mod common;
 
 use common::dynalite::{endpoint, fresh_table};
+use common::native_table::{visit, SITES};
 use futures_util::StreamExt;
 use keyschema::index::IndexBackfill;
 use keyschema::store::dynamodb::{DynamoStore, IndexForm};
@@ -27,26 +28,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::RwLock;
 
-/// The same rows under the declarations of the move's steps.
-macro_rules! visit {
-    ($($index:tt)*) => {
-        #[derive(keyschema::RowKey, Debug, Clone, PartialEq)]
-        #[rowkey(prefix = "v", then = (user), ts, $($index)*)]
-        pub struct Visit {
-            pub user: String,
-            pub ts: i64,
-            #[rowkey(value)]
-            pub site: String,
-            #[rowkey(value)]
-            pub n: u32,
-        }
-    };
-}
-
 /// Before: the encoded index only.
 #[allow(dead_code)]
 mod before {
-    visit!(index(
+    super::visit!(index(
         Old,
         prefix = "s",
         then = (site),
@@ -58,7 +43,7 @@ mod before {
 /// The move: the same index again, native and `building`.
 #[allow(dead_code)]
 mod moving {
-    visit!(
+    super::visit!(
         index(
             Old,
             prefix = "s",
@@ -81,7 +66,7 @@ mod moving {
 /// After `verify` matched: both read.
 #[allow(dead_code)]
 mod moved {
-    visit!(
+    super::visit!(
         index(
             Old,
             prefix = "s",
@@ -103,8 +88,6 @@ mod moved {
 
 /// The rows as the map holds them: (user, ts) to (site, n).
 type Model = Arc<RwLock<BTreeMap<(String, i64), (String, u32)>>>;
-
-const SITES: [&str; 3] = ["a", "ab", "b"];
 
 /// The map's rows of `site`, in the index's order (user's bytes, then ts).
 fn want(model: &BTreeMap<(String, i64), (String, u32)>, site: &str) -> Vec<(String, i64, u32)> {

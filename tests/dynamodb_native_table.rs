@@ -14,6 +14,7 @@
 mod common;
 
 use common::dynalite::{endpoint, fresh_table};
+use common::native_table::visit;
 use futures_util::StreamExt;
 use keyschema::index::IndexBackfill;
 use keyschema::store::dynamodb::sdk::types::{AttributeValue, KeyType, ProjectionType};
@@ -21,30 +22,15 @@ use keyschema::store::dynamodb::{DynamoError, DynamoStore};
 use keyschema::store::AsyncRecordStore;
 use keyschema::Index;
 
-/// The same rows under three declarations: without the index, with it
-/// native and `building`, with it native and built; and with it encoded.
-macro_rules! visit {
-    ($($index:tt)*) => {
-        #[derive(keyschema::RowKey, Debug, Clone, PartialEq)]
-        #[rowkey(prefix = "v", then = (user), ts, $($index)*)]
-        pub struct Visit {
-            pub user: String,
-            pub ts: i64,
-            #[rowkey(value)]
-            pub site: String,
-            #[rowkey(value)]
-            pub n: u32,
-        }
-    };
-}
-
+// The same rows under three declarations: without the index, with it
+// native and `building`, with it native and built; and with it encoded.
 #[allow(dead_code)]
 mod plain {
-    visit!();
+    super::visit!();
 }
 #[allow(dead_code)]
 mod building {
-    visit!(
+    super::visit!(
         index(
             BySite,
             building,
@@ -69,7 +55,7 @@ mod building {
 }
 #[allow(dead_code)]
 mod native {
-    visit!(
+    super::visit!(
         index(
             BySite,
             prefix = "s",
@@ -92,7 +78,7 @@ mod native {
 }
 #[allow(dead_code)]
 mod encoded {
-    visit!(index(
+    super::visit!(index(
         BySite,
         prefix = "s",
         salt = hash(site) % 4,

@@ -218,7 +218,7 @@ async fn names_that_clash_with_the_raw_value_or_a_gsi_attribute_are_refused() {
     // A value field named like an index's GSI attribute.
     #[derive(RowKey)]
     #[allow(non_snake_case)]
-    #[rowkey(prefix = "t", then = (k), n, index(ByTag, prefix = "i", then = (tag), k, n))]
+    #[rowkey(prefix = "t", then = (k), n, index(ByTag, prefix = "i", then = (tag), k, n, dynamodb = encoded))]
     struct Tagged {
         k: String,
         n: u32,

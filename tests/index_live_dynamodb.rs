@@ -46,7 +46,7 @@ mod building {
     #[rowkey(
         salt = hash(user) % 4,
         then = (user), ts,
-        index(BySite, building, prefix = "s", salt = hash(site) % 4, then = (site), rev(ts), user),
+        index(BySite, building, prefix = "s", salt = hash(site) % 4, then = (site), rev(ts), user, dynamodb = encoded),
     )]
     pub struct Visit {
         pub user: String,
@@ -65,7 +65,7 @@ mod built {
     #[rowkey(
         salt = hash(user) % 4,
         then = (user), ts,
-        index(BySite, prefix = "s", salt = hash(site) % 4, then = (site), rev(ts), user),
+        index(BySite, prefix = "s", salt = hash(site) % 4, then = (site), rev(ts), user, dynamodb = encoded),
     )]
     pub struct Visit {
         pub user: String,

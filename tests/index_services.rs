@@ -285,7 +285,7 @@ pub struct HitBefore {
 #[rowkey(
     salt = hash(user) % 4,
     then = (user), ts,
-    index(HitByPageBuilding, building, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
+    index(HitByPageBuilding, building, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user, dynamodb = encoded),
 )]
 pub struct HitBuilding {
     pub user: String,

@@ -14,27 +14,15 @@
 //! its index backfill must build and verify every row, both versions'
 //! (`index_model_backfill`).
 
-use keyschema::{Cursor, RowKey, ScanRequest};
+use keyschema::{Cursor, ScanRequest};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
-/// The row: a user's hits, salted by user; indexed by page (salted by
-/// page, newest first) and by tag (sparse: a hit without a tag has no
-/// entry). It is version 2 of `common::versions`' story, and `HitV1` its
-/// version 1: the same key and indexes, without the required `n`.
-pub use super::versions::v1::{Hit as HitV1, HitByPage as HitV1ByPage, HitByTag as HitV1ByTag};
-pub use super::versions::v2::{Hit, HitByPage, HitByTag};
-
-impl From<&Hit> for HitV1 {
-    fn from(hit: &Hit) -> Self {
-        HitV1 {
-            user: hit.user.clone(),
-            ts: hit.ts,
-            page: hit.page.clone(),
-            tag: hit.tag.clone(),
-        }
-    }
-}
+/// The row and its older version, with the index declarations of the
+/// module this model is in (`hit_rows`: encoded in `common`; native in
+/// `tests/dynamodb_native_model.rs`, which includes this file once per
+/// declaration).
+pub use super::hit_rows::{Hit, HitByPage, HitByTag, HitV1, HitV1ByPage, HitV1ByTag};
 
 /// A row's key in the model.
 pub type Key = (String, u16);

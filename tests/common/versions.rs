@@ -23,8 +23,8 @@ pub mod v1 {
     #[rowkey(
         salt = hash(user) % 4,
         then = (user), ts,
-        index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
-        index(HitByTag, prefix = "t", then = (tag), user, ts),
+        index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user, dynamodb = encoded),
+        index(HitByTag, prefix = "t", then = (tag), user, ts, dynamodb = encoded),
     )]
     pub struct Hit {
         pub user: String,
@@ -44,8 +44,8 @@ pub mod v2 {
     #[rowkey(
         salt = hash(user) % 4,
         then = (user), ts,
-        index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user),
-        index(HitByTag, prefix = "t", then = (tag), user, ts),
+        index(HitByPage, prefix = "p", salt = hash(page) % 4, then = (page), rev(ts), user, dynamodb = encoded),
+        index(HitByTag, prefix = "t", then = (tag), user, ts, dynamodb = encoded),
     )]
     pub struct Hit {
         pub user: String,

@@ -74,7 +74,7 @@ pub fn synthesize(
     let on_dynamodb = match index.dynamodb.as_ref().map(|w| w.to_string()).as_deref() {
         Some("native") => format!("declared `dynamodb = native`: a GSI `{name}` over the item's own typed attributes (its fields, with `{name}_shard` for the salt, `{name}_<field>_rev` for `rev` and `{name}_<field>_bucket` for `bucket`), which boto3 and the console query by field values; a store refuses to open if a component cannot be one"),
         Some(_) => format!("declared `dynamodb = encoded`: a GSI `{name}` over the binary attributes `{name}_pk` and `{name}_sk`"),
-        None => format!("encoded (the default): a GSI `{name}` over the binary attributes `{name}_pk` and `{name}_sk`; `dynamodb = native` makes it a GSI over the item's own typed attributes"),
+        None => format!("native where every component can be (the default): a GSI `{name}` over the item's own typed attributes, which boto3 and the console query by field values; else, or on a table whose GSI `{name}` is already encoded, a GSI over the binary attributes `{name}_pk` and `{name}_sk` (`dynamodb = encoded` declares that form, `dynamodb = native` refuses to open if a component cannot be native)"),
     };
     let doc = format!(
         "An entry of the index `{name}` of [`{row}`]: the row's fields in the index's key layout. Scan it with `{name}::scan()`, and read the rows it names whole with `.rows()` on the scan.\n\nOn DynamoDB this index is {on_dynamodb} (`DynamoStore::index_forms` says which form each index has, and why; docs/ENCODING.md, \"Indexes on DynamoDB\").",

@@ -36,7 +36,9 @@ pub enum Order {
 /// `store::dynamodb::index_form` for the form each index gets, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum DynamoForm {
-    /// Not declared: the encoded form (a GSI over `Name_pk` and `Name_sk`).
+    /// Not declared: native where every component can be (and the table
+    /// has no encoded GSI of the index's name), else the encoded form (a
+    /// GSI over `Name_pk` and `Name_sk`).
     #[default]
     Undeclared,
     /// `dynamodb = encoded`: the encoded form, declared.

@@ -17,6 +17,7 @@ impl DynamoStore {
     /// DeleteItem (up to 16 in flight); per entry, whether it applied.
     /// Keys and items are checked against DynamoDB's limits first.
     pub async fn compare_and_write(&self, batch: &[Cas]) -> Result<Vec<bool>, DynamoError> {
+        self.learn_forms().await?;
         let mut applied = Vec::with_capacity(batch.len());
         for (n, chunk) in batch.chunks(IN_FLIGHT).enumerate() {
             let answers = futures_util::future::join_all(

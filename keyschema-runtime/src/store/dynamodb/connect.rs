@@ -150,6 +150,7 @@ impl DynamoStore {
             shape: ItemShape::default(),
             key_fields: None,
             gsis: std::sync::Arc::new([]),
+            learned: std::sync::Arc::default(),
         };
         store.check_indexes()?;
         store.with_shape(shape)

@@ -29,6 +29,12 @@ pub(super) struct Gsi {
     pub(super) sk: Option<String>,
     /// The native form's key attributes, when the index has it.
     pub(super) native: Option<Arc<Native>>,
+    /// Whether the index is native by default (no `dynamodb = ...`), so
+    /// that the table decides: a GSI `Name` it already has in the encoded
+    /// form keeps the index encoded (`forms.rs`).
+    pub(super) by_default: bool,
+    /// Whether the table's GSI made a default-native index encoded.
+    pub(super) table_encoded: bool,
 }
 
 /// A native index's GSI (see `native.rs`).
@@ -83,11 +89,18 @@ impl Gsi {
             schema: row.name(),
             reason,
         };
-        let native = match schema.dynamodb_form() {
-            DynamoForm::Native => {
-                let (hash, range) = native_parts(schema, row, shape).map_err(|why| {
-                    refuse(format!("its index `{name}` is declared `dynamodb = native`, but {why}: declare it `dynamodb = encoded` (a GSI over `{name}_pk` and `{name}_sk`)"))
-                })?;
+        let declared = schema.dynamodb_form();
+        // Native when declared so (refused if it cannot be), and by default
+        // where it can be.
+        let parts = match declared {
+            DynamoForm::Native => Some(native_parts(schema, row, shape).map_err(|why| {
+                refuse(format!("its index `{name}` is declared `dynamodb = native`, but {why}: declare it `dynamodb = encoded` (a GSI over `{name}_pk` and `{name}_sk`)"))
+            })?),
+            DynamoForm::Encoded => None,
+            _ => native_parts(schema, row, shape).ok(),
+        };
+        let native = match parts {
+            Some((hash, range)) => {
                 let layout = DynSchema::from_json(&schema.to_json()).map_err(|e| {
                     refuse(format!(
                         "the layout of its index `{name}` cannot be read at run time: {e}"
@@ -113,14 +126,16 @@ impl Gsi {
                     include,
                 }))
             }
-            _ => None,
+            None => None,
         };
         Ok(Gsi {
             name,
             schema,
             pk: format!("{name}_pk"),
             sk: sorted.then(|| format!("{name}_sk")),
+            by_default: native.is_some() && declared != DynamoForm::Native,
             native,
+            table_encoded: false,
         })
     }
 
@@ -137,45 +152,35 @@ impl Gsi {
 }
 
 impl DynamoStore {
-    /// The key type's indexes as GSIs.
+    /// The key type's indexes as GSIs, each in the form the table decides
+    /// once the store has read it (`forms.rs`), the declared one before.
     pub(super) fn gsis(&self) -> &[Gsi] {
-        &self.gsis
+        self.learned.get().map_or(&self.gsis, |known| known)
     }
 
     /// The GSI of the index whose entries `schema` lays out, when it is
     /// one of this store's key type's.
     pub(super) fn gsi_of(&self, schema: &Schema) -> Option<Gsi> {
-        self.gsis
+        self.gsis()
             .iter()
             .find(|g| std::ptr::eq(g.schema, schema) || g.name == schema.name())
             .cloned()
     }
 
-    /// Whether an attribute is one the store writes for an index: an
-    /// encoded index's `_pk` and `_sk`, a native index's attributes of its
+    /// Whether an attribute is one the store writes for an index, in
+    /// either form (the table decides a default-native index's): the
+    /// encoded form's `_pk` and `_sk`, the native form's attributes of its
     /// own (`_shard`, `_rev`, `_bucket`; not the fields it is keyed on).
     pub(super) fn is_index_attribute(&self, name: &str) -> bool {
-        self.gsis.iter().any(|g| match &g.native {
-            None => g.pk == name || g.sk.as_deref() == Some(name),
-            Some(native) => native
-                .keys()
-                .any(|a| a.name == name && !matches!(a.source, KeySource::Field(_))),
+        self.gsis.iter().any(|g| {
+            g.pk == name
+                || g.sk.as_deref() == Some(name)
+                || g.native.as_ref().is_some_and(|native| {
+                    native
+                        .keys()
+                        .any(|a| a.name == name && !matches!(a.source, KeySource::Field(_)))
+                })
         })
-    }
-
-    /// The form of each index of the key type on this store, in
-    /// declaration order: native (its GSI's key attributes) or encoded,
-    /// and why ([`index_form`](super::index_form)).
-    pub fn index_forms(&self) -> Vec<(&'static str, super::IndexForm)> {
-        self.gsis
-            .iter()
-            .map(|g| {
-                (
-                    g.name,
-                    super::index_form(g.schema, self.schema, &self.shape),
-                )
-            })
-            .collect()
     }
 
     /// The entry key of a GSI's item: its `_pk` and `_sk` together.

@@ -37,6 +37,7 @@ impl DynamoStore {
     /// throughput.
     pub async fn add_indexes(&self) -> Result<Vec<&'static str>, DynamoError> {
         let mut created = Vec::new();
+        self.learn_forms().await?;
         for gsi in self.gsis().to_vec() {
             let described = self.describe().await?;
             let Some(table) = described.table() else {
@@ -479,6 +480,57 @@ impl TablePass for DynamoStore {
         after: Option<Vec<u8>>,
         page: usize,
     ) -> BoxTableStream<DynamoError> {
+        if !self.forms_known() {
+            // The table decides the index's form: read it first.
+            let store = self.clone();
+            return stream::once(async move { store.learn_forms().await.map(|()| store) })
+                .flat_map(move |learned| match learned {
+                    Ok(store) => store.rows_in_form(index, from_index, after.clone(), page),
+                    Err(e) => stream::once(async move { Err(e) }).boxed(),
+                })
+                .boxed();
+        }
+        self.rows_in_form(index, from_index, after, page)
+    }
+
+    /// One conditional UpdateItem per change, up to 16 in flight.
+    fn set_entries(
+        &self,
+        index: &'static Schema,
+        changes: Vec<EntryChange>,
+    ) -> BoxFuture<'_, Result<Vec<bool>, DynamoError>> {
+        Box::pin(async move {
+            self.learn_forms().await?;
+            let Some(gsi) = self.gsi_of(index) else {
+                return Ok(vec![false; changes.len()]);
+            };
+            let mut applied = Vec::with_capacity(changes.len());
+            for (n, chunk) in changes.chunks(IN_FLIGHT).enumerate() {
+                let answers = futures_util::future::join_all(
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .map(|(i, change)| self.set_entry(&gsi, n * IN_FLIGHT + i, change)),
+                )
+                .await;
+                for answer in answers {
+                    applied.push(answer?);
+                }
+            }
+            Ok(applied)
+        })
+    }
+}
+
+impl DynamoStore {
+    /// [`TablePass::rows`], the index's form known.
+    fn rows_in_form(
+        &self,
+        index: &'static Schema,
+        from_index: bool,
+        after: Option<Vec<u8>>,
+        page: usize,
+    ) -> BoxTableStream<DynamoError> {
         let state = match (self.gsi_of(index), after) {
             (None, _) => Err(DynamoError::TableMismatch {
                 table: self.table.clone(),
@@ -512,32 +564,5 @@ impl TablePass for DynamoStore {
             .boxed(),
             Err(e) => stream::once(async move { Err(e) }).boxed(),
         }
-    }
-
-    /// One conditional UpdateItem per change, up to 16 in flight.
-    fn set_entries(
-        &self,
-        index: &'static Schema,
-        changes: Vec<EntryChange>,
-    ) -> BoxFuture<'_, Result<Vec<bool>, DynamoError>> {
-        Box::pin(async move {
-            let Some(gsi) = self.gsi_of(index) else {
-                return Ok(vec![false; changes.len()]);
-            };
-            let mut applied = Vec::with_capacity(changes.len());
-            for (n, chunk) in changes.chunks(IN_FLIGHT).enumerate() {
-                let answers = futures_util::future::join_all(
-                    chunk
-                        .iter()
-                        .enumerate()
-                        .map(|(i, change)| self.set_entry(&gsi, n * IN_FLIGHT + i, change)),
-                )
-                .await;
-                for answer in answers {
-                    applied.push(answer?);
-                }
-            }
-            Ok(applied)
-        })
     }
 }

@@ -6,10 +6,12 @@
 //! The files: this one (the store, the key split and the
 //! service's key and item limits), `table` (creation and the check of an
 //! existing table's key attributes), `write` (BatchWriteItem in batches of
-//! 25 with unprocessed items retried), `read` (gets, and one paged Query per
+//! 25 with unprocessed items retried, `RetryPolicy`), `read` (gets, and one paged Query per
 //! salt bucket for typed scans), `cas` (conditional writes), `connect` (the
 //! client, the table and the key type or schema), `sample` (a sample of the
-//! table's keys, for the tools), `gsi` and `live` (indexes as GSIs).
+//! table's keys, for the tools), `gsi` and `live` (indexes as GSIs),
+//! `native` and `native_keys` (the native form), `forms` (the form the
+//! table decides), `requests` (the requests a store sent).
 //!
 //! An item holds its key in two attributes, [`PARTITION_KEY`] and
 //! [`SORT_KEY`] by default (binary, or strings for `format = text` keys, the
@@ -25,6 +27,7 @@
 mod cas;
 mod connect;
 mod field_map;
+mod forms;
 mod gsi;
 mod item;
 mod items;
@@ -32,6 +35,7 @@ mod live;
 mod native;
 mod native_keys;
 mod read;
+mod requests;
 mod sample;
 mod shape;
 mod table;
@@ -39,9 +43,11 @@ mod write;
 
 pub use item::MAX_DEPTH;
 pub use native::{index_form, IndexForm, KeyKind, KeySource, NativeAttribute, MAX_KEY_ATTRIBUTES};
+use requests::Counters;
+pub use requests::Requests;
 pub use sample::KeySample;
 pub use shape::{ItemShape, MAX_KEY_ATTRIBUTE_NAME};
-pub use write::MAX_BATCH_ITEMS;
+pub use write::{RetryPolicy, MAX_BATCH_ITEMS};
 
 /// The AWS SDK this store is built on, at the version it uses: for a
 /// [`Client`] to pass to [`DynamoStore::from_client`], or for
@@ -281,63 +287,6 @@ pub struct FailedItem {
     pub message: String,
 }
 
-/// How unprocessed batch items are retried.
-#[derive(Debug, Clone, Copy)]
-pub struct RetryPolicy {
-    /// Attempts per batch of 25, the first included.
-    pub attempts: u32,
-    /// The pause before the first retry; doubled each time.
-    pub backoff: std::time::Duration,
-}
-
-impl RetryPolicy {
-    /// Sleeps before retry number `attempt` (1 for the first retry).
-    async fn pause(&self, attempt: u32) {
-        let factor = 1u32 << attempt.saturating_sub(1).min(10);
-        tokio::time::sleep(self.backoff.saturating_mul(factor)).await;
-    }
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            attempts: 8,
-            backoff: std::time::Duration::from_millis(25),
-        }
-    }
-}
-
-/// How many requests a store (and its clones) sent: what a scan or an
-/// ingest cost, in DynamoDB's own units of work.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Requests {
-    /// BatchWriteItem calls, retries of unprocessed items included.
-    pub batch_write_item: u64,
-    /// BatchGetItem calls.
-    pub batch_get_item: u64,
-    /// Query calls, one per page.
-    pub query: u64,
-    /// Scan calls, one per page (an index added to a live table only).
-    pub scan: u64,
-    /// UpdateItem calls (an index added to a live table only).
-    pub update_item: u64,
-}
-
-#[derive(Debug, Default)]
-struct Counters {
-    batch_write_item: std::sync::atomic::AtomicU64,
-    batch_get_item: std::sync::atomic::AtomicU64,
-    query: std::sync::atomic::AtomicU64,
-    scan: std::sync::atomic::AtomicU64,
-    update_item: std::sync::atomic::AtomicU64,
-}
-
-impl Counters {
-    fn count(counter: &std::sync::atomic::AtomicU64) {
-        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
 /// A DynamoDB table that stores the rows of one key type.
 ///
 /// ```no_run
@@ -365,8 +314,10 @@ pub struct DynamoStore {
     /// The key type's layout read at run time, for the key-field
     /// attributes (`None` when they are off).
     key_fields: Option<std::sync::Arc<DynSchema>>,
-    /// The key type's indexes as GSIs.
+    /// The key type's indexes as GSIs, in their declared forms.
     gsis: std::sync::Arc<[gsi::Gsi]>,
+    /// The forms the table decides, once read (`forms.rs`).
+    learned: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<[gsi::Gsi]>>>,
 }
 
 impl DynamoStore {
@@ -375,6 +326,7 @@ impl DynamoStore {
     pub fn with_shape(mut self, shape: ItemShape) -> Result<Self, DynamoError> {
         shape.check(self.schema)?;
         self.gsis = gsi::Gsi::all_of(self.schema, &shape)?;
+        self.learned = std::sync::Arc::default();
         self.key_fields = if shape.key_fields {
             let layout =
                 DynSchema::from_json(&self.schema.to_json()).map_err(|e| DynamoError::Shape {
@@ -410,18 +362,6 @@ impl DynamoStore {
     pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
-    }
-
-    /// The requests sent so far by this store and its clones.
-    pub fn requests(&self) -> Requests {
-        use std::sync::atomic::Ordering::Relaxed;
-        Requests {
-            batch_write_item: self.counters.batch_write_item.load(Relaxed),
-            batch_get_item: self.counters.batch_get_item.load(Relaxed),
-            query: self.counters.query.load(Relaxed),
-            scan: self.counters.scan.load(Relaxed),
-            update_item: self.counters.update_item.load(Relaxed),
-        }
     }
 
     /// The SDK client, for requests keyschema does not make (table

@@ -4,7 +4,9 @@
 //! field values; or **encoded**, a GSI over the two binary attributes
 //! `Name_pk` and `Name_sk` that hold the entry key's bytes.
 //!
-//! An index is native only where DynamoDB's order of every attribute is
+//! An index is native by default where it can be (`dynamodb = encoded`
+//! keeps the encoded form; a table whose GSI is encoded keeps it, see
+//! `forms.rs`), and only where DynamoDB's order of every attribute is
 //! the order the index declares (the entry keys' byte order), so that a
 //! Query of one partition returns the entries in key order: integers up to
 //! 64 bits as `N` (`rev` of one as its negation, in `Name_<field>_rev`),
@@ -126,29 +128,28 @@ impl fmt::Display for IndexForm {
 }
 
 /// The form the index whose entries `index` lays out has on DynamoDB, for
-/// the rows of `row` in items of `shape`: native when it is declared
-/// `dynamodb = native` and every component can be one of the GSI's typed
-/// key attributes; else encoded, with why (the declaration, or the first
-/// component that cannot be native, and the reason).
+/// the rows of `row` in items of `shape`: native when every component can
+/// be one of the GSI's typed key attributes, unless it is declared
+/// `dynamodb = encoded`; else encoded, with why (the declaration, or the
+/// first component that cannot be native, and the reason).
 ///
 /// A store refuses to open when an index declared `dynamodb = native`
 /// cannot be ([`DynamoError::Shape`](super::DynamoError::Shape), naming
-/// the component and the reason).
+/// the component and the reason). An index native by default is encoded
+/// on a table whose GSI of its name is (the table decides:
+/// [`DynamoStore::index_forms`](super::DynamoStore::index_forms) says so).
 pub fn index_form(index: &Schema, row: &Schema, shape: &ItemShape) -> IndexForm {
     let native = native_parts(index, row, shape);
     match (index.dynamodb_form(), native) {
-        (DynamoForm::Native, Ok((hash, range))) => IndexForm::Native { hash, range },
-        (DynamoForm::Native, Err(why)) => IndexForm::Encoded {
-            why: format!("it is declared `dynamodb = native`, but {why}"),
-        },
         (DynamoForm::Encoded, _) => IndexForm::Encoded {
             why: "it is declared `dynamodb = encoded`".to_string(),
         },
-        (_, Ok(_)) => IndexForm::Encoded {
-            why: "the default form; every component could be a native attribute: declare the index `dynamodb = native` for a GSI over them".to_string(),
+        (_, Ok((hash, range))) => IndexForm::Native { hash, range },
+        (DynamoForm::Native, Err(why)) => IndexForm::Encoded {
+            why: format!("it is declared `dynamodb = native`, but {why}"),
         },
         (_, Err(why)) => IndexForm::Encoded {
-            why: format!("the default form, and it could not be native: {why}"),
+            why: format!("it could not be native (the default where it can be): {why}"),
         },
     }
 }

@@ -117,18 +117,16 @@ impl ItemShape {
             // A native index's attributes of its own (`_shard`, `_rev`,
             // `_bucket`); its fields' own are the item's anyway.
             let native = match index.dynamodb_form() {
-                crate::schema::DynamoForm::Native => {
-                    super::native::native_parts(index, schema, self)
-                        .map(|(hash, range)| {
-                            hash.into_iter()
-                                .chain(range)
-                                .filter(|a| !matches!(a.source, super::native::KeySource::Field(_)))
-                                .map(|a| a.name)
-                                .collect()
-                        })
-                        .unwrap_or_default()
-                }
-                _ => Vec::new(),
+                crate::schema::DynamoForm::Encoded => Vec::new(),
+                _ => super::native::native_parts(index, schema, self)
+                    .map(|(hash, range)| {
+                        hash.into_iter()
+                            .chain(range)
+                            .filter(|a| !matches!(a.source, super::native::KeySource::Field(_)))
+                            .map(|a| a.name)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             };
             let encoded = [
                 format!("{}_pk", index.name()),

@@ -72,10 +72,36 @@ impl DynamoStore {
                 self.check_table().await?;
                 false
             }
-            Err(e) => return Err(request_error("CreateTable", e)),
+            Err(e) => return Err(self.multi_attribute_refused(request_error("CreateTable", e))),
         };
         self.wait_until_active(TABLE_WAIT).await?;
         Ok(created)
+    }
+
+    /// A server's refusal of a GSI key schema (dynalite, DynamoDB Local
+    /// before 3.3: two key attributes at most) where a native index needs
+    /// several partition or sort attributes, as what to do; other errors
+    /// as they are.
+    fn multi_attribute_refused(&self, error: DynamoError) -> DynamoError {
+        let DynamoError::Request { message, .. } = &error else {
+            return error;
+        };
+        let multi = self.gsis().iter().find(|g| {
+            g.native
+                .as_ref()
+                .is_some_and(|n| n.hash.len() > 1 || n.range.len() > 1)
+        });
+        let Some(gsi) = multi.filter(|_| message.contains("eySchema")) else {
+            return error;
+        };
+        let form = super::index_form(gsi.schema, self.schema, &self.shape);
+        DynamoError::Unsupported {
+            operation: "a GSI keyed on several attributes",
+            reason: format!(
+                "the server refused the table's GSIs ({message}), and the index `{}` is {form}: DynamoDB and DynamoDB Local 3.3 and later take such keys, dynalite and older DynamoDB Local do not; on such a server declare the index `dynamodb = encoded` (a GSI over `{}_pk` and `{}_sk`)",
+                gsi.name, gsi.name, gsi.name
+            ),
+        }
     }
 
     /// The attribute definitions and key schema of a GSI's keys, for
@@ -153,7 +179,8 @@ impl DynamoStore {
                 .map_or("?", |d| d.attribute_type().as_str())
                 .to_string()
         };
-        for gsi in self.gsis() {
+        // The table decides a default-native index's form.
+        for gsi in self.adopt_forms(table).iter() {
             let found = table
                 .global_secondary_indexes()
                 .iter()
@@ -165,7 +192,12 @@ impl DynamoStore {
                 table: self.table.clone(),
                 reason,
             };
-            let form = super::index_form(gsi.schema, self.schema, &self.shape);
+            let form = match gsi.table_encoded {
+                true => super::IndexForm::Encoded {
+                    why: super::forms::table_encoded(gsi.name),
+                },
+                false => super::index_form(gsi.schema, self.schema, &self.shape),
+            };
             // Each key attribute as `name KEYTYPE TYPE` (`site HASH S`).
             let keys: Vec<String> = found
                 .map(|g| {

@@ -20,6 +20,7 @@ impl DynamoStore {
     /// in [`DynamoError::PartialBatch`] by index. Puts and deletes are
     /// idempotent, so writing the reported items again is safe.
     pub async fn write_batch(&self, batch: &[Mutation]) -> Result<(), DynamoError> {
+        self.learn_forms().await?;
         let requests = batch
             .iter()
             .enumerate()
@@ -427,6 +428,32 @@ mod tests {
         // Not a number: more than any number of that text.
         for n in ["", "-", "1e", "abc", "1.2.3"] {
             assert_eq!(number_len(n), n.len() + 2, "{n:?}");
+        }
+    }
+}
+
+/// How unprocessed batch items are retried.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts per batch of 25, the first included.
+    pub attempts: u32,
+    /// The pause before the first retry; doubled each time.
+    pub backoff: std::time::Duration,
+}
+
+impl RetryPolicy {
+    /// Sleeps before retry number `attempt` (1 for the first retry).
+    pub(super) async fn pause(&self, attempt: u32) {
+        let factor = 1u32 << attempt.saturating_sub(1).min(10);
+        tokio::time::sleep(self.backoff.saturating_mul(factor)).await;
+    }
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 8,
+            backoff: std::time::Duration::from_millis(25),
         }
     }
 }
