@@ -250,7 +250,7 @@ class OrderedStores(unittest.TestCase):
                     continue
                 with self.assertRaises(DecodeError, msg=v) as caught:
                     read()
-                self.assertIn("value field `ratio` does not read as its declared type (f32): the number %s does not fit an f32 "
+                self.assertIn("value field `ratio` does not read as its declared type: the number %s does not fit an f32 "
                               "(whose largest magnitude is 3.4028235e38): declare the field f64" % text, str(caught.exception))
 
     def test_bytes_that_are_not_a_map_of_fields(self):
@@ -348,7 +348,7 @@ class Bigtable(unittest.TestCase):
         ]:
             with self.assertRaises(DecodeError, msg=(kind, cell)) as caught:
                 schema.decode_values({**LEDGER_CELLS, b"memo": cell}, kinds={"memo": kind})
-            self.assertIn("value field `memo` does not read as its declared type (%s)" % kind, str(caught.exception))
+            self.assertTrue(str(caught.exception).startswith("value field `memo` does not read as its declared type: "), str(caught.exception))
             self.assertIn(why, str(caught.exception))
 
     def test_no_other_exception_on_any_cell(self):

@@ -151,7 +151,10 @@ def kinds_for(schema, kinds):
 
 
 def wrong(field, kind, what):
-    return DecodeError("value field `%s` does not read as its declared type (%s): %s" % (field, kind, what))
+    """A field that does not read as its kind, worded as Rust words it
+    (the kind is not named: ``what`` says what was expected)."""
+    del kind
+    return DecodeError("value field `%s` does not read as its declared type: %s" % (field, what))
 
 
 def finish(schema, found, kinds):
