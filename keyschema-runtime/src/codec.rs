@@ -134,6 +134,9 @@ pub struct KeyDecoder<'a, const N: usize> {
     body: usize,
     pos: usize,
     ends: [usize; N],
+    /// Text keys: where each component's text begins, from the body, for
+    /// a bucket mismatch's offset.
+    starts: [usize; N],
     next: usize,
     /// Text keys: the components' plain binary encodings, for the salt check.
     shadow: Vec<u8>,
@@ -183,6 +186,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             body,
             pos: body,
             ends: [0; N],
+            starts: [0; N],
             next: 0,
             shadow: Vec::new(),
             check_salt,
@@ -235,6 +239,7 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
             self.expect_sep(sep, name)?;
         }
         let start = self.pos;
+        self.starts[self.next] = start - self.body;
         let end = match T::TEXT_WIDTH {
             Some(width) => start.checked_add(width).filter(|&e| e <= self.input.len()),
             None => self.input[start.min(self.input.len())..]
@@ -343,7 +348,12 @@ impl<'a, const N: usize> KeyDecoder<'a, N> {
         if T::bucket_of(*value, width) == *bucket {
             return Ok(());
         }
-        let start = if index == 0 || self.schema.sep().is_some() {
+        // The bucket's own first byte: in a text key, where its text
+        // begins (after the separator); in a binary key, where the
+        // component before it ends.
+        let start = if self.schema.sep().is_some() {
+            self.starts[index]
+        } else if index == 0 {
             0
         } else {
             self.ends[index - 1]

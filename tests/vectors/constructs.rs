@@ -7,7 +7,7 @@ use keyschema::{salt, RowKey};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(salt = random % 10, then = invoice_id, line)]
-struct RandomLine {
+pub(super) struct RandomLine {
     invoice_id: String,
     line: u32,
 }

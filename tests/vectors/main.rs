@@ -19,6 +19,7 @@ mod index;
 mod items;
 mod keys;
 mod ranges;
+mod ranges_more;
 mod reject;
 mod render;
 mod rows;
@@ -264,6 +265,7 @@ fn encoding_md_vectors_match_the_code() {
         ("reject_types", "| input | bytes | error |\n|---|---|---|", types::reject_rows()),
         ("render_base", "| type | bytes | rendered |\n|---|---|---|", render::render_rows()),
         ("ranges", "| declaration | binding | ranges (bucket: start .. end) |\n|---|---|---|", ranges::range_rows()),
+        ("ranges_more", "| declaration | binding | ranges (bucket: start .. end), or the refusal |\n|---|---|---|", ranges_more::range_rows()),
         ("reject_classes", "| input | bytes | error |\n|---|---|---|", reject::reject_rows()),
         ("documents", "| document | a reader |\n|---|---|", documents::document_rows()),
         ("render_damaged", "| declaration | damage | key | rendered |\n|---|---|---|---|", render::damaged_rows()),

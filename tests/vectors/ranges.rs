@@ -33,9 +33,22 @@ fn bound_text(b: &Bound<Value>, lo: bool) -> String {
 }
 
 fn case<K: RowKey>(rows: &mut Vec<String>, declaration: &str, equal: &[Value], range: Range) {
+    case_in::<K>("ranges", rows, declaration, equal, range);
+}
+
+/// Records the ranges of one binding under `table` (or, when the binding
+/// is refused, `"ranges": null` and the refusal's message as `"error"`)
+/// and pushes its row in the document.
+pub(super) fn case_in<K: RowKey>(
+    table: &'static str,
+    rows: &mut Vec<String>,
+    declaration: &str,
+    equal: &[Value],
+    range: Range,
+) {
     let doc = K::schema().to_json();
     let schema = DynSchema::from_json(&doc).expect("schema reads back");
-    let set = schema.ranges(equal, range.clone()).expect("ranges");
+    let result = schema.ranges(equal, range.clone());
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name()).collect();
     let mut binding: Vec<String> = equal
         .iter()
@@ -45,7 +58,7 @@ fn case<K: RowKey>(rows: &mut Vec<String>, declaration: &str, equal: &[Value], r
     let range_json = match &range {
         None => "null".to_string(),
         Some((lo, hi)) => {
-            let name = names[equal.len()];
+            let name = names.get(equal.len()).copied().unwrap_or("(no field)");
             binding.push(
                 format!("{} {name} {}", bound_text(lo, true), bound_text(hi, false))
                     .trim()
@@ -53,6 +66,27 @@ fn case<K: RowKey>(rows: &mut Vec<String>, declaration: &str, equal: &[Value], r
             );
             let ((lo, lo_inc), (hi, hi_inc)) = (bound_json(lo), bound_json(hi));
             format!(r#"{{"lo":{lo},"lo_inclusive":{lo_inc},"hi":{hi},"hi_inclusive":{hi_inc}}}"#)
+        }
+    };
+    let set = match result {
+        Ok(set) => set,
+        Err(e) => {
+            let equal_json: Vec<String> = equal.iter().map(Value::to_json).collect();
+            record(
+                table,
+                format!(
+                    r#"{{"declaration":{},"schema":{doc},"equal":[{}],"range":{range_json},"ranges":null,"error":{}}}"#,
+                    Value::from(declaration).to_json(),
+                    equal_json.join(","),
+                    Value::from(e.to_string()).to_json()
+                ),
+            );
+            rows.push(format!(
+                "| `{declaration}` | `{}` | refused: {} |",
+                binding.join(", "),
+                e.to_string().replace('|', "\\|")
+            ));
+            return;
         }
     };
     let ranges: Vec<String> = set
@@ -69,7 +103,7 @@ fn case<K: RowKey>(rows: &mut Vec<String>, declaration: &str, equal: &[Value], r
         .collect();
     let equal_json: Vec<String> = equal.iter().map(Value::to_json).collect();
     record(
-        "ranges",
+        table,
         format!(
             r#"{{"declaration":{},"schema":{doc},"equal":[{}],"range":{range_json},"ranges":[{}]}}"#,
             Value::from(declaration).to_json(),

@@ -110,3 +110,36 @@ pub fn reject_rows() -> Vec<String> {
         })
         .collect()
 }
+
+/// A bucket that does not match its field is reported at the bucket's own
+/// first byte (where a reader looks for it), by the derived decoder and by
+/// the schema document's: the offset counted from the key's parts.
+#[test]
+fn a_text_bucket_mismatch_points_at_the_bucket() {
+    let good = Texty {
+        id: 5,
+        flag: true,
+        name: "x".into(),
+        maybe: None,
+        score: 2.0,
+        n: 1,
+        day: 20,
+        tag: [1, 2],
+    }
+    .encode();
+    let text = String::from_utf8(good).expect("a text key");
+    let mut parts: Vec<&str> = text.split('#').collect();
+    // t, salt, id, flag, name, maybe, score, rev(n), bucket, day, tag.
+    let at: usize = parts[..8].iter().map(|p| p.len() + 1).sum();
+    parts[8] = "0000000001";
+    let key = parts.join("#").into_bytes();
+    let expected = format!(
+        "component `day` at byte {at} is not a valid value: the bucket does not match the field it is derived from"
+    );
+    let typed = Texty::decode(&key).expect_err("a wrong bucket");
+    assert_eq!(typed.to_string(), expected);
+    let schema = keyschema::dynamic::DynSchema::from_json(&Texty::schema().to_json())
+        .expect("schema reads back");
+    let dynamic = schema.decode(&key).expect_err("a wrong bucket");
+    assert_eq!(dynamic.to_string(), expected);
+}

@@ -67,14 +67,20 @@ impl DynSchema {
         // The salt's input, when it hashes fields.
         let hashed = self.salt.as_ref().is_some_and(|s| !s.random);
         let mut plains = Plains::default();
-        let mut ends = Vec::with_capacity(self.components.len());
+        // Where each component begins, from the body (in a text key, after
+        // its separator): a bucket mismatch's offset.
+        let mut starts = Vec::with_capacity(self.components.len());
         let last = self.components.len().saturating_sub(1);
         for (i, c) in self.components.iter().enumerate() {
+            if self.sep().is_none() {
+                starts.push(pos - body);
+            }
             let value = match self.sep() {
                 Some(sep) => {
                     if i > 0 {
                         expect_sep(key, &mut pos, sep, c.name)?;
                     }
+                    starts.push(pos - body);
                     let value = c.read_text(key, &mut pos, sep)?;
                     if i == last && c.encoding.text_width().is_none() {
                         expect_sep(key, &mut pos, sep, c.name)?;
@@ -110,20 +116,14 @@ impl DynSchema {
             if hashed {
                 plains.push(c.encoding, &value);
             }
-            ends.push(pos - body);
             values.push(value);
         }
         for field in &self.fields {
             if let Some((b, width)) = field.bucket {
                 if values[b] != field.bucket_value(&values[field.component], width) {
-                    let start = if b == 0 || self.sep().is_some() {
-                        0
-                    } else {
-                        ends[b - 1]
-                    };
                     return Err(DecodeError::InvalidValue {
                         component: self.components[b].name,
-                        offset: body + start,
+                        offset: body + starts[b],
                         reason: "the bucket does not match the field it is derived from",
                     });
                 }

@@ -1,6 +1,8 @@
 """Scan ranges (ENCODING.md, "Scan ranges"): the key ranges a typed scan
 reads, from equality on leading fields and a range on the next."""
 
+import json
+
 from ._encoding import _bits_range, _bucket_value, _check, encode_plain
 from ._errors import ValueError_
 from ._limits import MAX_BUCKET_EXPANSION
@@ -41,6 +43,31 @@ class Range:
         return "Range(%r, %r, bucket=%d)" % (self.start, self.end, self.bucket)
 
 
+def _describe(v):
+    """A value as Rust's ``Value::describe`` words it in a refusal: a
+    string quoted, bytes by their length, else its kind and JSON."""
+    if isinstance(v, str):
+        return "String %s" % json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (bytes, bytearray)):
+        return "%d bytes" % len(v)
+    if isinstance(v, bool):
+        return "bool %s" % ("true" if v else "false")
+    if isinstance(v, float):
+        return "f64 %r" % v
+    return "%s %r" % (type(v).__name__, v)
+
+
+def _check_field(field, v):
+    """Refuses ``v`` for ``field`` as the Rust range builder does, naming
+    the field, its type and the value given."""
+    try:
+        _check(field.encoding, v)
+    except ValueError_:
+        raise ValueError_(
+            "field `%s` is %s, but the value given is %s" % (field.name, field.encoding, _describe(v))
+        ) from None
+
+
 def _in_key_order(schema, equal):
     """The bound values in key order: ``equal`` as a list or tuple of the
     first fields' values, or a dict by name that binds exactly the first
@@ -69,7 +96,10 @@ def ranges(schema, equal, lo=OPEN, hi=OPEN, lo_inclusive=True, hi_inclusive=Fals
     equal = _in_key_order(schema, equal)
     n = len(equal) + (1 if ranged else 0)
     if n > len(schema.fields):
-        raise ValueError_("%d fields bound, the key has %d" % (n, len(schema.fields)))
+        raise ValueError_(
+            "%d values given for %d of the key's fields (%s)"
+            % (n, len(schema.fields), ", ".join(f.name for f in schema.fields))
+        )
     state = (b"", [])
 
     def push(state, index, v):
@@ -81,7 +111,7 @@ def ranges(schema, equal, lo=OPEN, hi=OPEN, lo_inclusive=True, hi_inclusive=Fals
         return body, plains + [encode_plain(c.encoding, v)]
 
     for f, v in zip(schema.fields, equal):
-        _check(f.encoding, v)
+        _check_field(f, v)
         if f.bucket is not None:
             state = push(state, f.bucket[0], _bucket_value(f.encoding, v, f.bucket[1]))
         state = push(state, f.component, v)
@@ -90,12 +120,15 @@ def ranges(schema, equal, lo=OPEN, hi=OPEN, lo_inclusive=True, hi_inclusive=Fals
     f = schema.fields[len(equal)]
     for v in (lo, hi):
         if v is not OPEN:
-            _check(f.encoding, v)
+            _check_field(f, v)
     own = schema.components[f.component]
     if own.transform == "reverse":
-        raise ValueError_("a range on `%s` is not possible: it is stored `reverse`d" % f.name)
+        raise ValueError_("a range on `%s` is not possible: it is stored `reverse`d: bind it by equality" % f.name)
     if schema.sep is not None and not f.encoding.is_text_ordered():
-        raise ValueError_("a range on `%s` is not possible: in a text key its text order is not its value order" % f.name)
+        raise ValueError_(
+            "a range on `%s` is not possible: in a text key its text order is not its value order: "
+            "bind it by equality, or use the binary format" % f.name
+        )
     if f.bucket is None:
         enc = lambda v: schema._key_form(own, v)  # noqa: E731
         bounds = (None if lo is OPEN else (enc(lo), lo_inclusive), None if hi is OPEN else (enc(hi), hi_inclusive), own.descending)
@@ -111,7 +144,10 @@ def ranges(schema, equal, lo=OPEN, hi=OPEN, lo_inclusive=True, hi_inclusive=Fals
         bounds = (None if lo is OPEN else (enc(lo), lo_inclusive), None if hi is OPEN else (enc(hi), hi_inclusive), bc.descending)
         return _collect(schema, [(state, bounds)])
     if lo is OPEN or hi is OPEN:
-        raise ValueError_("the range on `%s` is open-ended, but its bucket is hashed into the salt" % bc.name)
+        raise ValueError_(
+            "the range on `%s` is open-ended, but its bucket is hashed into the salt: "
+            "each bucket is a separate partition, so give both ends" % bc.name
+        )
     # The buckets holding a value of the range (ENCODING.md, "Limits"):
     # an exclusive end on a bucket's first value leaves that bucket out.
     b_lo = (lo if lo_inclusive else lo + 1) // width

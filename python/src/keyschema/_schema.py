@@ -305,12 +305,15 @@ class Schema:
         found = self.bucket_of(key)
         body = self._header_len()
         pos = body
-        values, plains, ends = [], [], []
+        # Where each component begins, from the body (a text key's after
+        # its separator): a bucket mismatch's offset.
+        values, plains, starts = [], [], []
         last = len(self.components) - 1
         for i, c in enumerate(self.components):
+            if self.sep is not None and i > 0:
+                pos = self._expect_sep(key, pos, c.name)
+            starts.append(pos - body)
             if self.sep is not None:
-                if i > 0:
-                    pos = self._expect_sep(key, pos, c.name)
                 start = pos
                 width = c.encoding.text_width()
                 if width is not None:
@@ -338,14 +341,12 @@ class Schema:
                 v = _decode_plain(c.encoding, r)
                 pos = r.pos
             plains.append(encode_plain(c.encoding, v))
-            ends.append(pos - body)
             values.append(v)
         for f in self.fields:
             if f.bucket is not None:
                 b, width = f.bucket
                 if values[b] != _bucket_value(f.encoding, values[f.component], width):
-                    start = 0 if b == 0 or self.sep is not None else ends[b - 1]
-                    raise DecodeError("component `%s` at byte %d is not a valid value: the bucket does not match the field it is derived from" % (self.components[b].name, body + start))
+                    raise DecodeError("component `%s` at byte %d is not a valid value: the bucket does not match the field it is derived from" % (self.components[b].name, body + starts[b]))
         if pos < len(key):
             raise DecodeError("%d unexpected bytes after the last component, starting at byte %d" % (len(key) - pos, pos))
         if self.buckets is not None and not self.random:
