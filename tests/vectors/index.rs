@@ -22,9 +22,9 @@ use serde_json::json;
 #[rowkey(
     prefix = "v",
     then = (user), ts,
-    index(VisitBySite, prefix = "s", salt = hash(site) % 4, then = (site), rev(ts), user),
+    index(VisitBySite, prefix = "s", salt = hash(site) % 4, then = (site), rev(ts), user, dynamodb = encoded),
     index(VisitByScore, prefix = "p", salt = hash(site) % 2, then = (site), rev(score), bucket(ts, 100), ts, user, dynamodb = native),
-    index(VisitByReferrer, prefix = "r", then = (referrer), ts, user),
+    index(VisitByReferrer, prefix = "r", then = (referrer), ts, user, dynamodb = encoded),
 )]
 pub struct Visit {
     user: String,
