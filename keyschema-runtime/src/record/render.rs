@@ -165,7 +165,10 @@ fn checked_cell(field: &ValueField, cell: &[u8]) -> Result<String, ValueError> {
                             // MessagePack at its path, else the cell's words.
                             match is_whole_nested(cell) {
                                 true => {
-                                    misfit::message(field.name, cell, &trail, &e.to_string(), None)
+                                    let inner = e
+                                        .reader_words()
+                                        .map_or_else(|| e.to_string(), str::to_string);
+                                    misfit::message(field.name, cell, &trail, &inner, None)
                                 }
                                 false => e.to_string(),
                             }
