@@ -213,7 +213,7 @@ pub(crate) fn named_or_refused(named: bool, fields: &[ValueField]) -> Result<(),
 pub(crate) fn not_a_row(fields: &[ValueField]) -> ValueError {
     ValueError::Format {
         message: format!(
-            "it names none of the key type's value fields ({}), and every row keyschema writes names them: it is a raw value (put_row) or another program's. A row written before the type had any of these fields holds none of them: rewrite it with put_record (README, \"Upgrading from raw values\")",
+            "it names none of the key type's value fields ({}), and every row keyschema writes names them: it is a raw value (put_row) or another program's. A row written before the type had any of these fields holds none of them: rewrite it with put_record (docs/guide/rows.md, \"Upgrading from raw values\")",
             field_names(fields)
         ),
     }

@@ -167,7 +167,7 @@ def _refuse_raw_value(schema, item, low, key):
         raw = isinstance(v, (bytes, bytearray, memoryview)) or isinstance(getattr(v, "value", None), (bytes, bytearray))
     if raw:
         where = "the item" if key is None else "the item under key %s" % _escaped(key)
-        raise DecodeError("%s holds a raw value (a binary `v` attribute, written by put_row before the key type had value fields), not its value fields: rewrite it with put_record (README, \"Upgrading from raw values\")" % where)
+        raise DecodeError("%s holds a raw value (a binary `v` attribute, written by put_row before the key type had value fields), not its value fields: rewrite it with put_record (docs/guide/rows.md, \"Upgrading from raw values\")" % where)
 
 
 def item_values(schema, item, kinds, low, key=None):

@@ -178,7 +178,7 @@ pub enum DynamoError {
     /// An item of a key type with value fields holds a raw value (a binary
     /// `v` attribute, what `put_row` wrote before the type had value
     /// fields): it is not read as a row of defaults.
-    #[error("the item under key {} in table {table} holds a raw value (a binary `v` attribute, written by put_row before the key type had value fields), not its value fields: rewrite it with put_record (README, \"Upgrading from raw values\")", crate::limits::ShortKey(key))]
+    #[error("the item under key {} in table {table} holds a raw value (a binary `v` attribute, written by put_row before the key type had value fields), not its value fields: rewrite it with put_record (docs/guide/rows.md, \"Upgrading from raw values\")", crate::limits::ShortKey(key))]
     RawValue {
         /// The table.
         table: String,

@@ -227,12 +227,12 @@ impl DynamoStore {
             let encoded_keys = gsi_wanted(&other, self.text());
             let what = match (&gsi.native, found) {
                 (_, None) => format!("no GSI `{}`", gsi.name),
-                (Some(_), Some(_)) if keys == encoded_keys => format!("a GSI `{}` of the encoded form, over [{}], and the index is declared `dynamodb = native`: keep it `dynamodb = encoded` on this table, or declare the native index under a new name and create its GSI with `add_indexes` (README, \"Indexes on DynamoDB\"), then drop the encoded one", gsi.name, keys.join(", ")),
+                (Some(_), Some(_)) if keys == encoded_keys => format!("a GSI `{}` of the encoded form, over [{}], and the index is declared `dynamodb = native`: keep it `dynamodb = encoded` on this table, or declare the native index under a new name and create its GSI with `add_indexes` (docs/guide/indexes.md, \"The table decides\"), then drop the encoded one", gsi.name, keys.join(", ")),
                 (None, Some(_)) if keys.iter().all(|k| !k.starts_with(&format!("{}_pk ", gsi.name))) => format!("a GSI `{}` over [{}], which is not the encoded form ({form}): declare the index `dynamodb = native` if the GSI is its native form", gsi.name, keys.join(", ")),
                 (_, Some(_)) => format!("a GSI `{}` over [{}]", gsi.name, keys.join(", ")),
             };
             return Err(mismatch(format!(
-                "`{}` has the index `{}` ({form}), and the table has {what}, where it needs a GSI `{}` over [{}]: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (README, \"Indexes\", \"An index added to a live table\")",
+                "`{}` has the index `{}` ({form}), and the table has {what}, where it needs a GSI `{}` over [{}]: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (docs/guide/indexes.md, \"An index added to a live table\")",
                 self.schema.name(),
                 gsi.name,
                 gsi.name,
