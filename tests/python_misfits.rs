@@ -84,6 +84,10 @@ struct Nested {
     huge: Vec<u128>,
     #[rowkey(value, default)]
     wide: Vec<i128>,
+    #[rowkey(value, default)]
+    big: u128,
+    #[rowkey(value, default)]
+    signed: i128,
 }
 
 /// A stored value, as another program writes it.
@@ -257,6 +261,13 @@ fn cases() -> Vec<(&'static str, V)> {
         ("huge", Arr(vec![Num("0.5")])),
         ("huge", Arr(vec![Str("1")])),
         ("wide", Arr(vec![Num("1.5")])),
+        // A 128-bit integer's bin (DynamoDB's `B`) of another width than
+        // 16, nested or not; the cell of another width than 8 or 16.
+        ("huge", Arr(vec![Bin(vec![1; 5])])),
+        ("wide", Arr(vec![Bin(vec![1; 17])])),
+        ("big", Bin(vec![1; 5])),
+        ("big", Bin(vec![1; 17])),
+        ("signed", Bin(vec![0xff; 5])),
     ]
 }
 

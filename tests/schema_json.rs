@@ -220,6 +220,19 @@ fn the_document_says_which_fields_are_self_describing_and_lists_the_indexes() {
         .encode(&[5u64.into(), 1u32.into()])
         .expect("an entry key");
     assert_eq!(entry, ByTs::get_key(5, 1));
+    // ByTs declares no DynamoDB form and can be native: its document says
+    // so; one written before the member reads as encoded.
+    assert!(json.ends_with(r#","dynamodb":"native"}]}"#), "{json}");
+    assert_eq!(
+        layout.indexes()[0].dynamodb_form(),
+        keyschema::DynamoForm::Native
+    );
+    assert_eq!(layout.dynamodb_form(), keyschema::DynamoForm::Undeclared);
+    let unsaid = DynSchema::from_json(&json.replace(r#","dynamodb":"native""#, "")).expect("reads");
+    assert_eq!(
+        unsaid.indexes()[0].dynamodb_form(),
+        keyschema::DynamoForm::Encoded
+    );
     // An older document (no `row_format`, no `self_describing`): the type
     // text decides, as readers did before the member.
     let older = json

@@ -343,7 +343,7 @@ class Bigtable(unittest.TestCase):
             ("i64", b"5", 'the text "5"'), ("i32", b"\xff\xff\xff\xfe", "a cell of 4 bytes"), ("f64", struct.pack(">f", 0.5), "a float"),
             ("auto", b"\xc1\x05\x06", "after the byte c1"),
             ("u8", b"\x00" * 6 + b"\x01\x00", "256 does not fit in u8"), ("i8", b"\x00" * 7 + b"\x80", "128 does not fit in i8"),
-            ("i64", b"\x00" * 16, "a cell of 16 bytes"), ("u128", b"\x00" * 15, "8 big-endian bytes, found a cell of 15 bytes"),
+            ("i64", b"\x00" * 16, "a cell of 16 bytes"), ("u128", b"\x00" * 15, "an integer: 8 or 16 big-endian bytes, found a cell of 15 bytes"),
             ("f64", b"\x00" * 5, "a float"), ("f32", struct.pack(">d", 1e300), "the number 1e300 does not fit an f32"), ("bool", b"yes", "a bool"), ("str", b"\xff", "UTF-8 text"),
             ("char", b"ab", 'invalid value: string "ab", expected a character'), ("msgpack", b"\x92\x01", "MessagePack does not read"), ("msgpack", b"\xc1", "0xc1"),
         ]:

@@ -179,6 +179,10 @@ pub fn document_rows() -> Vec<String> {
             format!(r#"{},"indexes":"VisitByTs"}}"#, &older[..older.len() - 1]),
         ),
         (
+            "an index's `dynamodb` neither `native` nor `encoded`",
+            row_variant(r#""dynamodb":""#, r#""dynamodb":"x"#),
+        ),
+        (
             "an index's document with a prefix in uppercase hex",
             row_variant(r#""prefix":"74""#, r#""prefix":"7A""#),
         ),

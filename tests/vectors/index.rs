@@ -16,8 +16,9 @@ use keyschema::{Index, RowKey};
 use serde_json::json;
 
 /// A visit, by site (encoded, salted, newest first), by score (native:
-/// its shard, a negated `rev` and a `bucket`) and by referrer (encoded,
-/// sparse).
+/// its shard, a negated `rev` and a `bucket`), by referrer (encoded,
+/// sparse) and by site and user (declaring no form: native, as it can be,
+/// which the schema document says).
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(
     prefix = "v",
@@ -25,6 +26,7 @@ use serde_json::json;
     index(VisitBySite, prefix = "s", salt = hash(site) % 4, then = (site), rev(ts), user, dynamodb = encoded),
     index(VisitByScore, prefix = "p", salt = hash(site) % 2, then = (site), rev(score), bucket(ts, 100), ts, user, dynamodb = native),
     index(VisitByReferrer, prefix = "r", then = (referrer), ts, user, dynamodb = encoded),
+    index(VisitBySiteUser, prefix = "u", then = (site), user, ts),
 )]
 pub struct Visit {
     user: String,
@@ -86,6 +88,12 @@ fn entries(row: &Visit) -> Vec<(&'static str, &'static str, Option<Vec<u8>>, Str
             "encoded",
             VisitByReferrer::entry_key(row),
             VisitByReferrer::render,
+        ),
+        one(
+            "VisitBySiteUser",
+            "native",
+            VisitBySiteUser::entry_key(row),
+            VisitBySiteUser::render,
         ),
     ]
 }
@@ -155,6 +163,40 @@ pub fn entry_table() -> Vec<String> {
 /// again the same.
 pub fn check_entries(vectors: &serde_json::Value) {
     let store = dynamodb();
+    // The form each index has on the store (its items' attributes) is the
+    // one the vectors name and the schema document says, read back by the
+    // document reader.
+    let schema = DynSchema::from_json(&Visit::schema().to_json()).expect("reads back");
+    let forms: Vec<(&str, &str)> = store
+        .index_forms()
+        .into_iter()
+        .map(|(name, form)| {
+            (
+                name,
+                if form.is_native() {
+                    "native"
+                } else {
+                    "encoded"
+                },
+            )
+        })
+        .collect();
+    let named: Vec<(&str, &str)> = entries(&rows()[0].1)
+        .iter()
+        .map(|(name, form, _, _)| (*name, *form))
+        .collect();
+    assert_eq!(forms, named, "the store's forms");
+    let documented: Vec<(&str, keyschema::DynamoForm)> = schema
+        .indexes()
+        .iter()
+        .map(|i| (i.name(), i.dynamodb_form()))
+        .collect();
+    let native = |form| match form {
+        "native" => keyschema::DynamoForm::Native,
+        _ => keyschema::DynamoForm::Encoded,
+    };
+    let named_forms: Vec<_> = named.iter().map(|(n, f)| (*n, native(f))).collect();
+    assert_eq!(documented, named_forms, "the document's forms");
     for v in vectors["index_entries"].as_array().expect("the table") {
         let key = unhex(v["key"].as_str().expect("key"));
         let item = item_of(&v["dynamodb"]["item"]);
@@ -178,6 +220,7 @@ pub fn check_entries(vectors: &serde_json::Value) {
             let row_key = match name {
                 "VisitBySite" => VisitBySite::decode(&stored).map(|e| e.row_key()),
                 "VisitByScore" => VisitByScore::decode(&stored).map(|e| e.row_key()),
+                "VisitBySiteUser" => VisitBySiteUser::decode(&stored).map(|e| e.row_key()),
                 _ => VisitByReferrer::decode(&stored).map(|e| e.row_key()),
             };
             assert_eq!(row_key, Ok(key.clone()), "{name}");

@@ -6,7 +6,7 @@ use super::component::decode_plain;
 use super::{DynComponent, DynCut, DynField, DynHistory, DynSalt, DynSchema, Transform};
 use crate::encoding::{Base, Encoding, Reader};
 use crate::limits::{MAX_BUCKETS, MAX_COMPONENTS};
-use crate::schema::{Format, Order};
+use crate::schema::{DynamoForm, Format, Order};
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeSet;
 use std::sync::{Mutex, OnceLock};
@@ -152,6 +152,14 @@ impl DynSchema {
             fields,
             history: None,
             indexes: read_indexes(obj.get("indexes"))?,
+            dynamodb: match obj.get("dynamodb") {
+                None => DynamoForm::Undeclared,
+                Some(form) => match form.as_str() {
+                    Some("native") => DynamoForm::Native,
+                    Some("encoded") => DynamoForm::Encoded,
+                    _ => return Err(invalid("dynamodb", "expected \"native\" or \"encoded\"")),
+                },
+            },
         };
         if version == HISTORY_VERSION {
             schema.history = Some(Box::new(read_history(obj, &schema)?));
@@ -422,7 +430,8 @@ fn fields_of(components: &[DynComponent]) -> Result<Vec<DynField>, SchemaError> 
 /// The `indexes` member: each index's entry layout, a document of its own,
 /// read as any document is (an error names the index: `indexes[0].prefix`).
 /// Absent (a document written before indexes were listed, or a type
-/// without indexes): none.
+/// without indexes): none. An index's `dynamodb` (its form on DynamoDB),
+/// absent: encoded, what documents before it was written meant.
 fn read_indexes(indexes: Option<&Json>) -> Result<Vec<DynSchema>, SchemaError> {
     let list = match indexes {
         None | Some(Json::Null) => return Ok(Vec::new()),
@@ -432,7 +441,7 @@ fn read_indexes(indexes: Option<&Json>) -> Result<Vec<DynSchema>, SchemaError> {
     list.iter()
         .enumerate()
         .map(|(i, doc)| {
-            DynSchema::from_document_value(doc).map_err(|e| match e {
+            let mut index = DynSchema::from_document_value(doc).map_err(|e| match e {
                 SchemaError::Invalid { at, reason } if at.is_empty() => {
                     invalid(format!("indexes[{i}]"), reason)
                 }
@@ -440,7 +449,13 @@ fn read_indexes(indexes: Option<&Json>) -> Result<Vec<DynSchema>, SchemaError> {
                     invalid(format!("indexes[{i}].{at}"), reason)
                 }
                 other => other,
-            })
+            })?;
+            // A document written before indexes said their form: the
+            // encoded one, the only one those versions wrote.
+            if index.dynamodb == DynamoForm::Undeclared {
+                index.dynamodb = DynamoForm::Encoded;
+            }
+            Ok(index)
         })
         .collect()
 }

@@ -61,6 +61,8 @@ pub struct DynSchema {
     history: Option<Box<DynHistory>>,
     /// The index entry layouts the document lists (`indexes`).
     indexes: Vec<DynSchema>,
+    /// An index's form on DynamoDB, as its row type's document says it.
+    dynamodb: crate::DynamoForm,
 }
 
 /// The salt of a [`DynSchema`].
@@ -72,6 +74,16 @@ pub struct DynSalt {
 }
 
 impl DynSchema {
+    /// An index's form on DynamoDB as its row type's document says it
+    /// (`"dynamodb"` in the index's document: `Native` for `"native"`,
+    /// `Encoded` for `"encoded"`, and `Encoded` when it says none, which
+    /// is what the versions before the member wrote);
+    /// [`DynamoForm::Undeclared`](crate::DynamoForm::Undeclared) for a
+    /// row type's own layout.
+    pub fn dynamodb_form(&self) -> crate::DynamoForm {
+        self.dynamodb
+    }
+
     /// The name of the key type the document was written for.
     pub fn name(&self) -> &str {
         self.name

@@ -14,6 +14,10 @@ use serde::de::{self, IntoDeserializer, Visitor};
 /// (any value but a string that does not itself read as MessagePack).
 pub const TAGGED: u8 = 0xc1;
 
+/// What a 128-bit integer's cell is expected to be: its 16 big-endian
+/// bytes, or 8 (another program's 64-bit integer).
+const WIDE: &str = "an integer: 8 or 16 big-endian bytes";
+
 /// Why a cell does not read as its field's type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CellError(String, Option<String>);
@@ -209,7 +213,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
     fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
         match <[u8; 16]>::try_from(self.cell) {
             Ok(b) => visitor.visit_i128(i128::from_be_bytes(b)),
-            Err(_) => visitor.visit_i128(i128::from(self.int()?)),
+            Err(_) => visitor.visit_i128(i128::from(i64::from_be_bytes(self.eight(WIDE)?))),
         }
     }
 
@@ -217,7 +221,7 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
     fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CellError> {
         match <[u8; 16]>::try_from(self.cell) {
             Ok(b) => visitor.visit_u128(u128::from_be_bytes(b)),
-            Err(_) => visitor.visit_u128(u128::from(self.uint()?)),
+            Err(_) => visitor.visit_u128(u128::from(u64::from_be_bytes(self.eight(WIDE)?))),
         }
     }
 

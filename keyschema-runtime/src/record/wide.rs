@@ -47,7 +47,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for BySign<V> {
 
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
         let Ok(bytes) = <[u8; 16]>::try_from(v) else {
-            return Err(E::invalid_length(v.len(), &"16 bytes"));
+            // Worded as rmp-serde words a field's own bin of another
+            // width, so that nested or not it reads the same.
+            return Err(E::custom("array had incorrect length, expected 16"));
         };
         if self.signed {
             self.visitor.visit_i128(i128::from_be_bytes(bytes))
@@ -81,7 +83,11 @@ mod tests {
             read::<Vec<u128>>(&[0x91, 0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
             Ok(vec![u128::from(u64::MAX)])
         );
-        assert!(read::<Vec<u128>>(&[0x91, 0xc4, 2, 0, 1]).is_err());
+        assert_eq!(
+            read::<Vec<u128>>(&[0x91, 0xc4, 2, 0, 1]),
+            read::<u128>(&[0xc4, 2, 0, 1]).map(|n| vec![n]),
+            "worded as a field's own"
+        );
         assert!(read::<Vec<u128>>(&[0x91, 0xa1, b'1']).is_err());
     }
 }

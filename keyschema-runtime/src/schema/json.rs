@@ -53,6 +53,12 @@ impl Schema {
     /// ));
     /// ```
     pub fn to_json(&self) -> String {
+        self.document(None)
+    }
+
+    /// The document; an index's (`dynamodb`: its form on DynamoDB, as the
+    /// row type's document lists it) says its form (`"dynamodb"`).
+    fn document(&self, dynamodb: Option<&str>) -> String {
         let mut out = String::new();
         // Version 3 is version 2 with a `history`; a key type without one
         // writes version 2, which every earlier reader reads.
@@ -157,7 +163,14 @@ impl Schema {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&index.to_json());
+                // Its form on DynamoDB as the struct resolves it, for
+                // items with key-field attributes (the default shape):
+                // native where it can be unless declared encoded.
+                let form = match super::native::index_form(index, self, true).is_native() {
+                    true => "native",
+                    false => "encoded",
+                };
+                out.push_str(&index.document(Some(form)));
             }
             out.push(']');
         }
@@ -179,6 +192,9 @@ impl Schema {
                 }
             }
             out.push('}');
+        }
+        if let Some(form) = dynamodb {
+            let _ = write!(out, ",\"dynamodb\":\"{form}\"");
         }
         out.push('}');
         out

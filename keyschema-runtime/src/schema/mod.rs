@@ -4,6 +4,8 @@
 mod header;
 mod history;
 mod json;
+#[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
+pub(crate) mod native;
 mod parts;
 mod render;
 mod value_field;

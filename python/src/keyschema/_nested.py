@@ -413,7 +413,7 @@ class Reader:
         if k == "wide":
             if isinstance(v, bytes):
                 if len(v) != 16:
-                    raise self._fallback(path, v, "invalid length %d, expected 16 bytes" % len(v))
+                    raise self._fallback(path, v, "array had incorrect length, expected 16")
                 return int.from_bytes(v, "big", signed=t.name[0] == "i")
             if not t.lo <= v <= t.hi:
                 raise Misfit(path, self._beyond(t, str(v)))

@@ -59,7 +59,9 @@ class Field:
 
 def _read_indexes(cls, indexes):
     """The ``indexes`` member: each index's entry layout, a document of its
-    own read as any is; an error names the index (``indexes[0].prefix``)."""
+    own read as any is; an error names the index (``indexes[0].prefix``).
+    Each index's ``dynamodb`` is its form on DynamoDB, ``"native"`` or
+    ``"encoded"`` (a document without it: ``"encoded"``)."""
     if indexes is None:
         return []
     if not isinstance(indexes, list):
@@ -68,8 +70,12 @@ def _read_indexes(cls, indexes):
     for i, doc in enumerate(indexes):
         if not isinstance(doc, dict):
             raise SchemaError("schema `indexes[%d]`: expected a JSON object" % i)
+        form = doc.get("dynamodb", "encoded")   # documents before it: encoded, all they wrote
+        if form not in ("native", "encoded"):
+            raise SchemaError('schema `indexes[%d].dynamodb`: expected "native" or "encoded"' % i)
         try:
             out.append(cls._from_doc(doc))
+            out[-1].dynamodb = form
         except SchemaError as e:
             raise SchemaError(re.sub(r"^schema `", "schema `indexes[%d]." % i, str(e), count=1)) from None
         except (KeyError, TypeError, AttributeError) as e:
@@ -130,6 +136,7 @@ class Schema:
             self.fields.append(Field(c.name, c.encoding, i, bucket))
         _values.read_document(self, doc)
         self.indexes = _read_indexes(cls, doc.get("indexes"))
+        self.dynamodb = None    # an index's form on DynamoDB: _read_indexes sets it
         self.history = None
         if version == HISTORY_VERSION:
             from ._history import read_history
@@ -510,7 +517,7 @@ class Schema:
         Rust ``keyschema::record::cells::cbt_format_file`` writes it."""
         return _write.cbt_format_file(self)
 
-    def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk", native=()):
+    def encode_item(self, fields, values, low_level=True, partition_key="pk", sort_key="sk", native=None):
         """The DynamoDB item a put of the row writes: the key attributes,
         each key field's own attribute and the value fields; as boto3's
         low-level client takes it (``{"N": "5"}``, ``B`` as bytes), or,
@@ -518,7 +525,11 @@ class Schema:
         ``bytes``). ``ValueError_`` for a row DynamoDB cannot hold (a NaN,
         nesting past 32 levels, an empty map key, more than 400 KB). An
         index's entry is in the item: ``Name_pk`` and ``Name_sk``, or, for
-        an index named in ``native``, its own attributes."""
+        a native index, its own attributes; an index is native as the
+        document says (its ``dynamodb``), or, given ``native`` (a list of
+        index names), when named in it."""
+        if native is None:
+            native = [index.name for index in self.indexes if index.dynamodb == "native"]
         item = _write.encode_item(self, fields, values, partition_key, sort_key)
         item = _write.finish_item(self, fields, values, item, native)
         return item if low_level else _dynamodb.to_resource(item)

@@ -386,7 +386,7 @@ def read_cell(name, kind, cell, t=None):
         if bits == 128 and len(cell) == 16:
             return int.from_bytes(cell, "big", signed=kind[0] == "i")
         if len(cell) != 8:
-            raise bad("an integer: 8 big-endian bytes", text=True)
+            raise bad("an integer: %s big-endian bytes" % ("8 or 16" if bits == 128 else "8"), text=True)
         n = int.from_bytes(cell, "big", signed=kind[0] == "i")
         lo, hi = (0, (1 << bits) - 1) if kind[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
         if not lo <= n <= hi:

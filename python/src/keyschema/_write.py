@@ -380,8 +380,8 @@ def item_size(item):
 def index_attributes(schema, fields, values, native=()):
     """The attributes a put writes for the row's index entries (ENCODING.md,
     "Indexes on DynamoDB"): for an encoded index its entry key split into
-    ``Name_pk`` and ``Name_sk``; for one named in ``native`` (the document
-    does not say which are) ``Name_shard``, the salt bucket, and for each
+    ``Name_pk`` and ``Name_sk``; for one named in ``native`` (by default
+    those the document says are: ``Schema.encode_item``) ``Name_shard``, the salt bucket, and for each
     component that is not the field as it is, ``Name_<f>_rev`` (``-f``)
     or ``Name_<f>_bucket`` (``f`` floor-divided by W; ``_bucket_rev``,
     negated, under ``rev``). A row whose indexed value field is ``None``
