@@ -109,14 +109,17 @@ pub fn render_values(
             found.push((name, text));
         }
         // A DynamoDB item's numbers beyond 64-bit integers, as it stores
-        // them (not as the float the map holds); an `f32` by its own
-        // shortest text (DynamoDB keeps `3.4028235e38` as 39 digits).
+        // them (not as the float the map holds); an `f32` or `f64` field by
+        // its own shortest float text (DynamoDB keeps `3.4028235e38` as 39
+        // digits, `1e125` as 126).
         if let Some(notes) = notes {
             for (name, text) in &mut found {
-                let f32_field =
-                    declared(name.as_bytes()).is_some_and(|f| kind_of(f.type_name).0 == Kind::F32);
+                // A float field as the typed read's float prints (`1e125`,
+                // `2.0`), never as the digits DynamoDB keeps.
+                let float_field = declared(name.as_bytes())
+                    .is_some_and(|f| matches!(kind_of(f.type_name).0, Kind::F32 | Kind::F64));
                 match note(notes, name) {
-                    _ if f32_field => {}
+                    _ if float_field => {}
                     Some("SS" | "NS" | "BS") | None => {}
                     Some(number) => *text = number.to_string(),
                 }
@@ -315,11 +318,18 @@ fn item_text(walker: &mut Walker<'_>, out: &mut String, depth: usize) -> Result<
     if depth > MAX_DEPTH {
         return Err(bad(format_args!("nested deeper than {MAX_DEPTH} levels")));
     }
-    match walker.item()? {
+    let (item, raw) = walker.item_and_bytes()?;
+    match item {
         Item::Nil => out.push_str("null"),
         Item::Bool(b) => out.push_str(if b { "true" } else { "false" }),
         Item::Int(n) => out.push_str(&n.to_string()),
         Item::Uint(n) => out.push_str(&n.to_string()),
+        // A float32 (`ca`) by its own shortest text, as an `f32` field
+        // prints (`0.3`, not the f64 widening `0.30000001192092896`).
+        Item::Float(v) if raw.first() == Some(&0xca) => {
+            let v = v as f32;
+            out.push_str(&super::kind::float_text(v, v.is_finite()));
+        }
         Item::Float(v) => out.push_str(&float(v)),
         Item::Str(s) => out.push_str(&match std::str::from_utf8(s) {
             Ok(s) => quoted(s),
