@@ -351,13 +351,14 @@ pub fn scan(layout: &DynSchema, table: &Live, args: &ScanArgs, out: &mut impl Wr
             layout.name()
         );
     }
-    let mut missed = false;
-    if met == 0 {
+    let missed = if met == 0 {
         eprintln!("(0 rows)");
-        table.explain_empty(layout);
+        // A document that does not match the table: exit 1, as a failed
+        // `check` does, not an empty result's 0.
+        table.explain_empty(layout)
     } else {
-        missed = table.warn_past_buckets(layout);
-    }
+        table.warn_past_buckets(layout)
+    };
     Ok(bad_rows == 0 && bad_keys == 0 && !missed)
 }
 
