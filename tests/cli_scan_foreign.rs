@@ -138,13 +138,13 @@ async fn bigtable_pages_read_past_foreign_keys_to_every_good_row() {
     // Every bucket merged.
     let mut sorted: Vec<&Item> = rows.iter().collect();
     sorted.sort_by_key(|r| r.encode()[1..].to_vec());
-    let (printed, reported) = pages(&tool, &[]);
+    let (printed, reported) = pages(tool, &[]);
     assert_eq!(printed, sorted.iter().map(|r| line(r)).collect::<Vec<_>>());
     assert_eq!(reported, twins.len());
 
     // One shelf's range.
     let shelf: Vec<&Item> = sorted.iter().copied().filter(|r| r.shelf == "s1").collect();
-    let (printed, reported) = pages(&tool, &["shelf=s1"]);
+    let (printed, reported) = pages(tool, &["shelf=s1"]);
     assert_eq!(printed, shelf.iter().map(|r| line(r)).collect::<Vec<_>>());
     assert_eq!(reported, shelf.iter().filter(|r| foreign(r.seq)).count());
 }
