@@ -141,9 +141,10 @@ async fn documents_that_do_not_fit_a_bigtable_table_are_found() {
         "{stdout}"
     );
 
-    // A wrong prefix: the scan reads nothing and says why.
+    // A wrong prefix: the scan reads nothing, says why, and exits 1 (as
+    // the failed check does).
     let (code, stdout, stderr) = tool(&prefix, &["scan"]);
-    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
     assert!(stderr.contains("(0 rows)"), "{stderr}");
     assert!(
         stderr.contains("holds rows, but 5 of the first 5 keys"),

@@ -111,7 +111,10 @@ enum Command {
     /// `| undeclared:` and the attributes or cells the document does not
     /// declare (a DynamoDB index's, another program's). A row that does not
     /// read (its key, or a value field as its declared type) is an error
-    /// line on standard error and the others print: exit status 1.
+    /// line on standard error and the others print: exit status 1, as
+    /// when the scan warns that the document does not match the table
+    /// (keys it cannot decode, keys past its salt buckets), as a failed
+    /// `check` exits.
     Scan(live::scan::ScanArgs),
     /// The row of the live table under a key: `field=value` for every key
     /// field. Exit status 1 when there is none, or it does not read.

@@ -78,11 +78,11 @@ impl Live {
 
     /// After a read that found nothing: whether the table holds rows the
     /// document does not read (another prefix, salt or field order), said
-    /// on standard error. Silent when it cannot tell.
-    pub fn explain_empty(&self, layout: &DynSchema) {
+    /// on standard error; whether it warned. Silent when it cannot tell.
+    pub fn explain_empty(&self, layout: &DynSchema) -> bool {
         let whole = KeyRange::new(Vec::new(), None, 0);
         let Ok(keys) = self.first_keys(&whole, 5) else {
-            return;
+            return false;
         };
         let foreign: Vec<(&Vec<u8>, String)> = keys
             .iter()
@@ -98,7 +98,8 @@ impl Live {
                 crate::forms::write(key, crate::forms::Output::Escaped),
             );
         }
-        self.warn_past_buckets(layout);
+        let past = self.warn_past_buckets(layout);
+        !foreign.is_empty() || past
     }
 
     /// Keys past the document's last salt bucket (Bigtable): the table was

@@ -244,13 +244,14 @@ impl Live {
 
     /// The rows of `ranges` merged in key order (by the key after the
     /// salt, as a typed ordered scan merges buckets) into `sink` as they
-    /// arrive, each range asked for at most `per_range` rows; whether rows
+    /// arrive, each range asked for at most `per_range` rows (`None`: as
+    /// many as the sink takes); whether rows
     /// were left when the sink ended the read.
     pub fn merged(
         &self,
         ranges: &[keyschema::KeyRange],
         direction: Direction,
-        per_range: usize,
+        per_range: Option<usize>,
         concurrency: usize,
         sink: &mut dyn merge::Sink,
     ) -> Result<bool, String> {
@@ -259,7 +260,7 @@ impl Live {
             self.schema,
             ranges,
             direction,
-            Some(per_range),
+            per_range,
             concurrency,
             sink,
         )))

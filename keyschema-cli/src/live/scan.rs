@@ -331,13 +331,11 @@ pub fn scan(layout: &DynSchema, table: &Live, args: &ScanArgs, out: &mut impl Wr
         met: 0,
         ticker: Ticker::new(),
     };
-    let more = table.merged(
-        &ranges,
-        direction,
-        args.limit.saturating_add(1),
-        args.concurrency,
-        &mut printer,
-    )?;
+    // No cap on each range's rows: a key that does not decode (another
+    // program's row) is not printed, so a range cut at `limit + 1` rows
+    // would end before the page is full and lose the rows (and the cursor)
+    // past it. The printer ends the read itself; a range's stream is lazy.
+    let more = table.merged(&ranges, direction, None, args.concurrency, &mut printer)?;
     printer.ticker.done();
     let (bad_rows, bad_keys, met) = (printer.bad_rows, printer.bad_keys, printer.met);
     if more {
@@ -353,13 +351,14 @@ pub fn scan(layout: &DynSchema, table: &Live, args: &ScanArgs, out: &mut impl Wr
             layout.name()
         );
     }
-    let mut missed = false;
-    if met == 0 {
+    let missed = if met == 0 {
         eprintln!("(0 rows)");
-        table.explain_empty(layout);
+        // A document that does not match the table: exit 1, as a failed
+        // `check` does, not an empty result's 0.
+        table.explain_empty(layout)
     } else {
-        missed = table.warn_past_buckets(layout);
-    }
+        table.warn_past_buckets(layout)
+    };
     Ok(bad_rows == 0 && bad_keys == 0 && !missed)
 }
 
