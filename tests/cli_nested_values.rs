@@ -12,9 +12,8 @@
 
 mod common;
 
-use common::cli::{bigtable_of, document, on_dynamodb, run};
+use common::cli::{bigtable_of, document, lines_with, on_dynamodb, run};
 use common::{cbt, dynalite, emulator};
-use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as bt;
 use keyschema::store::dynamodb::sdk::primitives::Blob;
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::AsyncRecordStore;
@@ -67,40 +66,6 @@ fn bin_line(b: &Bin) -> String {
         list(b.blob.iter().map(|x| x.to_string()).collect()),
         b.peak.map_or("null".into(), |p| format!("{p:?}")),
     )
-}
-
-fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
-    text.lines().filter(|l| l.contains(needle)).collect()
-}
-
-/// Another program's `MutateRow`: one cell set in `family`.
-async fn set_cell(table: &str, key: Vec<u8>, family: &str, qualifier: &str, value: Vec<u8>) {
-    let channel = tonic::transport::Channel::from_shared(format!("http://{}", emulator::host()))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connect");
-    let request = bt::MutateRowRequest {
-        table_name: format!(
-            "projects/{}/instances/{}/tables/{table}",
-            cbt::PROJECT,
-            cbt::INSTANCE
-        ),
-        row_key: key,
-        mutations: vec![bt::Mutation {
-            mutation: Some(bt::mutation::Mutation::SetCell(bt::mutation::SetCell {
-                family_name: family.into(),
-                column_qualifier: qualifier.as_bytes().to_vec(),
-                timestamp_micros: -1,
-                value,
-            })),
-        }],
-        ..Default::default()
-    };
-    bt::bigtable_client::BigtableClient::new(channel)
-        .mutate_row(request)
-        .await
-        .expect("MutateRow");
 }
 
 /// Checks the tool's output against the rows written and the typed read's
@@ -159,12 +124,11 @@ async fn bigtable_nested_cells_their_types_refuse_are_error_lines() {
         ),
     ];
     for (n, qualifier, cell, _) in &foreign {
-        set_cell(
+        emulator::mutate_row(
             &table,
             Bin::get_key("a", *n),
             family,
-            qualifier,
-            cell.clone(),
+            &[(qualifier, Some(cell.clone()))],
         )
         .await;
     }

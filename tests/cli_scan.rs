@@ -10,9 +10,8 @@
 
 mod common;
 
-use common::cli::{bigtable_of, document, on_dynamodb, run};
+use common::cli::{bigtable_of, document, lines_with, on_dynamodb, run};
 use common::{cbt, dynalite, emulator};
-use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as bt;
 use keyschema::store::dynamodb::sdk::primitives::Blob;
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::{AsyncRecordStore, AsyncStore};
@@ -66,54 +65,6 @@ fn reading_line(r: &Reading) -> String {
     )
 }
 
-/// Another program's `MutateRow`: `cells` set (an empty value deletes the
-/// column) in `family`.
-async fn mutate(table: &str, key: Vec<u8>, family: &str, cells: &[(&str, Option<Vec<u8>>)]) {
-    use bt::mutation::{DeleteFromColumn, Mutation as M, SetCell};
-    let mutations = cells
-        .iter()
-        .map(|(qualifier, value)| bt::Mutation {
-            mutation: Some(match value {
-                Some(value) => M::SetCell(SetCell {
-                    family_name: family.to_string(),
-                    column_qualifier: qualifier.as_bytes().to_vec(),
-                    timestamp_micros: -1,
-                    value: value.clone(),
-                }),
-                None => M::DeleteFromColumn(DeleteFromColumn {
-                    family_name: family.to_string(),
-                    column_qualifier: qualifier.as_bytes().to_vec(),
-                    time_range: None,
-                }),
-            }),
-        })
-        .collect();
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", emulator::host()))
-        .expect("an endpoint")
-        .connect()
-        .await
-        .expect("connect");
-    let request = bt::MutateRowRequest {
-        table_name: format!(
-            "projects/{}/instances/{}/tables/{table}",
-            cbt::PROJECT,
-            cbt::INSTANCE
-        ),
-        row_key: key,
-        mutations,
-        ..Default::default()
-    };
-    bt::bigtable_client::BigtableClient::new(channel)
-        .mutate_row(request)
-        .await
-        .expect("MutateRow");
-}
-
-/// The lines of `text` that contain `needle`.
-fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
-    text.lines().filter(|l| l.contains(needle)).collect()
-}
-
 #[tokio::test]
 async fn bigtable_cells_their_types_refuse_are_error_lines_and_the_scan_reads_on() {
     let rows = readings();
@@ -121,21 +72,21 @@ async fn bigtable_cells_their_types_refuse_are_error_lines_and_the_scan_reads_on
     // Another program's cells: the text `5` in a u32 column, 4 bytes in an
     // i64 one, a required column deleted.
     let family = Reading::schema().family();
-    mutate(
+    emulator::mutate_row(
         &table,
         rows[3].encode(),
         family,
         &[("count", Some(b"5".to_vec()))],
     )
     .await;
-    mutate(
+    emulator::mutate_row(
         &table,
         rows[8].encode(),
         family,
         &[("total", Some(vec![0, 0, 0, 9]))],
     )
     .await;
-    mutate(&table, rows[13].encode(), family, &[("label", None)]).await;
+    emulator::mutate_row(&table, rows[13].encode(), family, &[("label", None)]).await;
     let bad = [3usize, 8, 13];
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = document::<Reading>(dir.path());
@@ -244,7 +195,7 @@ async fn a_bigtable_row_without_its_cell_is_an_error_line_and_the_scan_reads_on(
         device: "d1".into(),
         n: 500,
     };
-    mutate(
+    emulator::mutate_row(
         &table,
         stray.encode(),
         "v",

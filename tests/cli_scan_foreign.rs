@@ -11,7 +11,6 @@ mod common;
 
 use common::cli::{bigtable_of, document, on_dynamodb, run};
 use common::{cbt, dynalite, emulator};
-use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as bt;
 use keyschema::store::dynamodb::sdk::primitives::Blob;
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::AsyncRecordStore;
@@ -41,37 +40,6 @@ struct Stock {
 /// one byte `ff`).
 fn foreign(seq: u32) -> bool {
     seq % 7 == 3
-}
-
-/// Another program's row under `key` on the emulator: one cell.
-async fn put_raw(table: &str, key: Vec<u8>, family: &str) {
-    use bt::mutation::{Mutation as M, SetCell};
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", emulator::host()))
-        .expect("an endpoint")
-        .connect()
-        .await
-        .expect("connect");
-    let request = bt::MutateRowRequest {
-        table_name: format!(
-            "projects/{}/instances/{}/tables/{table}",
-            cbt::PROJECT,
-            cbt::INSTANCE
-        ),
-        row_key: key,
-        mutations: vec![bt::Mutation {
-            mutation: Some(M::SetCell(SetCell {
-                family_name: family.to_string(),
-                column_qualifier: b"qty".to_vec(),
-                timestamp_micros: -1,
-                value: vec![0, 0, 0, 1],
-            })),
-        }],
-        ..Default::default()
-    };
-    bt::bigtable_client::BigtableClient::new(channel)
-        .mutate_row(request)
-        .await
-        .expect("MutateRow");
 }
 
 /// Pages of `--limit 4` from the start, each resumed after the cursor the
@@ -123,7 +91,8 @@ async fn bigtable_pages_read_past_foreign_keys_to_every_good_row() {
     for r in &twins {
         let mut key = r.encode();
         key.push(0xff);
-        put_raw(&table, key, family).await;
+        // Another program's row: one 4-byte `qty` cell.
+        emulator::mutate_row(&table, key, family, &[("qty", Some(vec![0, 0, 0, 1]))]).await;
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = document::<Item>(dir.path());

@@ -143,3 +143,8 @@ pub fn on_dynamodb(doc: &str, table: &str, args: &[&str]) -> (i32, String, Strin
     all.extend_from_slice(args);
     run(&all, b"")
 }
+
+/// The lines of `text` that contain `needle`.
+pub fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(needle)).collect()
+}
