@@ -11,6 +11,8 @@
 //! must refuse each form with the same message, path included.
 #![cfg(feature = "dynamodb")]
 
+mod common;
+
 use keyschema::record::{cells, decode_values};
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::dynamodb::DynamoStore;
@@ -363,16 +365,7 @@ fn python_refuses_the_nested_values_rust_refuses_saying_the_same() {
     );
     // boto3's own TypeDeserializer's items too, where the interop venv has
     // it (.ci/run makes it).
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let interop = std::env::var_os("KEYSCHEMA_INTEROP_PYTHON")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            let venv = root.join("target/interop-venv");
-            venv.join(".ready")
-                .exists()
-                .then(|| venv.join("bin/python"))
-        });
-    match interop {
+    match common::interop::python_if_ready() {
         Some(python) => {
             let stderr = run(&python, dir.path(), true);
             // The items boto3 reads (it raises decimal.Rounded on a number

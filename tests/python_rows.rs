@@ -523,16 +523,7 @@ fn python_reads_the_value_fields_rust_writes() {
         );
     }
     // boto3's own TypeDeserializer, where the interop venv has it.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let interop = std::env::var_os("KEYSCHEMA_INTEROP_PYTHON")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            let venv = root.join("target/interop-venv");
-            venv.join(".ready")
-                .exists()
-                .then(|| venv.join("bin/python"))
-        });
-    match interop {
+    match common::interop::python_if_ready() {
         Some(python) => {
             let stderr = run(&python, dir.path(), true);
             // The rows whose floats DynamoDB holds (Rust refuses to write

@@ -14,6 +14,21 @@ pub fn python() -> PathBuf {
     PYTHON.get_or_init(find).clone()
 }
 
+/// The interpreter with the clients, if one is there already
+/// (`KEYSCHEMA_INTEROP_PYTHON`, or a ready `target/interop-venv`), without
+/// making one: for checks that run where `.ci/run` made the venv and are
+/// skipped elsewhere.
+pub fn python_if_ready() -> Option<PathBuf> {
+    std::env::var_os("KEYSCHEMA_INTEROP_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/interop-venv");
+            venv.join(".ready")
+                .exists()
+                .then(|| venv.join("bin/python"))
+        })
+}
+
 fn find() -> PathBuf {
     if let Some(p) = std::env::var_os("KEYSCHEMA_INTEROP_PYTHON") {
         return PathBuf::from(p);
