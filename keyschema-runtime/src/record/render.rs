@@ -158,7 +158,7 @@ fn checked_cell(field: &ValueField, cell: &[u8]) -> Result<String, ValueError> {
     match kind {
         Kind::Bytes => Ok(hex(cell)),
         Kind::Nested => {
-            let shape = Shape::of(field.type_name);
+            let shape = Shape::of_field(field.type_name);
             if shape.is_known() {
                 let trail = Trail::default();
                 return shaped(field, &shape, &trail, cell, None, |seed| {
@@ -240,13 +240,15 @@ fn checked_item(
         (Kind::Bytes, Item::Bin(b)) => Ok(hex(b)),
         // A `Vec<u8>` marked `#[serde(with = "serde_bytes")]` is a bin,
         // and its type text is the same.
-        (Kind::Nested, Item::Bin(b)) if Shape::of(field.type_name).is_bytes_like() => Ok(hex(b)),
+        (Kind::Nested, Item::Bin(b)) if Shape::of_field(field.type_name).is_bytes_like() => {
+            Ok(hex(b))
+        }
         (Kind::Bytes, _) => Err(wrong(
             field,
             format_args!("expected bytes; it holds {}", shown(raw)),
         )),
         (Kind::Nested, _) => {
-            let shape = Shape::of(field.type_name);
+            let shape = Shape::of_field(field.type_name);
             if !shape.is_known() {
                 return loose_item(raw);
             }
@@ -277,7 +279,7 @@ fn dynamo_misfit(
     let trail = Trail::default();
     shaped(
         field,
-        &Shape::of(field.type_name),
+        &Shape::of_field(field.type_name),
         &trail,
         raw,
         notes,

@@ -73,6 +73,22 @@ impl Shape {
         Self::parse(&text, 0)
     }
 
+    /// [`of`](Self::of) a value field's type, parsed once per thread: a
+    /// scan renders the same few fields for every row.
+    pub(crate) fn of_field(type_name: &'static str) -> std::rc::Rc<Shape> {
+        thread_local! {
+            static SHAPES: std::cell::RefCell<std::collections::HashMap<&'static str, std::rc::Rc<Shape>>> =
+                std::cell::RefCell::default();
+        }
+        SHAPES.with(|shapes| {
+            shapes
+                .borrow_mut()
+                .entry(type_name)
+                .or_insert_with(|| std::rc::Rc::new(Shape::of(type_name)))
+                .clone()
+        })
+    }
+
     fn parse(t: &str, depth: usize) -> Shape {
         if depth > MAX_DEPTH {
             return Shape::Any;
