@@ -13,7 +13,7 @@
 mod common;
 
 use common::cli::{bigtable_of, document, lines_with, on_dynamodb, run};
-use common::{cbt, dynalite, emulator};
+use common::{cbt, dynalite};
 use keyschema::store::dynamodb::sdk::primitives::Blob;
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::AsyncRecordStore;
@@ -124,7 +124,7 @@ async fn bigtable_nested_cells_their_types_refuse_are_error_lines() {
         ),
     ];
     for (n, qualifier, cell, _) in &foreign {
-        emulator::mutate_row(
+        cbt::mutate_row(
             &table,
             Bin::get_key("a", *n),
             family,

@@ -72,21 +72,21 @@ async fn bigtable_cells_their_types_refuse_are_error_lines_and_the_scan_reads_on
     // Another program's cells: the text `5` in a u32 column, 4 bytes in an
     // i64 one, a required column deleted.
     let family = Reading::schema().family();
-    emulator::mutate_row(
+    cbt::mutate_row(
         &table,
         rows[3].encode(),
         family,
         &[("count", Some(b"5".to_vec()))],
     )
     .await;
-    emulator::mutate_row(
+    cbt::mutate_row(
         &table,
         rows[8].encode(),
         family,
         &[("total", Some(vec![0, 0, 0, 9]))],
     )
     .await;
-    emulator::mutate_row(&table, rows[13].encode(), family, &[("label", None)]).await;
+    cbt::mutate_row(&table, rows[13].encode(), family, &[("label", None)]).await;
     let bad = [3usize, 8, 13];
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = document::<Reading>(dir.path());
@@ -195,7 +195,7 @@ async fn a_bigtable_row_without_its_cell_is_an_error_line_and_the_scan_reads_on(
         device: "d1".into(),
         n: 500,
     };
-    emulator::mutate_row(
+    cbt::mutate_row(
         &table,
         stray.encode(),
         "v",

@@ -10,7 +10,7 @@
 mod common;
 
 use common::cli::{bigtable_of, document, on_dynamodb, run};
-use common::{cbt, dynalite, emulator};
+use common::{cbt, dynalite};
 use keyschema::store::dynamodb::sdk::primitives::Blob;
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::AsyncRecordStore;
@@ -92,7 +92,7 @@ async fn bigtable_pages_read_past_foreign_keys_to_every_good_row() {
         let mut key = r.encode();
         key.push(0xff);
         // Another program's row: one 4-byte `qty` cell.
-        emulator::mutate_row(&table, key, family, &[("qty", Some(vec![0, 0, 0, 1]))]).await;
+        cbt::mutate_row(&table, key, family, &[("qty", Some(vec![0, 0, 0, 1]))]).await;
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = document::<Item>(dir.path());

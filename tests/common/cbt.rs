@@ -53,3 +53,50 @@ pub fn shell(host: &str, command: &str) -> Vec<u8> {
     );
     output.stdout
 }
+
+/// Another program's `MutateRow` on the emulator's test instance
+/// ([`PROJECT`]/[`INSTANCE`]): each of `cells` set in `family`, or
+/// its column deleted where the value is `None`.
+pub async fn mutate_row(
+    table: &str,
+    key: Vec<u8>,
+    family: &str,
+    cells: &[(&str, Option<Vec<u8>>)],
+) {
+    use bt::mutation::{DeleteFromColumn, Mutation as M, SetCell};
+    use googleapis_tonic_google_bigtable_v2::google::bigtable::v2 as bt;
+    let mutations = cells
+        .iter()
+        .map(|(qualifier, value)| bt::Mutation {
+            mutation: Some(match value {
+                Some(value) => M::SetCell(SetCell {
+                    family_name: family.to_string(),
+                    column_qualifier: qualifier.as_bytes().to_vec(),
+                    timestamp_micros: -1,
+                    value: value.clone(),
+                }),
+                None => M::DeleteFromColumn(DeleteFromColumn {
+                    family_name: family.to_string(),
+                    column_qualifier: qualifier.as_bytes().to_vec(),
+                    time_range: None,
+                }),
+            }),
+        })
+        .collect();
+    let channel =
+        tonic::transport::Endpoint::from_shared(format!("http://{}", super::emulator::host()))
+            .expect("an endpoint")
+            .connect()
+            .await
+            .expect("connect");
+    let request = bt::MutateRowRequest {
+        table_name: format!("projects/{}/instances/{}/tables/{table}", PROJECT, INSTANCE),
+        row_key: key,
+        mutations,
+        ..Default::default()
+    };
+    bt::bigtable_client::BigtableClient::new(channel)
+        .mutate_row(request)
+        .await
+        .expect("MutateRow");
+}
