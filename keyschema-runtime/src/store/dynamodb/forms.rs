@@ -37,28 +37,36 @@ impl DynamoStore {
             .collect()
     }
 
-    /// The forms `table` decides, kept for the store and its clones unless
-    /// known already; the forms the store uses.
-    pub(super) fn adopt_forms(&self, table: &TableDescription) -> Arc<[Gsi]> {
-        match self.learned.get() {
-            Some(known) => known.clone(),
-            None => {
-                let forms = self.forms_of(table);
-                let _ = self.learned.set(forms.clone());
-                self.learned.get().cloned().unwrap_or(forms)
-            }
-        }
+    /// The forms the store uses on `table`: those it keeps, or those
+    /// `table` decides.
+    pub(super) fn forms_for(&self, table: &TableDescription) -> Arc<[Gsi]> {
+        self.learned
+            .get()
+            .cloned()
+            .unwrap_or_else(|| self.forms_of(table))
     }
 
-    /// Whether the store knows each index's form: it has no index the
-    /// table decides, or has read the table.
+    /// Keeps `forms` for the store and its clones once the table matched
+    /// them.
+    pub(super) fn keep_forms(&self, forms: Arc<[Gsi]>) {
+        let _ = self.learned.set(forms);
+    }
+
+    /// Whether the store has checked its indexes against the table: it
+    /// has no index, or has read the table.
     pub(super) fn forms_known(&self) -> bool {
-        self.learned.get().is_some() || !self.gsis.iter().any(|g| g.by_default)
+        self.learned.get().is_some() || self.gsis.is_empty()
     }
 
-    /// Reads the table's GSIs (DescribeTable) unless the forms are known:
-    /// before an index write or read. A table that does not exist yet
-    /// leaves them unknown (the declared forms meanwhile).
+    /// Reads the table's GSIs (DescribeTable) unless the store has: before
+    /// its first index write or read. A GSI whose key attributes or
+    /// projection differ from its index's declaration is refused
+    /// ([`DynamoError::TableMismatch`]), as [`check_table`](Self::check_table)
+    /// refuses it: writing or reading through it would put rows in
+    /// another order or leave them out. A GSI the table does not have yet
+    /// is left to the server, which refuses a read of it by name. A table
+    /// that does not exist yet leaves the forms unknown (the declared
+    /// forms meanwhile).
     pub(super) async fn learn_forms(&self) -> Result<(), DynamoError> {
         if self.forms_known() {
             return Ok(());
@@ -70,12 +78,10 @@ impl DynamoStore {
             .send()
             .await
         {
-            Ok(described) => {
-                if let Some(table) = described.table() {
-                    self.adopt_forms(table);
-                }
-                Ok(())
-            }
+            Ok(described) => match described.table() {
+                Some(table) => self.check_gsis(table, super::table::Missing::Allowed),
+                None => Ok(()),
+            },
             Err(e)
                 if e.as_service_error()
                     .is_some_and(|s| s.is_resource_not_found_exception()) =>

@@ -51,7 +51,7 @@ impl DynamoStore {
                 .iter()
                 .any(|g| g.index_name() == Some(gsi.name))
             {
-                self.check_gsis(table)?;
+                self.check_gsis(table, super::table::Missing::Allowed)?;
                 continue;
             }
             self.create_gsi(&gsi, table).await?;
@@ -72,7 +72,7 @@ impl DynamoStore {
                 });
             }
             if let Some(table) = described.table() {
-                self.check_gsis(table)?;
+                self.check_gsis(table, super::table::Missing::Allowed)?;
             }
             created.push(gsi.name);
         }

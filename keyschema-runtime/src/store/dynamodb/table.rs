@@ -170,6 +170,7 @@ impl DynamoStore {
     pub(super) fn check_gsis(
         &self,
         table: &aws_sdk_dynamodb::types::TableDescription,
+        missing: Missing,
     ) -> Result<(), DynamoError> {
         let typed = |name: &str| {
             table
@@ -180,12 +181,13 @@ impl DynamoStore {
                 .to_string()
         };
         // The table decides a default-native index's form.
-        for gsi in self.adopt_forms(table).iter() {
+        let forms = self.forms_for(table);
+        for gsi in forms.iter() {
             let found = table
                 .global_secondary_indexes()
                 .iter()
                 .find(|g| g.index_name() == Some(gsi.name));
-            if found.is_none() && gsi.schema.is_building() {
+            if found.is_none() && (gsi.schema.is_building() || missing == Missing::Allowed) {
                 continue;
             }
             let mismatch = |reason: String| DynamoError::TableMismatch {
@@ -231,14 +233,19 @@ impl DynamoStore {
                 (None, Some(_)) if keys.iter().all(|k| !k.starts_with(&format!("{}_pk ", gsi.name))) => format!("a GSI `{}` over [{}], which is not the encoded form ({form}): declare the index `dynamodb = native` if the GSI is its native form", gsi.name, keys.join(", ")),
                 (_, Some(_)) => format!("a GSI `{}` over [{}]", gsi.name, keys.join(", ")),
             };
+            let todo = match found {
+                None => "add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (docs/guide/indexes.md, \"An index added to a live table\")",
+                Some(_) => "a GSI's key attributes cannot change, so declare the index as the table has it, or declare the new one under a new name, add its GSI with `add_indexes` and fill it with `IndexBackfill::build_async`, then drop the old GSI (docs/guide/indexes.md, \"An index added to a live table\")",
+            };
             return Err(mismatch(format!(
-                "`{}` has the index `{}` ({form}), and the table has {what}, where it needs a GSI `{}` over [{}]: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (docs/guide/indexes.md, \"An index added to a live table\")",
+                "`{}` has the index `{}` ({form}), and the table has {what}, where it needs a GSI `{}` over [{}]: {todo}",
                 self.schema.name(),
                 gsi.name,
                 gsi.name,
                 wanted.join(", "),
             )));
         }
+        self.keep_forms(forms);
         Ok(())
     }
 
@@ -339,7 +346,7 @@ impl DynamoStore {
             wanted.push(format!("{} RANGE {scalar}", self.shape.sort_key));
         }
         if found == wanted {
-            return self.check_gsis(table).map(|()| true);
+            return self.check_gsis(table, Missing::Refused).map(|()| true);
         }
         Err(DynamoError::TableMismatch {
             table: self.table.clone(),
@@ -351,6 +358,17 @@ impl DynamoStore {
             ),
         })
     }
+}
+
+/// Whether [`DynamoStore::check_gsis`] refuses a table without a GSI an
+/// index that is not `building` needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Missing {
+    /// `check_table`: the table must have every GSI.
+    Refused,
+    /// Before an index write or read, and while `add_indexes` adds them:
+    /// the server refuses a read of a GSI the table lacks by name.
+    Allowed,
 }
 
 /// The key schema `gsi` needs, each attribute as `name KEYTYPE TYPE`.
