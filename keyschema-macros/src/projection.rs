@@ -156,6 +156,7 @@ fn expand(spec: &Spec) -> TokenStream {
             required: __ks::value_required(<#of as __ks::Record>::VALUES, #name),
             self_describing: __ks::is_self_describing::<#ty>,
             reads_nil: __ks::reads_nil::<#ty>,
+            user_types: __ks::UserTypesOf::Traced(__ks::traced::<#ty>),
         })
     });
     // The role checks, each at its field: the key type through an alias

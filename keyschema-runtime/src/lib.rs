@@ -57,9 +57,9 @@ pub mod __private {
     pub use crate::index::Index;
     pub use crate::record::{
         check_required, decode_values, from_nil, is_self_describing, key_field, projected_schema,
-        read_stored, reads_nil, value_field, value_required, HasKeyField, HasValueField,
-        Projection, Record, StoredValues, ValueError, ValueField, ValueFieldCheck, ValueReader,
-        ValueWriter,
+        read_stored, reads_nil, traced, value_field, value_required, HasKeyField, HasValueField,
+        Projection, Record, StoredValues, UserTypesOf, ValueError, ValueField, ValueFieldCheck,
+        ValueReader, ValueWriter,
     };
     pub use crate::scan::builder::{ScanStage, ScanState};
     pub use crate::scan::request::{BindInKeyOrder, ScanWithoutPhase, StageWithoutPhase, TextScan};

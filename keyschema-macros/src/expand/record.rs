@@ -88,6 +88,7 @@ pub(super) fn record_impl(spec: &KeySpec) -> TokenStream {
             required: #required,
             self_describing: __ks::is_self_describing::<#ty>,
             reads_nil: __ks::reads_nil::<#ty>,
+            user_types: __ks::UserTypesOf::Traced(__ks::traced::<#ty>),
         })
     });
     let writes = spec.values.iter().map(|v| {

@@ -53,7 +53,8 @@ impl Schema {
         }
         let doc: Json = serde_json::from_str(json).map_err(|e| SchemaError::Json(e.to_string()))?;
         let row_format = read_row_format(doc.get("row_format"))?;
-        let values = read_values(doc.get("values"), row_format.is_some())?;
+        let types = super::types::read_types(doc.get("types"))?;
+        let values = read_values(doc.get("values"), row_format.is_some(), types)?;
         let family = match doc.get("family") {
             None | Some(Json::Null) => DEFAULT_FAMILY,
             Some(Json::String(f)) if !f.is_empty() => super::json::intern(f),
@@ -171,6 +172,7 @@ fn read_row_format(format: Option<&Json>) -> Result<Option<u32>, SchemaError> {
 fn read_values(
     values: Option<&Json>,
     has_row_format: bool,
+    types: &'static crate::record::UserTypes,
 ) -> Result<&'static [ValueField], SchemaError> {
     let list = match values {
         None | Some(Json::Null) => return Ok(&[]),
@@ -217,6 +219,7 @@ fn read_values(
             required,
             self_describing: if self_describing { yes } else { no },
             reads_nil: if nil { yes } else { no },
+            user_types: crate::record::UserTypesOf::Read(types),
         });
     }
     Ok(Box::leak(out.into_boxed_slice()))

@@ -43,7 +43,7 @@ fn invalid(at: impl Into<String>, reason: impl Into<String>) -> SchemaError {
 /// Names live as long as the program, as the derived schemas' do (errors
 /// hold `&'static str`); each distinct name is stored once, however many
 /// times a schema is loaded.
-pub(super) fn intern(name: &str) -> &'static str {
+pub(crate) fn intern(name: &str) -> &'static str {
     static NAMES: OnceLock<Mutex<BTreeSet<&'static str>>> = OnceLock::new();
     let mut names = NAMES
         .get_or_init(Default::default)

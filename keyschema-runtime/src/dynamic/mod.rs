@@ -31,8 +31,10 @@ mod document;
 mod error;
 mod history;
 mod json;
+pub(crate) use json::intern;
 mod parts;
 mod scan;
+mod types;
 mod value;
 
 pub use error::ValueError;

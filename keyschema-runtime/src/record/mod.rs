@@ -26,7 +26,12 @@ pub(crate) mod projection;
 mod render;
 mod shape;
 mod some;
+mod trace;
+mod trace_de;
+#[cfg(test)]
+mod trace_tests;
 mod track;
+mod user_types;
 mod walk;
 mod wide;
 
@@ -43,6 +48,10 @@ pub use render::render_values;
 pub(crate) use some::read_some;
 #[doc(hidden)]
 pub use some::{read_stored, StoredValues};
+pub use trace::traced;
+pub use user_types::{
+    no_user_types, UserField, UserType, UserTypes, UserTypesOf, UserVariant, VariantForm,
+};
 
 /// A value field as declared: defined with the schema that lists them.
 pub use crate::schema::ValueField;

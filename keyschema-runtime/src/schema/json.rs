@@ -151,7 +151,15 @@ impl Schema {
                 }
                 out.push('}');
             }
-            out.push_str("],\"family\":");
+            out.push(']');
+            // The user types the value fields hold (structs, enums,
+            // newtypes): a reader without the Rust types reads by them.
+            let types = super::types_json::merged(self.values());
+            if !types.is_empty() {
+                out.push_str(",\"types\":");
+                super::types_json::write_types(&mut out, &types);
+            }
+            out.push_str(",\"family\":");
             string(&mut out, self.family());
             let _ = write!(out, ",\"row_format\":{ROW_FORMAT}");
         }

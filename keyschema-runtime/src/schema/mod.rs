@@ -8,6 +8,7 @@ mod json;
 pub(crate) mod native;
 mod parts;
 mod render;
+mod types_json;
 mod value_field;
 
 pub(crate) use header::Header;

@@ -25,6 +25,11 @@ pub struct ValueField {
     /// a newtype of one of them): Bigtable and DynamoDB keep no cell or
     /// attribute for a nil value, and a missing field reads as nil.
     pub reads_nil: fn() -> bool,
+    /// The user types (structs, enums, newtypes) its type holds, by which
+    /// a reader without the Rust type reads a nested value
+    /// ([`UserTypes`](crate::record::UserTypes)): traced from the type, or
+    /// read from a schema document's `types`.
+    pub user_types: crate::record::UserTypesOf,
 }
 
 impl ValueField {
