@@ -25,6 +25,7 @@ mod probe;
 pub(crate) mod projection;
 mod render;
 mod shape;
+mod shape_user;
 mod some;
 mod trace;
 mod trace_de;

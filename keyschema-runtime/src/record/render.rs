@@ -155,10 +155,13 @@ fn checked_cell(field: &ValueField, cell: &[u8]) -> Result<String, ValueError> {
     if let Some(text) = cell_scalar(kind, cell) {
         return text.map_err(|e| wrong(field, e));
     }
+    // A type of the user's that the document's `types` describe reads by
+    // its shape, as a nested value does.
+    let user = kind == Kind::Auto && Shape::of_field(field).is_known();
     match kind {
         Kind::Bytes => Ok(hex(cell)),
-        Kind::Nested => {
-            let shape = Shape::of_field(field.type_name);
+        Kind::Nested | Kind::Auto if kind == Kind::Nested || user => {
+            let shape = Shape::of_field(field);
             if shape.is_known() {
                 let trail = Trail::default();
                 return shaped(field, &shape, &trail, cell, None, |seed| {
@@ -218,7 +221,14 @@ fn checked_item(
     notes: Option<&[u8]>,
 ) -> Result<String, ValueError> {
     let (kind, optional) = kind_of(field.type_name);
-    if item == Item::Nil {
+    // A type of the user's that the document's `types` describe reads by
+    // its shape, as a nested value does (nil too: a unit struct reads it,
+    // a struct does not).
+    let (kind, user) = match kind == Kind::Auto && Shape::of_field(field).is_known() {
+        true => (Kind::Nested, true),
+        false => (kind, false),
+    };
+    if item == Item::Nil && !user {
         return match optional || (field.reads_nil)() || matches!(kind, Kind::Nested | Kind::Auto) {
             true => Ok("null".into()),
             false => Err(wrong(
@@ -240,15 +250,13 @@ fn checked_item(
         (Kind::Bytes, Item::Bin(b)) => Ok(hex(b)),
         // A `Vec<u8>` marked `#[serde(with = "serde_bytes")]` is a bin,
         // and its type text is the same.
-        (Kind::Nested, Item::Bin(b)) if Shape::of_field(field.type_name).is_bytes_like() => {
-            Ok(hex(b))
-        }
+        (Kind::Nested, Item::Bin(b)) if Shape::of_field(field).is_bytes_like() => Ok(hex(b)),
         (Kind::Bytes, _) => Err(wrong(
             field,
             format_args!("expected bytes; it holds {}", shown(raw)),
         )),
         (Kind::Nested, _) => {
-            let shape = Shape::of_field(field.type_name);
+            let shape = Shape::of_field(field);
             if !shape.is_known() {
                 return loose_item(raw);
             }
@@ -277,17 +285,10 @@ fn dynamo_misfit(
     notes: Option<&[u8]>,
 ) -> Option<ValueError> {
     let trail = Trail::default();
-    shaped(
-        field,
-        &Shape::of_field(field.type_name),
-        &trail,
-        raw,
-        notes,
-        |seed| {
-            seed.deserialize(Track::new(ItemDeserializer::new(item, raw), &trail))
-                .map_err(|e| misfit::message(field.name, raw, &trail, &inner_words(&e), notes))
-        },
-    )
+    shaped(field, &Shape::of_field(field), &trail, raw, notes, |seed| {
+        seed.deserialize(Track::new(ItemDeserializer::new(item, raw), &trail))
+            .map_err(|e| misfit::message(field.name, raw, &trail, &inner_words(&e), notes))
+    })
     .err()
 }
 

@@ -6,14 +6,17 @@
 //! ask at every level, so that what the typed read refuses is refused here
 //! with its words and path (`at `scores[1]`: expected an integer, ...`), and
 //! what it reads prints as text (numbers as stored, an `f32` by its own
-//! shortest text). A type the text does not describe (a struct or enum of
-//! the user's, `serde_json::Value`) reads as whatever is stored.
+//! shortest text). A struct or enum of the user's reads by the document's
+//! `types` ([`super::shape_user`]); a type neither describes
+//! (`serde_json::Value`, a user type not listed) reads as whatever is
+//! stored.
 
 use super::dynamo_words::nested_note;
 use super::kind::{float_text, kind_of, quoted, Kind};
 use super::misfit::locate;
+use super::shape_user::{user_shapes, UserShapes};
 use super::track::Trail;
-use super::{ValueError, ValueField};
+use super::{UserTypes, ValueError, ValueField};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -42,6 +45,9 @@ pub(crate) enum Shape {
     Tuple { items: Vec<Shape>, array: bool },
     /// A map: `HashMap`, `BTreeMap`, `IndexMap`.
     Map(Box<Shape>, Box<Shape>),
+    /// A struct or enum of the user's, by its name in the document's
+    /// `types`.
+    User(&'static str),
     /// A type the text does not describe: read as stored.
     Any,
 }
@@ -68,39 +74,47 @@ fn top_level(text: &str) -> Vec<&str> {
 impl Shape {
     /// The shape of the Rust type `type_name` (as the schema document
     /// writes it).
+    #[cfg(test)]
     pub(crate) fn of(type_name: &str) -> Shape {
-        let text: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
-        Self::parse(&text, 0)
+        Self::of_in(type_name, super::no_user_types())
     }
 
-    /// [`of`](Self::of) a value field's type, parsed once per thread: a
-    /// scan renders the same few fields for every row.
-    pub(crate) fn of_field(type_name: &'static str) -> std::rc::Rc<Shape> {
+    /// The shape of `type_name`, naming the user types of `users`.
+    pub(crate) fn of_in(type_name: &str, users: &UserTypes) -> Shape {
+        let text: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
+        Self::parse(&text, 0, users)
+    }
+
+    /// [`of_in`](Self::of_in) a value field's type and user types, parsed
+    /// once per thread: a scan renders the same few fields for every row.
+    pub(crate) fn of_field(field: &ValueField) -> std::rc::Rc<Shape> {
+        type Shapes = std::collections::HashMap<(&'static str, usize), std::rc::Rc<Shape>>;
         thread_local! {
-            static SHAPES: std::cell::RefCell<std::collections::HashMap<&'static str, std::rc::Rc<Shape>>> =
-                std::cell::RefCell::default();
+            static SHAPES: std::cell::RefCell<Shapes> = std::cell::RefCell::default();
         }
+        let users = field.user_types.get();
+        let key = (field.type_name, users as *const UserTypes as usize);
         SHAPES.with(|shapes| {
             shapes
                 .borrow_mut()
-                .entry(type_name)
-                .or_insert_with(|| std::rc::Rc::new(Shape::of(type_name)))
+                .entry(key)
+                .or_insert_with(|| std::rc::Rc::new(Shape::of_in(field.type_name, users)))
                 .clone()
         })
     }
 
-    fn parse(t: &str, depth: usize) -> Shape {
+    fn parse(t: &str, depth: usize, users: &UserTypes) -> Shape {
         if depth > MAX_DEPTH {
             return Shape::Any;
         }
-        let inner = |t: &str| Box::new(Self::parse(t, depth + 1));
+        let inner = |t: &str| Box::new(Self::parse(t, depth + 1, users));
         if t == "()" {
             return Shape::Unit;
         }
         if let Some(body) = t.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
             let items = top_level(body)
                 .into_iter()
-                .map(|t| Self::parse(t, depth + 1))
+                .map(|t| Self::parse(t, depth + 1, users))
                 .collect();
             return Shape::Tuple {
                 items,
@@ -111,7 +125,7 @@ impl Shape {
             return match body.rsplit_once(';') {
                 Some((item, n)) => match n.parse::<usize>() {
                     Ok(n) if n <= MAX_ARRAY => Shape::Tuple {
-                        items: vec![Self::parse(item, depth + 1); n],
+                        items: vec![Self::parse(item, depth + 1, users); n],
                         array: true,
                     },
                     _ => Shape::Any,
@@ -119,10 +133,14 @@ impl Shape {
                 None => Shape::Any,
             };
         }
+        let user = |name: &str| match users.get(name) {
+            Some(_) => Shape::User(crate::dynamic::intern(name)),
+            None => Shape::Any,
+        };
         let Some((head, args)) = t.split_once('<') else {
             return match kind_of(t).0 {
                 Kind::Bytes => Shape::Bytes,
-                Kind::Nested | Kind::Auto => Shape::Any,
+                Kind::Nested | Kind::Auto => user(t.rsplit("::").next().unwrap_or(t)),
                 scalar => Shape::Scalar(scalar),
             };
         };
@@ -137,14 +155,15 @@ impl Shape {
         let name = head.rsplit("::").next().unwrap_or(head);
         match (name, args.as_slice()) {
             ("Option", [t]) => Shape::Option(inner(t)),
-            ("Box" | "Rc" | "Arc", [t]) => Self::parse(t, depth + 1),
+            ("Box" | "Rc" | "Arc", [t]) => Self::parse(t, depth + 1, users),
             (
                 "Vec" | "VecDeque" | "LinkedList" | "BinaryHeap" | "HashSet" | "BTreeSet"
                 | "IndexSet",
                 [t, ..],
             ) => Shape::Seq(inner(t)),
             ("HashMap" | "BTreeMap" | "IndexMap", [k, v, ..]) => Shape::Map(inner(k), inner(v)),
-            _ => Shape::Any,
+            // A generic type of the user's, listed by its serde name.
+            _ => user(name),
         }
     }
 
@@ -173,6 +192,8 @@ pub(crate) struct Context<'c> {
     pub(crate) trail: &'c Trail,
     pub(crate) raw: &'c [u8],
     pub(crate) notes: Option<&'c [u8]>,
+    /// The shapes of the document's user types.
+    pub(crate) users: &'static UserShapes,
 }
 
 impl Context<'_> {
@@ -194,7 +215,7 @@ pub(crate) struct ShapeSeed<'s, 'c> {
 }
 
 impl<'c> ShapeSeed<'_, 'c> {
-    fn child<'s>(&'s mut self, shape: &'s Shape) -> ShapeSeed<'s, 'c> {
+    pub(crate) fn child<'s>(&'s mut self, shape: &'s Shape) -> ShapeSeed<'s, 'c> {
         ShapeSeed {
             shape,
             out: self.out,
@@ -260,6 +281,7 @@ impl<'de> DeserializeSeed<'de> for ShapeSeed<'_, '_> {
             Shape::Seq(_) => return de.deserialize_seq(SeqText(self)),
             Shape::Tuple { items, .. } => return de.deserialize_tuple(items.len(), SeqText(self)),
             Shape::Map(..) => return de.deserialize_map(MapText(self)),
+            Shape::User(name) => return super::shape_user::read(self, name, de),
             Shape::Any => return de.deserialize_any(Loose(self)),
         };
         self.out.push_str(&written);
@@ -397,7 +419,7 @@ impl<'de> Visitor<'de> for MapText<'_, '_> {
 }
 
 /// Whatever is stored, as text (a type the text does not describe).
-struct Loose<'s, 'c>(ShapeSeed<'s, 'c>);
+pub(crate) struct Loose<'s, 'c>(pub(crate) ShapeSeed<'s, 'c>);
 
 impl Loose<'_, '_> {
     fn push(self, text: &str) {
@@ -498,6 +520,7 @@ pub(crate) fn shaped(
         trail,
         raw,
         notes,
+        users: user_shapes(field.user_types.get()),
     };
     let seed = ShapeSeed {
         shape,
