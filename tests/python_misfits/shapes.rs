@@ -138,6 +138,8 @@ pub fn cases() -> Vec<(&'static str, V, bool)> {
             true,
         ),
         ("home", good(), true),
+        ("home", Arr(vec![s("Main"), Int(1)]), false),
+        ("home", Map(vec![(Int(1), Int(7)), (Str("street"), s("x"))]), true),
         ("home", Arr(vec![s("Main"), Int(1), s("back door")]), true),
         // Enums: unknown variants, the wrong content, a unit variant's
         // map, a variant with content as a name.
@@ -154,7 +156,15 @@ pub fn cases() -> Vec<(&'static str, V, bool)> {
         ("status", map(vec![("Paid", Int(1)), ("Draft", Nil)]), false),
         ("status", s("Paid"), false),
         ("status", Int(1), false),
+        ("status", map(vec![("Draft", Int(1))]), false),
+        ("status", map(vec![("Moved", Arr(vec![Int(1), Int(2), Int(3)]))]), false),
+        ("status", map(vec![("Note", Arr(vec![]))]), false),
+        ("status", Arr(vec![s("Draft"), Nil]), false),
         ("status", s("Draft"), true),
+        ("status", map(vec![("Draft", Nil)]), true),
+        ("status", Map(vec![(Int(1), Int(5))]), true),
+        ("status", Map(vec![(Int(9), Int(5))]), false),
+        ("status", map(vec![("Note", Arr(vec![s("hi")]))]), true),
         ("status", map(vec![("Paid", Int(5))]), true),
         (
             "status",
@@ -184,6 +194,8 @@ pub fn cases() -> Vec<(&'static str, V, bool)> {
         ("cents", Int(-5), true),
         ("marker", Int(1), false),
         ("marker", Nil, true),
+        ("marker", Arr(vec![]), false),
+        ("marker", Arr(vec![Int(1)]), false),
         // A recursive type's bad element, deep.
         (
             "tree",

@@ -198,6 +198,10 @@ class UserTypes:
             return _struct(reader, "struct %s" % name, what, v, path)
         if kind == "enum":
             return _enum(reader, what, v, path)
+        if kind == "unit" and isinstance(v, list) and not reader.dynamodb:
+            raise reader._fallback(path, v, "invalid type: sequence, expected unit struct %s" % name)
+        if kind == "unit" and reader.dynamodb and isinstance(v, list) and not v:
+            return None                        # the DynamoDB reader's unit: an empty list too
         return reader.read(what, v, path)      # tuple, newtype, unit
 
     def resolve(self, t):
@@ -290,7 +294,7 @@ def _enum(r, variants, v, path):
     at = push_key(path, tag)
     if form == "unit":
         if content is not None:
-            raise r._fallback(at, content, r._inner(content))
+            raise r._fallback(path, v, r._inner(content))
         return vname
     if form == "struct":
         return {vname: _struct(r, inner[0], inner[1], content, at)}
