@@ -386,6 +386,12 @@ fn write_cases(dir: &Path) -> usize {
         &mut forms,
     );
     std::fs::write(dir.join("misfits.jsonl"), out).expect("write the cases");
+    let documents: Vec<Json> = shapes::documents()
+        .into_iter()
+        .map(|(document, said)| json!({"document": document, "said": said}))
+        .collect();
+    let documents = serde_json::to_string(&documents).expect("JSON");
+    std::fs::write(dir.join("types.json"), documents).expect("write the documents");
     forms
 }
 
@@ -419,6 +425,11 @@ fn python_refuses_the_nested_values_rust_refuses_saying_the_same() {
     assert!(
         stderr.contains(&format!("misfits: {forms} forms, {forms} alike")),
         "python did not refuse every form Rust refuses:\n{stderr}"
+    );
+    let documents = shapes::documents().len();
+    assert!(
+        stderr.contains(&format!("types documents: {documents}, {documents} alike")),
+        "python did not read every `types` member as Rust does:\n{stderr}"
     );
     // boto3's own TypeDeserializer's items too, where the interop venv has
     // it (.ci/run makes it).

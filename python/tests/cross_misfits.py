@@ -19,7 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
-from keyschema import DecodeError, Schema  # noqa: E402
+from keyschema import DecodeError, Schema, SchemaError  # noqa: E402
 from keyschema._dynamodb import to_resource  # noqa: E402
 
 DIR = os.environ.get("KEYSCHEMA_MISFITS_DIR")
@@ -111,6 +111,24 @@ class CrossMisfits(unittest.TestCase):
         if BOTO3:
             # Every boto3 item was refused alike when nothing is wrong.
             sys.stderr.write("misfits boto3: %d items, %d refused alike\n" % (boto3_items, boto3_items if not wrong else 0))
+        self.assertEqual(wrong, [], "\n".join(wrong))
+
+    def test_malformed_types_are_refused_as_rust_refuses_them(self):
+        """The document's `types` member, malformed in each way
+        `Schema::from_document` refuses (and a few it reads): Python
+        refuses each with the same message, and reads the others."""
+        with open(os.path.join(DIR, "types.json"), encoding="utf-8") as f:
+            documents = json.load(f)
+        wrong = []
+        for d in documents:
+            try:
+                Schema.from_json(d["document"])
+                got = None
+            except SchemaError as e:
+                got = str(e)
+            if got != d["said"]:
+                wrong.append("%s\n    Python: %r\n    Rust:   %r" % (json.loads(d["document"])["types"], got, d["said"]))
+        sys.stderr.write("types documents: %d, %d alike\n" % (len(documents), len(documents) - len(wrong)))
         self.assertEqual(wrong, [], "\n".join(wrong))
 
 

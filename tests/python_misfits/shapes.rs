@@ -11,7 +11,7 @@
 use super::V::{self, Arr, Int, Map, Nil, Str};
 use keyschema::RowKey;
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
+use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
@@ -221,4 +221,51 @@ pub fn cases() -> Vec<(&'static str, V, bool)> {
         ("maybe", s("Purple"), false),
         ("maybe", s("Draft"), true),
     ]
+}
+
+/// `Shaped`'s document with `types` replaced by each malformed member (and
+/// a few good ones), and what `Schema::from_document` says of it: `None`
+/// when it reads.
+pub fn documents() -> Vec<(String, Option<String>)> {
+    let base: Json = serde_json::from_str(&Shaped::schema().to_json()).expect("JSON");
+    let members = [
+        json!(5),
+        json!(null),
+        json!({}),
+        json!({"": {"unit": true}}),
+        json!({"A": 1}),
+        json!({"A": {}}),
+        json!({"A": {"unit": true, "enum": []}}),
+        json!({"A": {"unit": false}}),
+        json!({"A": {"other": 1}}),
+        json!({"A": {"fields": 3}}),
+        json!({"A": {"fields": [{"type": "u8"}]}}),
+        json!({"A": {"fields": [7]}}),
+        json!({"A": {"fields": [{"name": "a", "type": "u8"}, {"name": "a", "type": "u8"}]}}),
+        json!({"A": {"fields": [{"name": "a"}]}}),
+        json!({"A": {"fields": [{"name": "a", "type": ""}]}}),
+        json!({"A": {"fields": [{"name": "a", "type": "u8", "optional": "yes"}]}}),
+        json!({"A": {"tuple": "u8"}}),
+        json!({"A": {"tuple": ["u8", 3]}}),
+        json!({"A": {"newtype": 5}}),
+        json!({"A": {"enum": {}}}),
+        json!({"A": {"enum": [{"name": "X", "newtype": "u8", "tuple": []}]}}),
+        json!({"A": {"enum": [{"name": "X"}, {"name": "X"}]}}),
+        json!({"A": {"enum": [{"name": "X", "newtype": null}]}}),
+        json!({"A": {"enum": [{"name": "X", "fields": [{"name": 1}]}]}}),
+        json!({"B": 1, "A": {"unit": 2}}),
+        json!({"A": {"enum": [{"name": "X", "tuple": ["u8"]}, {"name": "Y"}]}, "B": {"unit": true}}),
+    ];
+    members
+        .into_iter()
+        .map(|types| {
+            let mut doc = base.clone();
+            doc["types"] = types;
+            let text = doc.to_string();
+            let said = keyschema::Schema::from_document(&text)
+                .err()
+                .map(|e| e.to_string());
+            (text, said)
+        })
+        .collect()
 }
