@@ -18,6 +18,7 @@ its shape."""
 import math
 import re
 import struct
+import sys
 
 from ._render import _shortest_digits
 
@@ -372,6 +373,20 @@ def push_key(path, key):
             return "%s.%s" % (path, key)
         return "%s[%s]" % (path, quoted(key))
     return "%s[%s]" % (path, found(key))
+
+
+def read_deep(reader, t, v):
+    """``reader.read(t, v)`` with room for a value of a recursive type
+    (``Vec<Tree>`` inside ``Tree``) nested as deep as MessagePack may be
+    (512 levels), a few frames each; deeper still, ``Misfit``."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10000))
+    try:
+        return reader.read(t, v)
+    except RecursionError:
+        raise Misfit("", "it nests deeper than this reader follows (%d levels of MessagePack at most)" % 512) from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 class Reader:

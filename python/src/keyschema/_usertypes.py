@@ -173,6 +173,8 @@ class UserTypes:
                          what="tuple struct %s with %s" % (name, _elements(len(what))))
             elif kind == "newtype":
                 what = self._parse(what)
+                if self._loops(name, what):
+                    what = _nested.ANY             # `struct A(Box<A>)`: no value ends
             elif kind == "unit":
                 what = T("unit")
             else:
@@ -189,6 +191,18 @@ class UserTypes:
                 what = variants
             self.parsed[name] = (kind, what)
         return self.parsed[name]
+
+    def _loops(self, name, t, seen=()):
+        """Whether the newtype ``name`` of ``t`` holds itself through
+        newtypes and ``Option`` alone (a read of it would never end)."""
+        while t.kind == "option":
+            t = t.items[0]
+        if t.kind != "user":
+            return False
+        if t.name == name or t.name in seen:
+            return True
+        kind, inner = self.raw[t.name]
+        return kind == "newtype" and self._loops(name, self._parse(inner), seen + (t.name,))
 
     def read(self, reader, name, v, path):
         """``v`` read as the user type ``name`` by ``reader``

@@ -216,7 +216,7 @@ def finish(schema, found, kinds, dynamodb=False):
             read[name] = None
             continue
         try:
-            read[name] = reader.read(kinds.types[name], v)
+            read[name] = _nested.read_deep(reader, kinds.types[name], v)
         except _nested.Misfit as m:
             what = m.why if not m.path else "at `%s%s`: %s" % (name, m.path, m.why)
             raise wrong(name, what) from None

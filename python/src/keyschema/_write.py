@@ -137,7 +137,7 @@ def _check_shape(schema, f, value):
     if value is None or not _holds_user_type(t):
         return
     try:
-        _nested.Reader(False).read(t, _as_stored(value))
+        _nested.read_deep(_nested.Reader(False), t, _as_stored(value))
     except _nested.Misfit as m:
         what = m.why if not m.path else "at `%s%s`: %s" % (f.name, m.path, m.why)
         raise ValueError_(PREFIX % f.name + what) from None
