@@ -139,7 +139,11 @@ pub fn cases() -> Vec<(&'static str, V, bool)> {
         ),
         ("home", good(), true),
         ("home", Arr(vec![s("Main"), Int(1)]), false),
-        ("home", Map(vec![(Int(1), Int(7)), (Str("street"), s("x"))]), true),
+        (
+            "home",
+            Map(vec![(Int(1), Int(7)), (Str("street"), s("x"))]),
+            true,
+        ),
         ("home", Arr(vec![s("Main"), Int(1), s("back door")]), true),
         // Enums: unknown variants, the wrong content, a unit variant's
         // map, a variant with content as a name.
@@ -157,7 +161,11 @@ pub fn cases() -> Vec<(&'static str, V, bool)> {
         ("status", s("Paid"), false),
         ("status", Int(1), false),
         ("status", map(vec![("Draft", Int(1))]), false),
-        ("status", map(vec![("Moved", Arr(vec![Int(1), Int(2), Int(3)]))]), false),
+        (
+            "status",
+            map(vec![("Moved", Arr(vec![Int(1), Int(2), Int(3)]))]),
+            false,
+        ),
         ("status", map(vec![("Note", Arr(vec![]))]), false),
         ("status", Arr(vec![s("Draft"), Nil]), false),
         ("status", s("Draft"), true),
