@@ -4,9 +4,10 @@
 //! `types` (docs/ENCODING.md, "User types"). The stored values Rust's
 //! typed read refuses (a struct missing a field or holding one of the
 //! wrong kind or twice, an unknown variant, a tuple struct of the wrong
-//! length, a bad element deep in a `Vec<Tree>`), and those it reads (an
-//! unknown member skipped, an optional field missing, a struct as the
-//! sequence of its fields): Python must do the same on the same bytes.
+//! length, a bad element of a `Vec<Address>` or deep in a `Vec<Tree>`),
+//! and those it reads (an unknown member skipped, an optional field
+//! missing, a struct as the sequence of its fields): Python must do the
+//! same on the same bytes.
 
 use super::V::{self, Arr, Int, Map, Nil, Str};
 use keyschema::RowKey;
@@ -67,6 +68,8 @@ pub struct Shaped {
     #[rowkey(value, default)]
     homes: BTreeMap<String, Address>,
     #[rowkey(value, default)]
+    addresses: Vec<Address>,
+    #[rowkey(value, default)]
     maybe: Option<Status>,
 }
 
@@ -80,6 +83,7 @@ pub fn show(row: &Shaped, field: &str) -> Json {
         "marker" => serde_json::to_value(&row.marker),
         "tree" => serde_json::to_value(&row.tree),
         "homes" => serde_json::to_value(&row.homes),
+        "addresses" => serde_json::to_value(&row.addresses),
         "maybe" => serde_json::to_value(&row.maybe),
         other => panic!("no field {other}"),
     };
@@ -226,6 +230,18 @@ pub fn cases() -> Vec<(&'static str, V, bool)> {
         // A map of structs; an Option of an enum.
         ("homes", map(vec![("x", map(vec![("zip", Int(1))]))]), false),
         ("homes", map(vec![("x y", good())]), true),
+        // A Vec of structs with a bad element.
+        (
+            "addresses",
+            Arr(vec![good(), map(vec![("street", s("x")), ("zip", s("1"))])]),
+            false,
+        ),
+        (
+            "addresses",
+            Arr(vec![good(), map(vec![("zip", Int(1))])]),
+            false,
+        ),
+        ("addresses", Arr(vec![good(), good()]), true),
         ("maybe", s("Purple"), false),
         ("maybe", s("Draft"), true),
     ]
