@@ -12,8 +12,10 @@
 #![cfg(feature = "dynamodb")]
 
 mod common;
+#[path = "python_misfits/shapes.rs"]
+mod shapes;
 
-use keyschema::record::{cells, decode_values};
+use keyschema::record::{cells, decode_values, Record};
 use keyschema::store::dynamodb::sdk::types::AttributeValue;
 use keyschema::store::dynamodb::DynamoStore;
 use keyschema::RowKey;
@@ -277,58 +279,119 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Why Rust refuses the stored `value` of a row (its whole message).
-fn refusal(key: &[u8], value: &[u8], what: &str) -> String {
-    let mut row = Nested::decode(key).expect("a key");
+/// How Rust reads the stored `value` of a row: the field `field` as
+/// `show` gives it (JSON), or why it refuses (its whole message).
+fn read_row<K: Record>(
+    key: &[u8],
+    value: &[u8],
+    field: &str,
+    show: fn(&K, &str) -> Json,
+) -> Result<Json, String> {
+    let mut row = K::decode(key).expect("a key");
     match decode_values(&mut row, value) {
-        Err(e) => e.to_string(),
-        Ok(()) => panic!("Rust reads {what} {}: {row:?}", hex(value)),
+        Err(e) => Err(e.to_string()),
+        Ok(()) => Ok(show(&row, field)),
     }
 }
 
-/// Writes `misfits.jsonl`; returns how many forms it holds.
-fn write_cases(dir: &Path) -> usize {
-    let store = DynamoStore::connect_local::<Nested>("http://127.0.0.1:1", "nested")
+/// The lines of `misfits.jsonl` for `K`: its schema, then one per case
+/// with each form of the stored value and what Rust made of each (`said`:
+/// why it refused; `read`: the field's value it read, for a case whose
+/// `accepted` says it reads, as `show` gives it). Adds the forms to
+/// `forms`. `nested`: the values are of standard nested types (a cell
+/// says what the map says).
+fn case_lines<K: Record>(
+    nested: bool,
+    key: &[u8],
+    cases: Vec<(&'static str, V, bool)>,
+    show: fn(&K, &str) -> Json,
+    out: &mut String,
+    forms: &mut usize,
+) {
+    let store = DynamoStore::connect_local::<K>("http://127.0.0.1:1", "misfits")
         .expect("a store (no request is sent)");
-    let key = Nested::get_key(7);
-    let mut out = String::new();
-    let _ = writeln!(out, "{{\"schema\":{}}}", Nested::schema().to_json());
-    let mut forms = 0;
-    for (field, value) in cases() {
+    let _ = writeln!(out, "{{\"schema\":{}}}", K::schema().to_json());
+    for (field, value, accepted) in cases {
         let stored = value.bytes();
         let mut map = vec![0x81, 0xd9, u8::try_from(field.len()).expect("a short name")];
         map.extend(field.as_bytes());
         map.extend(&stored);
         let cell_map = cells::cell_map([(field.as_bytes(), &stored[..])]);
-        let memory = refusal(&key, &map, "the map");
-        let cells = refusal(&key, &cell_map, "the cells");
-        if matches!(value, Arr(_) | Map(_)) {
-            // A nested value's cell is its MessagePack: said as the map's.
-            assert_eq!(cells, memory, "{field}: the cell and the map");
-        }
-        forms += 2;
-        let (item, dynamodb) = match value.attribute() {
+        let mut reads = vec![
+            ("memory", read_row::<K>(key, &map, field, show)),
+            ("cells", read_row::<K>(key, &cell_map, field, show)),
+        ];
+        let item = match value.attribute() {
             Some((attribute, low)) => {
                 let item = HashMap::from([(field.to_string(), attribute)]);
-                let fields = store.value_of_item(&key, &item).expect("a field map");
-                forms += 2;
-                (
-                    json!({ field: low }),
-                    Json::String(refusal(&key, &fields, "the item")),
-                )
+                let fields = store.value_of_item(key, &item).expect("a field map");
+                reads.push(("dynamodb", read_row::<K>(key, &fields, field, show)));
+                json!({ field: low })
             }
-            None => (Json::Null, Json::Null),
+            None => Json::Null,
         };
+        if matches!(value, Arr(_) | Map(_)) && !accepted && nested {
+            // A nested value's cell is its MessagePack: said as the map's
+            // (an enum's cell is MessagePack when it begins with `81`).
+            assert_eq!(reads[1].1, reads[0].1, "{field}: the cell and the map");
+        }
+        assert_eq!(
+            reads[0].1.is_ok(),
+            accepted,
+            "Rust's read of `{field}` {}: {:?}",
+            hex(&stored),
+            reads[0].1
+        );
+        // Each form as Rust reads it (a DynamoDB map holds no key twice).
+        let (mut said, mut read) = (serde_json::Map::new(), serde_json::Map::new());
+        said.insert("dynamodb".to_string(), Json::Null);
+        for (form, outcome) in reads {
+            // DynamoDB's item is read in two forms (low-level, resource).
+            *forms += if form == "dynamodb" { 2 } else { 1 };
+            match outcome {
+                Err(e) => said.insert(form.to_string(), Json::String(e)),
+                Ok(v) => {
+                    said.remove(form);
+                    read.insert(form.to_string(), v)
+                }
+            };
+        }
         let line = json!({
             "field": field,
             "memory": hex(&map),
             "cells": [[field, hex(&stored)]],
             "item": item,
-            "said": {"memory": memory, "cells": cells, "dynamodb": dynamodb},
+            "said": said,
+            "read": read,
         });
         let _ = writeln!(out, "{line}");
     }
+}
+
+/// Writes `misfits.jsonl`: the nested values of standard types (each
+/// refused), then those of user types; returns how many forms it holds.
+fn write_cases(dir: &Path) -> usize {
+    let mut out = String::new();
+    let mut forms = 0;
+    let nested = cases().into_iter().map(|(f, v)| (f, v, false)).collect();
+    let key = Nested::get_key(7);
+    case_lines::<Nested>(true, &key, nested, |_, _| Json::Null, &mut out, &mut forms);
+    let key = shapes::Shaped::get_key(7);
+    case_lines::<shapes::Shaped>(
+        false,
+        &key,
+        shapes::cases(),
+        shapes::show,
+        &mut out,
+        &mut forms,
+    );
     std::fs::write(dir.join("misfits.jsonl"), out).expect("write the cases");
+    let documents: Vec<Json> = shapes::documents()
+        .into_iter()
+        .map(|(document, said)| json!({"document": document, "said": said}))
+        .collect();
+    let documents = serde_json::to_string(&documents).expect("JSON");
+    std::fs::write(dir.join("types.json"), documents).expect("write the documents");
     forms
 }
 
@@ -360,8 +423,13 @@ fn python_refuses_the_nested_values_rust_refuses_saying_the_same() {
     let forms = write_cases(dir.path());
     let stderr = run(Path::new("python3"), dir.path(), false);
     assert!(
-        stderr.contains(&format!("misfits: {forms} forms, {forms} refused alike")),
+        stderr.contains(&format!("misfits: {forms} forms, {forms} alike")),
         "python did not refuse every form Rust refuses:\n{stderr}"
+    );
+    let documents = shapes::documents().len();
+    assert!(
+        stderr.contains(&format!("types documents: {documents}, {documents} alike")),
+        "python did not read every `types` member as Rust does:\n{stderr}"
     );
     // boto3's own TypeDeserializer's items too, where the interop venv has
     // it (.ci/run makes it).

@@ -182,5 +182,55 @@ class ValueVectors(unittest.TestCase):
                         schema.decode_values(bytes.fromhex(given["memory"]))
                 self.assertEqual(str(caught.exception), v["error"])
 
+    def test_user_types_read_by_their_shape(self):
+        """The `address` (a struct) and `status` (an enum) fields are read
+        by the document's `types`, not as stored: a stored struct without
+        its field `city` or an unknown variant is refused in every form, as
+        the Rust typed read refuses it (serde's words, the reader's
+        framing), and refused to the writer alike."""
+        prefix = "value field `%s` does not read as its declared type: "
+        unknown = "unknown variant `Purple`, expected one of `Draft`, `Paid`, `Note`"
+        checked = 0
+        for v, schema, values in self.rows():
+            if "Address" not in v["schema"].get("types", {}):
+                continue
+            checked += 1
+            with self.subTest(v["what"]):
+                address = {k: x for k, x in values["address"].items() if k != "city"}
+                refusals = [
+                    ("address", address, "found a map of 1 entry: missing field `city`",
+                     "found a map (M): missing field `city`", "found a map of 1 entry: missing field `city`"),
+                    ("status", "Purple", 'found the string "Purple": ' + unknown,
+                     'found a string (S) "Purple": ' + unknown, unknown),
+                ]
+                for field, bad, memory, dynamodb, cell in refusals:
+                    stored = dict(values, **{field: bad})
+                    raw = bytes(keyschema._write.pack(stored))
+                    with self.assertRaises(DecodeError) as caught:
+                        schema.decode_values(raw)
+                    self.assertEqual(str(caught.exception), prefix % field + memory)
+                    item = unbase64(v["dynamodb"].get("item", {}))
+                    item[field] = keyschema._write.attribute(bad, field)
+                    for shape in (item, keyschema._dynamodb.to_resource(item)):
+                        with self.assertRaises(DecodeError) as caught:
+                            schema.decode_item_values(shape)
+                        self.assertEqual(str(caught.exception), prefix % field + dynamodb)
+                    cells = {q.encode("utf-8"): bytes.fromhex(c) for q, c in v["bigtable"]}
+                    cells[field.encode("utf-8")] = bad.encode("utf-8") if isinstance(bad, str) else raw_of(bad)
+                    with self.assertRaises(DecodeError) as caught:
+                        schema.decode_values(cells)
+                    self.assertEqual(str(caught.exception), prefix % field + cell)
+                    for write in (lambda: schema.encode_values(stored), lambda: schema.encode_cells(stored),
+                                  lambda: schema.encode_item(v["fields"], stored)):
+                        with self.assertRaises(ValueError_) as caught:
+                            write()
+                        self.assertEqual(str(caught.exception), prefix % field + memory)
+        self.assertGreater(checked, 0, "the vectors hold user types")
+
+
+def raw_of(v):
+    return bytes(keyschema._write.pack(v))
+
+
 if __name__ == "__main__":
     unittest.main()

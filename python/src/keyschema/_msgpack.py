@@ -18,10 +18,26 @@ class Ext(collections.namedtuple("Ext", "code data")):
     __slots__ = ()
 
 
+class Repeated(dict):
+    """A map that holds a key more than once: as a ``dict``, each key's
+    last value; ``entries``, every entry in stored order (a struct that
+    names a field twice is refused, as serde refuses it)."""
+
+    def __init__(self, first):
+        dict.__init__(self, first)
+        self.entries = list(first.items())
+
+
+def entries(v):
+    """A map's entries in stored order, a key held twice included."""
+    return v.entries if v.__class__ is Repeated else list(v.items())
+
+
 def decode_msgpack(data):
     """The Python value of one whole MessagePack value: ``None``, ``bool``,
     ``int``, ``float``, ``str``, ``bytes`` (bin), ``list`` (array), ``dict``
-    (map; an array used as a key becomes a tuple) or ``Ext``. Raises
+    (map; an array used as a key becomes a tuple; ``Repeated`` when it
+    holds a key twice) or ``Ext``. Raises
     ``DecodeError`` for bytes that are not exactly one value (truncated,
     the unused marker ``c1``, a str that is not UTF-8, bytes after the
     value, nesting deeper than 512 levels)."""
@@ -96,10 +112,14 @@ class _Reader:
             while stack:                        # hand v to the innermost open container
                 top = stack[-1]
                 out = top[0]
-                if out.__class__ is dict:
+                if isinstance(out, dict):
                     if top[2] is _NO_KEY:
                         top[2] = _hashable(v, at)
                         break
+                    if top[2] in out and out.__class__ is dict:
+                        out = top[0] = Repeated(out)      # a key twice: keep every entry
+                    if out.__class__ is Repeated:
+                        out.entries.append((top[2], v))
                     out[top[2]] = v
                     top[2] = _NO_KEY
                 else:

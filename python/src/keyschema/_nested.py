@@ -9,13 +9,16 @@ value), and where (``at `scores[1]`: ...``, ``place.zip``,
 ``tally["a b"]``); for a DynamoDB item in DynamoDB's terms, with a number
 as the item holds it.
 
-A type the text cannot name (a struct, an enum or a newtype of the user's,
-``serde_json::Value``) is read as stored: the document does not say its
-shape."""
+A type the document's ``types`` lists (a struct, an enum, a newtype, a
+tuple or unit struct of the user's) is read by its shape there
+(``_usertypes``); another the text cannot name (one ``types`` does not
+list, ``serde_json::Value``) is read as stored: the document does not say
+its shape."""
 
 import math
 import re
 import struct
+import sys
 
 from ._render import _shortest_digits
 
@@ -33,7 +36,8 @@ _SHOWN = 60
 class T:
     """A type: ``kind`` (``int``, ``wide``, ``f32``, ``f64``, ``bool``,
     ``char``, ``str``, ``bytes``, ``unit``, ``seq``, ``tuple``, ``map``,
-    ``option``, ``any``) and what it holds."""
+    ``option``, ``user`` (a type of the document's ``types``: ``name``, and
+    ``what`` the ``UserTypes``), ``any``) and what it holds."""
 
     __slots__ = ("kind", "name", "lo", "hi", "items", "what")
 
@@ -67,25 +71,26 @@ def _split(text):
     return [p for p in parts if p]
 
 
-def parse(text):
-    """The type of the Rust type ``text`` (spaces ignored); ``ANY`` for a
+def parse(text, types=None):
+    """The type of the Rust type ``text`` (spaces ignored), a name
+    ``types`` (``UserTypes``) holds one of its user types; ``ANY`` for a
     type it cannot name."""
     try:
-        return _parse("".join(text.split()))
+        return _parse("".join(text.split()), types or ())
     except (ValueError, IndexError):
         return ANY
 
 
-def _parse(t):
+def _parse(t, types):
     if t == "()":
         return T("unit")
     if t.startswith("(") and t.endswith(")"):
-        return T("tuple", items=[_parse(p) for p in _split(t[1:-1])], what="tuple")
+        return T("tuple", items=[_parse(p, types) for p in _split(t[1:-1])], what="tuple")
     if t.startswith("[") and t.endswith("]"):
         inner = t[1:-1]
         parts = inner.rsplit(";", 1)
         if len(parts) == 2 and parts[1].isdigit():
-            return T("tuple", items=[_parse(parts[0])] * int(parts[1]), what="array")
+            return T("tuple", items=[_parse(parts[0], types)] * int(parts[1]), what="array")
         return ANY
     if t.startswith("&"):
         return ANY
@@ -102,15 +107,17 @@ def _parse(t):
             return T("str")
         if name in ("ByteBuf", "Bytes"):
             return T("bytes")
+        if name in types:
+            return T("user", name=name, what=types)
         return ANY
     if name == "Option" and len(args) == 1:
-        return T("option", items=[_parse(args[0])])
+        return T("option", items=[_parse(args[0], types)])
     if name in _PASS and len(args) == 1:
-        return _parse(args[0])
+        return _parse(args[0], types)
     if name in _SEQS and len(args) == 1:
-        return T("seq", items=[_parse(args[0])])
+        return T("seq", items=[_parse(args[0], types)])
     if name in _MAPS and len(args) in (2, 3):
-        return T("map", items=[_parse(args[0]), _parse(args[1])])
+        return T("map", items=[_parse(args[0], types), _parse(args[1], types)])
     return ANY
 
 
@@ -264,7 +271,7 @@ def found(v):
     if isinstance(v, (list, tuple)):
         return "an array of %s" % _plural(len(v), "element", "elements")
     if isinstance(v, dict):
-        return "a map of %s" % _plural(len(v), "entry", "entries")
+        return "a map of %s" % _plural(len(getattr(v, "entries", v)), "entry", "entries")
     return "a MessagePack extension value"
 
 
@@ -368,6 +375,20 @@ def push_key(path, key):
     return "%s[%s]" % (path, found(key))
 
 
+def read_deep(reader, t, v):
+    """``reader.read(t, v)`` with room for a value of a recursive type
+    (``Vec<Tree>`` inside ``Tree``) nested as deep as MessagePack may be
+    (512 levels), a few frames each; deeper still, ``Misfit``."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10000))
+    try:
+        return reader.read(t, v)
+    except RecursionError:
+        raise Misfit("", "it nests deeper than this reader follows (%d levels of MessagePack at most)" % 512) from None
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 class Reader:
     """Reads values by their types: MessagePack's (``dynamodb`` false) or
     those read from a DynamoDB item (``N``, ``Set``), said in its terms."""
@@ -382,6 +403,8 @@ class Reader:
         k = t.kind
         if k == "any":
             return plain(v)
+        if k == "user":
+            return t.what.read(self, t.name, v, path)
         if k == "option":
             return None if v is None else self.read(t.items[0], v, path)
         if self.dynamodb:
@@ -433,7 +456,7 @@ class Reader:
             n = len(t.items)
             out = [self.read(e, x, "%s[%d]" % (path, i)) for i, (e, x) in enumerate(zip(t.items, items))]
             if len(items) < n:
-                expected = "a tuple of size %d" % n if t.what == "tuple" else "an array of length %d" % n
+                expected = {"tuple": "a tuple of size %d" % n, "array": "an array of length %d" % n}.get(t.what, t.what)
                 raise self._fallback(path, v, "invalid length %d, expected %s" % (len(items), expected))
             if len(items) > n:
                 raise self._fallback(path, v, "array had incorrect length, expected %d" % n)

@@ -17,7 +17,7 @@ import struct
 
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._msgpack import decode_msgpack
-from . import _nested
+from . import _nested, _usertypes
 
 _INT_BITS = {
     "i8": 8, "i16": 16, "i32": 32, "i64": 64, "i128": 128, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "u128": 128,
@@ -109,6 +109,7 @@ def read_document(schema, doc):
         if row_format != ROW_FORMAT:
             raise SchemaError("schema `row_format`: version %d of the stored rows is not supported; this build reads version %d" % (row_format, ROW_FORMAT))
     schema.row_format = ROW_FORMAT
+    schema.types = _usertypes.read_types(doc.get("types"))
     values = doc.get("values")
     if values is None:
         values = []
@@ -158,27 +159,34 @@ class Kinds(dict):
     types = None
 
 
-def _type_of(kind):
+def _type_of(kind, types):
     """The type a caller's kind (a kind, or a Rust type text) names."""
     if kind in ("msgpack", "auto"):
         return _nested.ANY
     if kind == "bytes":
         return _nested.T("bytes")
-    return _nested.parse(kind)
+    return _nested.parse(kind, types)
+
+
+def field_type(schema, f):
+    """The type the value field ``f`` is read as at every depth: its type
+    text's, by the document's user types (``ANY`` for a self-describing
+    field)."""
+    return _nested.ANY if f.self_describing else _nested.parse(f.type_name, getattr(schema, "types", None))
 
 
 def kinds_for(schema, kinds):
     """``Kinds``: each field's own kind and type, or the caller's ``kinds``
     (a kind, or a Rust type text, by field name)."""
     out = Kinds((f.name, f.kind) for f in schema.values)
-    out.types = {f.name: _nested.ANY if f.self_describing else _nested.parse(f.type_name) for f in schema.values}
+    out.types = {f.name: field_type(schema, f) for f in schema.values}
     for name, kind in (kinds or {}).items():
         if name not in out:
             raise ValueError_("kinds: `%s` is not a value field of `%s`" % (name, schema.name))
         if not isinstance(kind, str):
             raise ValueError_("kinds: the kind of `%s` must be a string, got %r" % (name, kind))
         out[name] = kind if kind in KINDS else value_kind(kind)
-        out.types[name] = _type_of(kind)
+        out.types[name] = _type_of(kind, getattr(schema, "types", None))
     return out
 
 
@@ -208,7 +216,7 @@ def finish(schema, found, kinds, dynamodb=False):
             read[name] = None
             continue
         try:
-            read[name] = reader.read(kinds.types[name], v)
+            read[name] = _nested.read_deep(reader, kinds.types[name], v)
         except _nested.Misfit as m:
             what = m.why if not m.path else "at `%s%s`: %s" % (name, m.path, m.why)
             raise wrong(name, what) from None
@@ -375,12 +383,20 @@ def read_cell(name, kind, cell, t=None):
     a whole MessagePack array or map, else text or bytes. Said as the Rust
     reader says it."""
     def bad(expected, text=False):
-        shown = cell[:32].hex() + ("..." if len(cell) > 32 else "")
-        message = "expected %s, found a cell of %d bytes (%s)" % (expected, len(cell), shown)
+        message = _cell_words(cell, expected)
         if text and cell and all(0x21 <= b <= 0x7E for b in cell):
             message += ": the cell holds the text %s; numbers are stored as 8 big-endian bytes (write them with the library, or `cbt set` with the bytes escaped)" % _nested.quoted(cell.decode("ascii"))
         return wrong(name, message)
 
+    user = _user_cell(t)
+    if user is not None:
+        kind, t = user
+        if kind == "unit":
+            return None                        # a unit struct reads any cell
+        if kind == "enum":
+            return _enum_cell(name, cell, t)
+        if kind == "struct":
+            kind, t = "msgpack", _nested.T("map")
     if kind in _INT_BITS:
         bits = _INT_BITS[kind]
         if bits == 128 and len(cell) == 16:
@@ -430,6 +446,52 @@ def read_cell(name, kind, cell, t=None):
         return cell.decode("utf-8")
     except UnicodeDecodeError:
         return cell
+
+
+def _cell_words(cell, expected):
+    """A cell refused as not ``expected``, in the Rust cell reader's words."""
+    shown = cell[:32].hex() + ("..." if len(cell) > 32 else "")
+    return "expected %s, found a cell of %d bytes (%s)" % (expected, len(cell), shown)
+
+
+def _user_cell(t):
+    """``(kind, type)`` a cell of a field of the type ``t`` is read by,
+    when ``t`` (through ``Option``) is a user type of the document's
+    ``types``: a newtype's inner type's kind, a struct's or a tuple
+    struct's whole MessagePack array or map (``struct``, ``msgpack``), a
+    unit struct's anything (``unit``), an enum's name or MessagePack map
+    (``enum``); None for another type."""
+    while t is not None and t.kind == "option":
+        t = t.items[0]
+    if t is None or t.kind != "user":
+        return None
+    r = t.what.resolve(t)
+    k = r.kind
+    if k == "user":
+        return t.what.shape(r.name)[0], r
+    if k == "int" or k == "wide":
+        return r.name, r
+    if k in ("f32", "f64", "bool", "char", "str", "bytes", "unit"):
+        return k, r
+    if k in ("seq", "tuple", "map"):
+        return "msgpack", r
+    return "auto", r
+
+
+def _enum_cell(name, cell, t):
+    """An enum's cell (ENCODING.md, "User types"): a MessagePack map of one
+    entry (its first byte ``81``), else a unit variant's name as text."""
+    if cell[:1] == b"\x81":
+        try:
+            return decode_msgpack(cell)
+        except DecodeError as e:
+            raise wrong(name, "the cell's MessagePack does not read: %s" % e) from None
+    variants = t.what.shape(t.name)[1]
+    whole = decode_msgpack(cell) if _is_nested(cell) else None
+    why = _usertypes.cell_enum(cell, variants, lambda what: _cell_words(cell, what), whole)
+    if why is not None:
+        raise wrong(name, why)
+    return cell.decode("utf-8")
 
 
 def _utf8_error(cell, e):

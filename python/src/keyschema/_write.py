@@ -120,7 +120,42 @@ def _entries(schema, values):
     unknown = set(values) - {f.name for f in schema.values}
     if unknown:
         raise ValueError_("`%s` has no value field %s" % (schema.name, ", ".join(sorted(unknown))))
+    for f in schema.values:
+        _check_shape(schema, f, values.get(f.name))
     return [(f, _field_value(f, values.get(f.name))) for f in schema.values]
+
+
+def _check_shape(schema, f, value):
+    """Refuses the value of a field whose type holds a user type of the
+    document's ``types`` (a struct, an enum...) that the Rust typed read
+    would refuse, in its words (ENCODING.md, "User types"): a struct's
+    ``dict`` without a field that is not optional, of a field of the wrong
+    kind, an unknown variant, a tuple struct's list of another length."""
+    from ._values import PREFIX, field_type
+    from . import _nested
+    t = field_type(schema, f)
+    if value is None or not _holds_user_type(t):
+        return
+    try:
+        _nested.read_deep(_nested.Reader(False), t, _as_stored(value))
+    except _nested.Misfit as m:
+        what = m.why if not m.path else "at `%s%s`: %s" % (f.name, m.path, m.why)
+        raise ValueError_(PREFIX % f.name + what) from None
+
+
+def _holds_user_type(t):
+    return t.kind == "user" or any(_holds_user_type(x) for x in t.items)
+
+
+def _as_stored(v):
+    """A value as it reads back from MessagePack: tuples as lists."""
+    if isinstance(v, (list, tuple)):
+        return [_as_stored(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _as_stored(x) for k, x in v.items()}
+    if isinstance(v, bytearray):
+        return bytes(v)
+    return v
 
 
 def encode_values(schema, values):
