@@ -6,6 +6,7 @@
 //! from the schema document alone (`test_value_vectors.py`).
 
 pub mod model;
+mod user_types;
 
 use super::record;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -403,7 +404,8 @@ pub fn refusal_rows() -> Vec<String> {
             err,
         );
     }
-    nested_refusals(&row, cells, &mut push);
+    nested_refusals(&row, cells.clone(), &mut push);
+    user_types::user_type_refusals(&row, cells, &mut push);
     out
 }
 
