@@ -31,6 +31,7 @@ mod document;
 mod error;
 mod history;
 mod json;
+mod json_input;
 mod parts;
 mod scan;
 mod value;

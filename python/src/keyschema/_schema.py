@@ -11,6 +11,7 @@ from . import _document, _dynamodb, _redb, _scan, _values, _write
 from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, encode_plain
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._header import _read_salt, _written_prefix
+from ._json import fields_from_json
 from ._limits import MAX_KEY_LEN
 from ._render import _escape_ascii, _render_plain
 from ._scan import OPEN
@@ -224,12 +225,13 @@ class Schema:
 
     def _component_values(self, values):
         if isinstance(values, dict):
-            unknown = set(values) - {f.name for f in self.fields}
-            if unknown:
-                raise ValueError_("the key has no field %s" % ", ".join(sorted(unknown)))
-            missing = [f.name for f in self.fields if f.name not in values]
-            if missing:
-                raise ValueError_("missing field(s) %s" % ", ".join(missing))
+            names = [f.name for f in self.fields]
+            for name in values:
+                if name not in names:
+                    raise ValueError_("the key has no field `%s`; its fields are %s" % (name, ", ".join(names)))
+            for name in names:
+                if name not in values:
+                    raise ValueError_("field `%s` is missing" % name)
             values = [values[f.name] for f in self.fields]
         if len(values) != len(self.fields):
             raise ValueError_("%d values given for %d fields" % (len(values), len(self.fields)))
@@ -246,6 +248,14 @@ class Schema:
 
     def _salt_of(self, plains):
         return salt_bucket(b"".join(plains[h] for h in self.hashed), self.buckets)
+
+    def fields_from_json(self, text):
+        """The key's fields (a dict by name, in key order) from the JSON text
+        of an object of them by name, each value in its one JSON form
+        (ENCODING.md, "Values as JSON"; ``encode`` takes the dict): the
+        Rust ``DynSchema::fields_from_json``, refusal for refusal and word
+        for word (``ValueError_``)."""
+        return fields_from_json(self, text)
 
     def encode(self, values, bucket=None):
         """The key of a row: ``values`` by field name (a dict) or in key order.
