@@ -12,6 +12,7 @@ from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, 
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._header import _read_salt, _written_prefix
 from ._json import fields_from_json
+from ._write import _partition_len
 from ._limits import MAX_KEY_LEN
 from ._render import _escape_ascii, _render_plain
 from ._scan import OPEN
@@ -248,6 +249,20 @@ class Schema:
 
     def _salt_of(self, plains):
         return salt_bucket(b"".join(plains[h] for h in self.hashed), self.buckets)
+
+    def split_key(self, key):
+        """``(partition, sort)``: the key's partition part (prefix, salt and
+        the partition components of ``then = (a, b), c``, in a text key with
+        the separator after them) and the rest, as the Rust
+        ``Schema::split_key`` splits it (DynamoDB's ``pk`` and ``sk``).
+        Without a declared partition, or with every component in it, the
+        sort part is empty. The key is decoded whole first."""
+        key = need_bytes(key, "key")
+        fields = self.decode(key)
+        if self.partition is None or self.partition >= len(self.components):
+            return key, b""
+        n = _partition_len(self, fields)
+        return key[:n], key[n:]
 
     def fields_from_json(self, text):
         """The key's fields (a dict by name, in key order) from the JSON text
