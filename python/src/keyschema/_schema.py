@@ -7,7 +7,7 @@ import json
 import re
 import random
 
-from . import _document, _dynamodb, _redb, _scan, _values, _write
+from . import _document, _dynamodb, _projection, _redb, _scan, _values, _write
 from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, encode_plain
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._header import _read_salt, _written_prefix
@@ -558,6 +558,22 @@ class Schema:
         item = _write.encode_item(self, fields, values, partition_key, sort_key)
         item = _write.finish_item(self, fields, values, item, native)
         return item if low_level else _dynamodb.to_resource(item)
+
+    def projected(self, fields):
+        """This schema reading only the value fields ``fields`` (a
+        projection's, ``#[derive(Projection)]``): ``decode_values`` and
+        ``decode_item_values`` of it read what a projected read returns."""
+        return _projection.projected(self, fields)
+
+    def dynamodb_projection(self, fields, partition_key="pk", sort_key="sk"):
+        """``(ProjectionExpression, ExpressionAttributeNames)`` of a
+        projected read of ``fields`` (``DynamoStore::projection_request``)."""
+        return _projection.dynamodb_projection(self, fields, partition_key, sort_key)
+
+    def bigtable_read_filter(self, fields=None):
+        """The ``RowFilter`` of a typed read, of a projection's ``fields``
+        when given, as JSON (``BigtableStore::read_filter_of``)."""
+        return _projection.bigtable_read_filter(self, fields)
 
     def decode_item_values(self, item, kinds=None, low_level=None):
         """The value fields of a DynamoDB item (or of a projection of one),
