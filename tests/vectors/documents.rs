@@ -160,6 +160,28 @@ pub fn document_rows() -> Vec<String> {
         ),
         ("64 `u8` components (`MAX_COMPONENTS`)", with_components(64)),
         ("65 `u8` components", with_components(65)),
+        (
+            "8 nested Options (the most a key encoding nests)",
+            variant(
+                r#""encoding":"String""#,
+                &format!(
+                    r#""encoding":"{}String{}""#,
+                    "Option<".repeat(8),
+                    ">".repeat(8)
+                ),
+            ),
+        ),
+        (
+            "9 nested Options",
+            variant(
+                r#""encoding":"String""#,
+                &format!(
+                    r#""encoding":"{}String{}""#,
+                    "Option<".repeat(9),
+                    ">".repeat(9)
+                ),
+            ),
+        ),
     ];
     let visit = Visit::schema().to_json();
     let older = row_variant(r#","self_describing":true"#, "").replacen(r#","row_format":1"#, "", 1);
