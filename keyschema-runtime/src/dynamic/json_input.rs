@@ -408,7 +408,9 @@ fn text_value(enc: Encoding, s: &str) -> Result<Value, Refusal> {
         }
         Base::Bytes | Base::Array(_) => {
             let b = s.as_bytes();
-            if b.len() % 2 != 0 || !b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+            if !b.len().is_multiple_of(2)
+                || !b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+            {
                 return form("expected lowercase hex, two digits per byte");
             }
             if let Base::Array(n) = enc.base() {
