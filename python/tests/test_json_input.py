@@ -1,14 +1,17 @@
 """Values as JSON read strictly (ENCODING.md, "Values as JSON"): every value
 has one JSON form, and a reader refuses any other rather than guess."""
 
+import json
 import os
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
+sys.path.insert(0, HERE)
 
-from keyschema import Encoding, Some, ValueError_, value_from_json  # noqa: E402
+from keyschema import Encoding, Schema, Some, ValueError_, value_from_json  # noqa: E402
+from test_value_vectors import load  # noqa: E402
 
 
 def read(encoding, j):
@@ -51,10 +54,36 @@ class StrictJsonInput(unittest.TestCase):
             ("Option<u8>", {"some": 1, "x": 2}),   # a member besides `some`
             ("Option<u8>", {"Some": 1}),
             ("Option<u8>", 7.0),
+            ("Option<u8>", {"some": 1}),       # {"some": v} only around null or an object
         ]:
             with self.subTest(encoding=encoding, json=j):
                 with self.assertRaises(ValueError_):
                     read(encoding, j)
+
+
+class JsonValueVectors(unittest.TestCase):
+    """docs/vectors.json's ``json_value_refusals``: each object of a key's
+    fields is read into the same fields and key as the Rust reader's, or
+    refused with its message, word for word."""
+
+    def test_each_vector(self):
+        vectors = load()["json_value_refusals"]
+        self.assertGreater(len(vectors), 30)
+        for v in vectors:
+            schema = Schema.from_json(json.dumps(v["schema"]))
+            with self.subTest(v["what"]):
+                if "error" in v:
+                    with self.assertRaises(ValueError_) as caught:
+                        schema.fields_from_json(v["json"])
+                    self.assertEqual(str(caught.exception), v["error"])
+                    continue
+                fields = schema.fields_from_json(v["json"])
+                self.assertEqual(schema.encode(fields).hex(), v["key"])
+                expected = {f.name: value_from_json(f.encoding, v["fields"][f.name]) for f in schema.fields}
+                self.assertEqual(list(fields), list(expected))
+                for name in fields:
+                    # Floats by their bits: -0.0 and NaN as the key holds them.
+                    self.assertEqual(repr(fields[name]), repr(expected[name]), name)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,20 @@ fn variant(from: &str, to: &str) -> String {
     BASE.replacen(from, to, 1)
 }
 
+/// `BASE` with `n` components `c0`, `c1`, ... of `u8` instead of its own
+/// (the salt hashes `c0`).
+fn with_components(n: usize) -> String {
+    let head = &BASE[..BASE.find(r#""components":"#).expect("components")];
+    let components: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"name":"c{i}","type":"u8","order":"asc","transform":"plain","encoding":"u8","fixed_width":1}}"#
+            )
+        })
+        .collect();
+    format!(r#"{head}"components":[{}]}}"#, components.join(","))
+}
+
 /// Every document vector, as the document's rows.
 pub fn document_rows() -> Vec<String> {
     let day = r#"{"name":"day","type":"u32","order":"asc","transform":"plain","encoding":"u32","fixed_width":4}"#;
@@ -143,6 +157,30 @@ pub fn document_rows() -> Vec<String> {
         (
             "a text key's separator `-`",
             variant(r#"{"kind":"binary"}"#, r#"{"kind":"text","sep":"-"}"#),
+        ),
+        ("64 `u8` components (`MAX_COMPONENTS`)", with_components(64)),
+        ("65 `u8` components", with_components(65)),
+        (
+            "8 nested Options (the most a key encoding nests)",
+            variant(
+                r#""encoding":"String""#,
+                &format!(
+                    r#""encoding":"{}String{}""#,
+                    "Option<".repeat(8),
+                    ">".repeat(8)
+                ),
+            ),
+        ),
+        (
+            "9 nested Options",
+            variant(
+                r#""encoding":"String""#,
+                &format!(
+                    r#""encoding":"{}String{}""#,
+                    "Option<".repeat(9),
+                    ">".repeat(9)
+                ),
+            ),
         ),
     ];
     let visit = Visit::schema().to_json();

@@ -17,7 +17,11 @@ mod history;
 mod history_render;
 mod index;
 mod items;
+mod json_input;
 mod keys;
+mod long_keys;
+mod partition;
+mod projections;
 mod ranges;
 mod ranges_more;
 mod reject;
@@ -283,6 +287,10 @@ fn encoding_md_vectors_match_the_code() {
         ("values_times", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", rows::time_table()),
         ("values", "| row | MessagePack value (memory, and redb before its CRC) | redb's CRC-32 |\n|---|---|---|", values::value_rows()),
         ("value_refusals", "| input | store | error |\n|---|---|---|", values::refusal_rows()),
+        ("render_long", "| key | bytes | rendered |\n|---|---|---|", long_keys::long_rows()),
+        ("partition_split", "| declaration | key fields | partition part | sort part |\n|---|---|---|---|", partition::split_rows()),
+        ("projections", "| projection (value fields) | DynamoDB: `ProjectionExpression` with `ExpressionAttributeNames` | Bigtable: the `RowFilter` | the cells Bigtable returns | read |\n|---|---|---|---|---|", projections::projection_rows()),
+        ("json_value_refusals", "| case | the member changed | a reader |\n|---|---|---|", json_input::json_rows()),
     ];
     let mut doc = std::fs::read_to_string(DOC).expect("docs/ENCODING.md exists");
     if std::env::var_os("KEYSCHEMA_BLESS").is_some() {

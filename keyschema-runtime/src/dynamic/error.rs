@@ -52,6 +52,23 @@ pub enum ValueError {
         /// `"given twice"`, `"missing"`.
         what: &'static str,
     },
+    /// A field's JSON that is not its value's one form
+    /// ([`DynSchema::fields_from_json`](super::DynSchema::fields_from_json)).
+    #[error("field `{field}` is {expected}: {reason}")]
+    Json {
+        /// The field.
+        field: String,
+        /// Its type.
+        expected: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The fields' JSON is not an object of them, or not JSON.
+    #[error("the key's fields as JSON: {reason}")]
+    JsonText {
+        /// What was wrong.
+        reason: String,
+    },
     /// A range where the key cannot have one.
     #[error("a range on `{field}` is not possible: {reason}")]
     Range {

@@ -32,6 +32,7 @@ mod error;
 mod history;
 mod json;
 pub(crate) use json::intern;
+mod json_input;
 mod parts;
 mod scan;
 mod types;

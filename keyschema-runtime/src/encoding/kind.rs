@@ -245,8 +245,28 @@ impl fmt::Display for Encoding {
 
 /// A type name that is not one of the built-in encodings.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a key encoding (u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, uuid, timestamp, datetime, date, `enum R {{Name = n, ...}}` with R one of u8..u64, i8..i64 and distinct names and discriminants that fit R, or Option of one)")]
+#[error("{}", unknown_message(&self.0))]
 pub struct UnknownEncoding(pub String);
+
+/// Why `text` is no encoding: too many `Option`s, else not one of them.
+fn unknown_message(text: &str) -> String {
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut rest = compact.as_str();
+    let mut options = 0usize;
+    while let Some(inner) = rest
+        .strip_prefix("Option<")
+        .and_then(|r| r.strip_suffix('>'))
+    {
+        options += 1;
+        rest = inner;
+    }
+    if options > usize::from(MAX_OPTIONS) {
+        return format!(
+            "`{text}` nests {options} Options; a key encoding nests at most {MAX_OPTIONS}"
+        );
+    }
+    format!("`{text}` is not a key encoding (u8..u128, i8..i128, bool, char, String, Vec<u8>, [u8; N], f32, f64, uuid, timestamp, datetime, date, `enum R {{Name = n, ...}}` with R one of u8..u64, i8..i64 and distinct names and discriminants that fit R, or Option of one)")
+}
 
 impl FromStr for Encoding {
     type Err = UnknownEncoding;

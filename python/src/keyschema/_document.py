@@ -89,7 +89,9 @@ def components(listed, text, encoding_of, component):
             raise invalid(at + "encoding", "expected a string")
         try:
             enc = encoding_of(encoding)
-        except SchemaError:
+        except SchemaError as e:
+            if " nests " in str(e):              # too many Options: said as such
+                raise invalid(at + "encoding", str(e)) from None
             raise invalid(at + "encoding", "`%s` is not a key encoding (%s)" % (encoding, ENCODINGS)) from None
         order = string(c, at, "order")
         if order not in ("asc", "desc"):

@@ -8,6 +8,10 @@ import struct
 from . import _types
 from ._errors import DecodeError, SchemaError, ValueError_
 
+# The most `Option`s a key encoding nests (the Rust `Encoding`'s MAX_OPTIONS):
+# decoding never recurses deeper.
+MAX_OPTIONS = 8
+
 
 class Some:
     """``Some(v)`` where ``v`` alone would be ambiguous (``None`` or a ``Some``)."""
@@ -54,8 +58,8 @@ class Encoding:
         while t.startswith("Option<") and t.endswith(">"):
             t = t[len("Option<"):-1]
             options += 1
-            if options > 8:
-                raise SchemaError("`%s` nests too many Options" % text)
+        if options > MAX_OPTIONS:
+            raise SchemaError("`%s` nests %d Options; a key encoding nests at most %d" % (text, options, MAX_OPTIONS))
         m = re.fullmatch(r"\[u8;(\d+)\]", t)
         if m:
             return cls("array", options, int(m.group(1)))

@@ -7,10 +7,12 @@ import json
 import re
 import random
 
-from . import _document, _dynamodb, _redb, _scan, _values, _write
+from . import _document, _dynamodb, _projection, _redb, _scan, _values, _write
 from ._encoding import Encoding, _Reader, _bucket_value, _check, _decode_plain, encode_plain
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
 from ._header import _read_salt, _written_prefix
+from ._json import fields_from_json
+from ._write import _partition_len
 from ._limits import MAX_KEY_LEN
 from ._render import _escape_ascii, _render_plain
 from ._scan import OPEN
@@ -224,12 +226,13 @@ class Schema:
 
     def _component_values(self, values):
         if isinstance(values, dict):
-            unknown = set(values) - {f.name for f in self.fields}
-            if unknown:
-                raise ValueError_("the key has no field %s" % ", ".join(sorted(unknown)))
-            missing = [f.name for f in self.fields if f.name not in values]
-            if missing:
-                raise ValueError_("missing field(s) %s" % ", ".join(missing))
+            names = [f.name for f in self.fields]
+            for name in values:
+                if name not in names:
+                    raise ValueError_("the key has no field `%s`; its fields are %s" % (name, ", ".join(names)))
+            for name in names:
+                if name not in values:
+                    raise ValueError_("field `%s` is missing" % name)
             values = [values[f.name] for f in self.fields]
         if len(values) != len(self.fields):
             raise ValueError_("%d values given for %d fields" % (len(values), len(self.fields)))
@@ -246,6 +249,28 @@ class Schema:
 
     def _salt_of(self, plains):
         return salt_bucket(b"".join(plains[h] for h in self.hashed), self.buckets)
+
+    def split_key(self, key):
+        """``(partition, sort)``: the key's partition part (prefix, salt and
+        the partition components of ``then = (a, b), c``, in a text key with
+        the separator after them) and the rest, as the Rust
+        ``Schema::split_key`` splits it (DynamoDB's ``pk`` and ``sk``).
+        Without a declared partition, or with every component in it, the
+        sort part is empty. The key is decoded whole first."""
+        key = need_bytes(key, "key")
+        fields = self.decode(key)
+        if self.partition is None or self.partition >= len(self.components):
+            return key, b""
+        n = _partition_len(self, fields)
+        return key[:n], key[n:]
+
+    def fields_from_json(self, text):
+        """The key's fields (a dict by name, in key order) from the JSON text
+        of an object of them by name, each value in its one JSON form
+        (ENCODING.md, "Values as JSON"; ``encode`` takes the dict): the
+        Rust ``DynSchema::fields_from_json``, refusal for refusal and word
+        for word (``ValueError_``)."""
+        return fields_from_json(self, text)
 
     def encode(self, values, bucket=None):
         """The key of a row: ``values`` by field name (a dict) or in key order.
@@ -533,6 +558,22 @@ class Schema:
         item = _write.encode_item(self, fields, values, partition_key, sort_key)
         item = _write.finish_item(self, fields, values, item, native)
         return item if low_level else _dynamodb.to_resource(item)
+
+    def projected(self, fields):
+        """This schema reading only the value fields ``fields`` (a
+        projection's, ``#[derive(Projection)]``): ``decode_values`` and
+        ``decode_item_values`` of it read what a projected read returns."""
+        return _projection.projected(self, fields)
+
+    def dynamodb_projection(self, fields, partition_key="pk", sort_key="sk"):
+        """``(ProjectionExpression, ExpressionAttributeNames)`` of a
+        projected read of ``fields`` (``DynamoStore::projection_request``)."""
+        return _projection.dynamodb_projection(self, fields, partition_key, sort_key)
+
+    def bigtable_read_filter(self, fields=None):
+        """The ``RowFilter`` of a typed read, of a projection's ``fields``
+        when given, as JSON (``BigtableStore::read_filter_of``)."""
+        return _projection.bigtable_read_filter(self, fields)
 
     def decode_item_values(self, item, kinds=None, low_level=None):
         """The value fields of a DynamoDB item (or of a projection of one),

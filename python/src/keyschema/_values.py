@@ -272,6 +272,14 @@ def named(schema, names, out):
     not a row of the schema (the empty map, another program's map of other
     names): ``DecodeError``, never a row of ``None``s (ENCODING.md, "Value
     fields")."""
+    whole = getattr(schema, "projection_of", None)
+    if whole is not None:
+        # A projection (``Schema.projected``): a projected Bigtable read
+        # keeps one other cell, so cells are refused only when there are
+        # none; a map must name one of the row type's fields.
+        if names and isinstance(names, dict) and all(isinstance(q, bytes) for q in names):
+            return out
+        schema = whole
     wanted = {f.name.encode("utf-8") for f in schema.values}
     if not wanted:
         return out

@@ -467,6 +467,43 @@ fn nested_refusals(
     cells[big].1 = vec![0; 8];
     cells[wide].1 = vec![0; 16];
     let tags = cells.iter().position(|(q, _)| q == b"tags").expect("tags");
+    // The reading limits of a self-describing cell (`c1`, then
+    // MessagePack): nesting past 512 levels, and a length its bytes cannot
+    // hold, refused before anything is allocated or recursed into.
+    let extra = cells
+        .iter()
+        .position(|(q, _)| q == b"extra")
+        .expect("extra");
+    let kept = cells[extra].1.clone();
+    for (what, cell) in [
+        (
+            "an `extra` cell of 513 nested arrays: deeper than 512 levels",
+            {
+                let mut c = vec![0xc1];
+                c.extend(std::iter::repeat_n(0x91, 513));
+                c.push(0x01);
+                c
+            },
+        ),
+        (
+            "an `extra` cell whose array claims 2^32 - 1 elements",
+            vec![0xc1, 0xdd, 0xff, 0xff, 0xff, 0xff, 0x01],
+        ),
+    ] {
+        cells[extra].1 = cell;
+        let map = cells::cell_map(cells.iter().map(|(q, c)| (&q[..], &c[..])));
+        let list: Vec<serde_json::Value> = cells
+            .iter()
+            .map(|(q, c)| json!([String::from_utf8(q.clone()).expect("a name"), hex(c)]))
+            .collect();
+        push(
+            what,
+            "bigtable",
+            json!({"key": hex(&key), "cells": list}),
+            refused(&map),
+        );
+    }
+    cells[extra].1 = kept;
     for (what, cell) in [
         ("a `tags` cell of text, not MessagePack", b"home".to_vec()),
         ("a `tags` cell holding an integer", vec![0x91, 0x07]),

@@ -429,12 +429,7 @@ fn read_request(
         }),
         // The latest cell of each column: one value per row (for whole
         // rows, of their family's columns and `v:v`).
-        filter: Some(match reads {
-            Some(reads) => super::rows::read_filter(reads),
-            None => data::RowFilter {
-                filter: Some(data::row_filter::Filter::CellsPerColumnLimitFilter(1)),
-            },
-        }),
+        filter: Some(super::rows::filter_for(reads)),
         rows_limit: limit.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX)),
         reversed: direction == Direction::Reverse,
         ..data::ReadRowsRequest::default()

@@ -36,6 +36,30 @@ pub(super) struct Reads {
     pub(super) projection: Option<&'static [ValueField]>,
 }
 
+impl BigtableStore {
+    /// The `RowFilter` a typed read of `schema` sends with its ReadRows (a
+    /// scan or a get): the newest cell of each column of the schema's
+    /// family (of a projection's columns only, `P::schema()` of a
+    /// `#[derive(Projection)]`, and one other cell of the row with its
+    /// value stripped, so that a row whose projected fields are all absent
+    /// is still a row), and the `v:v` cell of rows written before value
+    /// fields had columns. `None` for a key type without value fields
+    /// (its reads take `v:v` and send no filter). The filter's form is
+    /// `docs/ENCODING.md`'s ("Value fields on Bigtable", Projections), and
+    /// its `projections` vectors hold it.
+    pub fn read_filter_of(schema: &Schema) -> data::RowFilter {
+        filter_for(reads_of(schema))
+    }
+}
+
+/// The filter of a read that fetches `reads` (`None`: raw values).
+pub(super) fn filter_for(reads: Option<Reads>) -> data::RowFilter {
+    match reads {
+        Some(reads) => read_filter(reads),
+        None => filter(Filter::CellsPerColumnLimitFilter(1)),
+    }
+}
+
 /// How reads of `schema` fetch its rows; `None` for raw values in `v:v`.
 pub(super) fn reads_of(schema: &Schema) -> Option<Reads> {
     Some(Reads {

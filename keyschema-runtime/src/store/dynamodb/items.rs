@@ -48,4 +48,44 @@ impl DynamoStore {
     ) -> Result<Vec<u8>, DynamoError> {
         self.value_of(key, item)
     }
+
+    /// What a read of `schema` asks DynamoDB for, when `schema` is a
+    /// projection's (`P::schema()` of a `#[derive(Projection)]`): the
+    /// `ProjectionExpression` and its `ExpressionAttributeNames`, the
+    /// table's partition key attribute, its sort key attribute (when the
+    /// key has a sort part), then the projected value fields in
+    /// declaration order, each through a placeholder `#n0`, `#n1`, ...
+    /// (so reserved words and dots are safe). The Query, GetItem and
+    /// BatchGetItem of a projected scan or get carry exactly these; DynamoDB
+    /// returns only those attributes, and a projected field the item lacks
+    /// reads as absent. `None` for a schema that reads whole items (a key
+    /// type's own). `docs/ENCODING.md`'s `projections` vectors hold it.
+    ///
+    /// ```
+    /// use keyschema::store::dynamodb::DynamoStore;
+    /// use keyschema::{Projection, RowKey};
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(then = (invoice_id), line_no)]
+    /// struct Line { invoice_id: String, line_no: u16, #[rowkey(value)] amount: i64, #[rowkey(value)] memo: String }
+    ///
+    /// #[derive(Projection)]
+    /// #[projection(of = Line)]
+    /// struct Amount { #[projection(value)] amount: i64 }
+    ///
+    /// let store = DynamoStore::connect_local::<Line>("http://127.0.0.1:1", "lines")?;
+    /// let (expression, names) = store.projection_request(Amount::schema()).expect("a projection");
+    /// assert_eq!(expression, "#n0, #n1, #n2");
+    /// assert_eq!((&names["#n0"], &names["#n1"], &names["#n2"]), (&"pk".to_string(), &"sk".to_string(), &"amount".to_string()));
+    /// assert!(store.projection_request(Line::schema()).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn projection_request(
+        &self,
+        schema: &crate::schema::Schema,
+    ) -> Option<(String, HashMap<String, String>)> {
+        schema
+            .projection()
+            .map(|fields| self.projection_expression(fields))
+    }
 }

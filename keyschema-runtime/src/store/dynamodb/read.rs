@@ -183,7 +183,10 @@ impl DynamoStore {
     /// What a read of `fields` asks DynamoDB for: a `ProjectionExpression`
     /// naming the key attributes and the fields (every name through
     /// `ExpressionAttributeNames`, so reserved words and dots are safe).
-    fn projection_expression(&self, fields: &[ValueField]) -> (String, HashMap<String, String>) {
+    pub(super) fn projection_expression(
+        &self,
+        fields: &[ValueField],
+    ) -> (String, HashMap<String, String>) {
         let mut names = vec![self.shape.partition_key.as_str()];
         if self.has_sort_key() {
             names.push(self.shape.sort_key.as_str());
