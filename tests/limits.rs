@@ -175,6 +175,7 @@ fn the_spec_rust_and_python_state_the_same_limits() {
             "MAX_BUCKET_EXPANSION",
             keyschema::MAX_BUCKET_EXPANSION as u64,
         ),
+        ("MAX_NESTING", keyschema::MAX_NESTING as u64),
     ];
     let names: Vec<&str> = spec.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(

@@ -36,7 +36,9 @@ pub use encoding::{TextComponent, TextDigits, TextOrdered};
 pub use error::{CursorError, DecodeError};
 pub use index::{Index, IndexRows};
 pub use key::{OneLayout, RowKey};
-pub use limits::{KeyTooLong, MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN};
+pub use limits::{
+    KeyTooLong, MAX_BUCKETS, MAX_BUCKET_EXPANSION, MAX_COMPONENTS, MAX_KEY_LEN, MAX_NESTING,
+};
 pub use range::{prefix_successor, KeyRange, ScanRangeSet, OLDER_LAYOUT};
 pub use record::{Projection, Record, ValueError};
 pub use scan::{AsyncTypedRows, BucketArg, Cursor, ScanArg, ScanError, ScanRequest, TypedRows};

@@ -11,6 +11,16 @@
 /// key's types.
 pub const MAX_KEY_LEN: usize = 65_536;
 
+/// The deepest a value field's value nests: 128 levels of arrays and maps
+/// (a `Vec<Vec<u8>>` holding one list is 2). A write of a deeper value is
+/// refused before anything is sent ([`ValueError::Field`](crate::ValueError::Field)),
+/// and a stored one is refused when read, before it is recursed into: a
+/// reader recurses once per level, and a row another program wrote 500
+/// levels deep would otherwise overflow a 2 MiB thread stack (a tokio
+/// worker's) in a debug build. DynamoDB holds 32 levels at most
+/// ([`store::dynamodb::MAX_DEPTH`](crate::store::dynamodb::MAX_DEPTH)).
+pub const MAX_NESTING: usize = 128;
+
 /// The most components a key can declare (checked at compile time).
 pub const MAX_COMPONENTS: usize = 64;
 

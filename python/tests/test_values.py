@@ -116,7 +116,7 @@ class MessagePack(unittest.TestCase):
             (b"", "past the end"), (b"\xc1", "0xc1"), (b"\x01\x02", "1 bytes after the value"),
             (b"\xa2a", "past the end"), (b"\xcd\x01", "past the end"), (b"\xa2\xff\xfe", "not UTF-8"),
             (b"\xdd\xff\xff\xff\xff", "more than the 0 bytes left"), (b"\xdf\xff\xff\xff\xff\x00", "claims 4294967295"),
-            (b"\x91" * 600 + b"\x00", "deeper than 512"), (b"\x81\x80\x00", "is a map"),
+            (b"\x91" * 600 + b"\x00", "deeper than 128"), (b"\x81\x80\x00", "is a map"),
             (b"\xc6\xff\xff\xff\xff", "past the end"), (b"\xd8\x01", "past the end"),
         ]:
             with self.assertRaises(DecodeError) as caught:

@@ -119,7 +119,9 @@ impl<'c> CellDeserializer<'c> {
     }
 
     fn msgpack(&self) -> rmp_serde::Deserializer<rmp_serde::decode::ReadRefReader<'c, [u8]>> {
-        rmp_serde::Deserializer::from_read_ref(self.cell)
+        let mut de = rmp_serde::Deserializer::from_read_ref(self.cell);
+        de.set_max_depth(crate::limits::MAX_NESTING + 8);
+        de
     }
 
     /// Whether the cell is a MessagePack array or map, whole (what a
@@ -167,10 +169,9 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
             if walker.item().is_err() || !walker.is_empty() {
                 return Err(self.wrong("one MessagePack value after the byte c1"));
             }
-            return Ok(de::Deserializer::deserialize_any(
-                &mut rmp_serde::Deserializer::from_read_ref(rest),
-                visitor,
-            )?);
+            let mut rmp = rmp_serde::Deserializer::from_read_ref(rest);
+            rmp.set_max_depth(crate::limits::MAX_NESTING + 8);
+            return Ok(de::Deserializer::deserialize_any(&mut rmp, visitor)?);
         }
         if self.is_nested() {
             return Ok(de::Deserializer::deserialize_any(

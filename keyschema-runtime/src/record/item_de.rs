@@ -24,7 +24,9 @@ impl<'v> ItemDeserializer<'v> {
     }
 
     fn rmp(&self) -> rmp_serde::Deserializer<rmp_serde::decode::ReadRefReader<'v, [u8]>> {
-        rmp_serde::Deserializer::from_read_ref(self.raw)
+        let mut de = rmp_serde::Deserializer::from_read_ref(self.raw);
+        de.set_max_depth(crate::limits::MAX_NESTING + 8);
+        de
     }
 
     /// Refuses a bin where a sequence is asked for.

@@ -40,8 +40,22 @@ impl ValueWriter for MapWriter<'_> {
             message: format!("it cannot be written as MessagePack: {e}"),
         };
         rmp::encode::write_str(self.out, name).map_err(|e| failed(&e))?;
+        let start = self.out.len();
         let mut ser = rmp_serde::Serializer::new(&mut *self.out).with_struct_map();
-        value.serialize(&mut ser).map_err(|e| failed(&e))
+        value.serialize(&mut ser).map_err(|e| failed(&e))?;
+        // A value no reader follows is not written: nesting past
+        // MAX_NESTING (only an array or a map nests).
+        let written = &self.out[start..];
+        if matches!(written.first(), Some(0x80..=0x9f | 0xdc..=0xdf)) {
+            Walker::new(written).item().map_err(|_| ValueError::Field {
+                field: name,
+                message: format!(
+                    "it nests deeper than {} levels of lists and maps, which no reader of rows follows (keyschema::MAX_NESTING): store it flatter, or as bytes of your own",
+                    crate::limits::MAX_NESTING
+                ),
+            })?;
+        }
+        Ok(())
     }
 }
 

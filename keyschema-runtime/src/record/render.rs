@@ -19,8 +19,9 @@ use super::walk::{is_whole_nested, Item, Walker};
 use super::{ValueError, ValueField};
 use serde::de::DeserializeSeed;
 
-/// The deepest nesting rendered; deeper values are refused.
-const MAX_DEPTH: usize = 64;
+/// The deepest nesting rendered; deeper values are refused (as the typed
+/// read refuses them: [`MAX_NESTING`](crate::MAX_NESTING)).
+const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
 
 /// The value fields of a row's stored value, each as `(name, text)`: the
 /// declared fields in declaration order (an absent optional one `null`),

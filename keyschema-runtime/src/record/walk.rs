@@ -5,8 +5,9 @@
 
 use super::ValueError;
 
-/// Nesting deeper than this is refused (the walk recurses once per level).
-const MAX_DEPTH: usize = 512;
+/// Nesting deeper than this is refused (the walk recurses once per level):
+/// [`MAX_NESTING`](crate::MAX_NESTING).
+const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
 
 /// A MessagePack value's top level.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -52,7 +52,7 @@ from ._encoding import (
 )
 from ._errors import BytesExpected, ChecksumError, DecodeError, SchemaError, ValueError_
 from ._json import value_from_json, value_to_json
-from ._limits import MAX_BUCKET_EXPANSION, MAX_BUCKETS, MAX_COMPONENTS, MAX_KEY_LEN
+from ._limits import MAX_BUCKET_EXPANSION, MAX_BUCKETS, MAX_COMPONENTS, MAX_KEY_LEN, MAX_NESTING
 from ._msgpack import Ext, decode_msgpack
 from ._redb import redb_value
 from ._render import (
@@ -100,6 +100,7 @@ __all__ = [
     "Range",
     "OPEN",
     "MAX_KEY_LEN",
+    "MAX_NESTING",
     "salt_bucket",
     "value_from_json",
     "value_to_json",

@@ -8,8 +8,11 @@ import struct
 
 from ._errors import DecodeError
 
-# Nesting deeper than this is refused, as the Rust reader refuses it.
-MAX_DEPTH = 512
+from ._limits import MAX_NESTING
+
+# Nesting deeper than this is refused, as the Rust reader refuses it: a
+# value field's value (a row's map holds its fields one level down).
+MAX_DEPTH = MAX_NESTING
 
 
 class Ext(collections.namedtuple("Ext", "code data")):
@@ -33,17 +36,18 @@ def entries(v):
     return v.entries if v.__class__ is Repeated else list(v.items())
 
 
-def decode_msgpack(data):
+def decode_msgpack(data, max_depth=MAX_DEPTH):
     """The Python value of one whole MessagePack value: ``None``, ``bool``,
     ``int``, ``float``, ``str``, ``bytes`` (bin), ``list`` (array), ``dict``
     (map; an array used as a key becomes a tuple; ``Repeated`` when it
     holds a key twice) or ``Ext``. Raises
     ``DecodeError`` for bytes that are not exactly one value (truncated,
     the unused marker ``c1``, a str that is not UTF-8, bytes after the
-    value, nesting deeper than 512 levels)."""
+    value, nesting deeper than ``max_depth`` levels: ``MAX_NESTING``, as a
+    value field's value may)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DecodeError("not MessagePack: expected bytes, got %s" % type(data).__name__)
-    reader = _Reader(bytes(data))
+    reader = _Reader(bytes(data), max_depth)
     try:
         value = reader.read()
     except RecursionError:                      # a map key of arrays nested very deep
@@ -71,9 +75,10 @@ _MAP = {0xDE: 2, 0xDF: 4}
 
 
 class _Reader:
-    def __init__(self, buf):
+    def __init__(self, buf, max_depth=MAX_DEPTH):
         self.buf = buf
         self.pos = 0
+        self.max_depth = max_depth
 
     def take(self, n):
         end = self.pos + n
@@ -102,8 +107,8 @@ class _Reader:
             v, container = self.item(at)
             if container is not None:
                 kind, n = container
-                if len(stack) >= MAX_DEPTH:
-                    raise _bad("the value at byte %d nests deeper than %d levels" % (at, MAX_DEPTH))
+                if len(stack) >= self.max_depth:
+                    raise _bad("the value at byte %d nests deeper than %d levels" % (at, self.max_depth))
                 self.count(n, at, 2 if kind is dict else 1)
                 if n:
                     stack.append([kind(), n, _NO_KEY, at])

@@ -20,6 +20,7 @@ import re
 import struct
 import sys
 
+from ._limits import MAX_NESTING
 from ._render import _shortest_digits
 
 _INTS = {
@@ -378,13 +379,13 @@ def push_key(path, key):
 def read_deep(reader, t, v):
     """``reader.read(t, v)`` with room for a value of a recursive type
     (``Vec<Tree>`` inside ``Tree``) nested as deep as MessagePack may be
-    (512 levels), a few frames each; deeper still, ``Misfit``."""
+    (``MAX_NESTING`` levels), a few frames each; deeper still, ``Misfit``."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10000))
     try:
         return reader.read(t, v)
     except RecursionError:
-        raise Misfit("", "it nests deeper than this reader follows (%d levels of MessagePack at most)" % 512) from None
+        raise Misfit("", "it nests deeper than this reader follows (%d levels of MessagePack at most)" % MAX_NESTING) from None
     finally:
         sys.setrecursionlimit(limit)
 

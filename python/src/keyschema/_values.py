@@ -16,6 +16,7 @@ import re
 import struct
 
 from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
+from ._limits import MAX_NESTING
 from ._msgpack import decode_msgpack
 from . import _nested, _usertypes
 
@@ -294,10 +295,10 @@ def _map(value):
     """The ordered stores' map; bytes that are one followed by 4 more (a
     CRC-32, as redb keeps a row) say so."""
     try:
-        return decode_msgpack(value)
+        return decode_msgpack(value, MAX_NESTING + 1)
     except DecodeError as e:
         try:
-            decode_msgpack(value[:-4])
+            decode_msgpack(value[:-4], MAX_NESTING + 1)
         except DecodeError:
             raise e from None
         raise DecodeError("%s: these are a value followed by 4 bytes, as the redb store keeps a row (the value, then a CRC-32 of key and value): read them with Schema.decode_redb_row(key, stored), or keyschema.redb_value(key, stored) for the value" % e) from None

@@ -121,8 +121,24 @@ def _entries(schema, values):
     if unknown:
         raise ValueError_("`%s` has no value field %s" % (schema.name, ", ".join(sorted(unknown))))
     for f in schema.values:
+        _check_depth(f, values.get(f.name))
         _check_shape(schema, f, values.get(f.name))
     return [(f, _field_value(f, values.get(f.name))) for f in schema.values]
+
+
+def _check_depth(f, value):
+    """Refuses a value nested deeper than ``MAX_NESTING`` levels of lists
+    and maps, which no reader of rows follows (as the Rust writer does)."""
+    from ._limits import MAX_NESTING
+    from ._values import PREFIX
+    level = [(value, 0)]
+    while level:
+        v, depth = level.pop()
+        if isinstance(v, (list, tuple, dict)):
+            if depth >= MAX_NESTING:
+                raise ValueError_(PREFIX % f.name + "it nests deeper than %d levels of lists and maps, which no reader of rows follows (keyschema::MAX_NESTING): store it flatter, or as bytes of your own" % MAX_NESTING)
+            items = list(v.keys()) + list(v.values()) if isinstance(v, dict) else v
+            level.extend((x, depth + 1) for x in items)
 
 
 def _check_shape(schema, f, value):

@@ -468,7 +468,7 @@ fn nested_refusals(
     cells[wide].1 = vec![0; 16];
     let tags = cells.iter().position(|(q, _)| q == b"tags").expect("tags");
     // The reading limits of a self-describing cell (`c1`, then
-    // MessagePack): nesting past 512 levels, and a length its bytes cannot
+    // MessagePack): nesting past MAX_NESTING levels, and a length its bytes cannot
     // hold, refused before anything is allocated or recursed into.
     let extra = cells
         .iter()
@@ -477,10 +477,10 @@ fn nested_refusals(
     let kept = cells[extra].1.clone();
     for (what, cell) in [
         (
-            "an `extra` cell of 513 nested arrays: deeper than 512 levels",
+            "an `extra` cell of 129 nested arrays: deeper than MAX_NESTING (128) levels",
             {
                 let mut c = vec![0xc1];
-                c.extend(std::iter::repeat_n(0x91, 513));
+                c.extend(std::iter::repeat_n(0x91, 129));
                 c.push(0x01);
                 c
             },
