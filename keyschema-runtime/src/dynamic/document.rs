@@ -204,6 +204,18 @@ fn read_values(
                 .as_bool()
                 .ok_or_else(|| invalid(at("nil"), "expected true or false"))?,
         };
+        let shape = match v.get("shape") {
+            None => None,
+            Some(s) => match s.as_str() {
+                Some(s) if !s.is_empty() => Some(super::json::intern(s)),
+                _ => {
+                    return Err(invalid(
+                        at("shape"),
+                        "expected a type text (a non-empty string)",
+                    ))
+                }
+            },
+        };
         let self_describing = match v.get("self_describing") {
             Some(s) => s
                 .as_bool()
@@ -219,7 +231,7 @@ fn read_values(
             required,
             self_describing: if self_describing { yes } else { no },
             reads_nil: if nil { yes } else { no },
-            user_types: crate::record::UserTypesOf::Read(types),
+            user_types: crate::record::UserTypesOf::Read(types, shape),
         });
     }
     Ok(Box::leak(out.into_boxed_slice()))

@@ -32,25 +32,56 @@ pub(super) fn read_types(types: Option<&Json>) -> Result<&'static UserTypes, Sch
                 "expected an object with one of `fields`, `tuple`, `newtype`, `unit` or `enum`",
             )
         })?;
-        if obj.len() != 1 {
+        let flag = |member: &str| -> Result<bool, SchemaError> {
+            match obj.get(member) {
+                None => Ok(false),
+                Some(Json::Bool(b)) => Ok(*b),
+                Some(_) => Err(invalid(format!("{at}.{member}"), "expected true or false")),
+            }
+        };
+        // `closed` and `other` stand beside the one member that says the
+        // type's form.
+        let forms: Vec<(&String, &Json)> = obj
+            .iter()
+            .filter(|(k, _)| *k != "closed" && *k != "other")
+            .collect();
+        if forms.len() != 1 {
             return Err(invalid(
                 &at,
                 "expected exactly one of `fields`, `tuple`, `newtype`, `unit` or `enum`",
             ));
         }
-        let user = match obj.iter().next() {
-            Some((k, v)) if k == "fields" => UserType::Struct(fields(v, &format!("{at}.fields"))?),
-            Some((k, v)) if k == "tuple" => UserType::Tuple(list(v, &format!("{at}.tuple"))?),
-            Some((k, v)) if k == "newtype" => UserType::Newtype(text(v, &format!("{at}.newtype"))?),
-            Some((k, Json::Bool(true))) if k == "unit" => UserType::Unit,
-            Some((k, v)) if k == "enum" => UserType::Enum(variants(v, &format!("{at}.enum"))?),
-            _ => {
-                return Err(invalid(
+        let user =
+            match forms[0] {
+                (k, v) if k == "fields" => UserType::Struct(fields(v, &format!("{at}.fields"))?),
+                (k, v) if k == "tuple" => UserType::Tuple(list(v, &format!("{at}.tuple"))?),
+                (k, v) if k == "newtype" => UserType::Newtype(text(v, &format!("{at}.newtype"))?),
+                (k, Json::Bool(true)) if k == "unit" => UserType::Unit,
+                (k, v) if k == "enum" => {
+                    UserType::Enum(variants(v, &format!("{at}.enum"), name, &mut out)?)
+                }
+                _ => return Err(invalid(
                     &at,
                     "expected exactly one of `fields`, `tuple`, `newtype`, `unit` (true) or `enum`",
-                ))
-            }
-        };
+                )),
+            };
+        // Each flag's value is checked first, then where it stands.
+        let (closed, other) = (flag("closed")?, flag("other")?);
+        if obj.contains_key("closed") && !matches!(user, UserType::Struct(_)) {
+            return Err(invalid(
+                format!("{at}.closed"),
+                "only a struct with `fields` may be closed",
+            ));
+        }
+        if obj.contains_key("other") && !matches!(user, UserType::Enum(_)) {
+            return Err(invalid(format!("{at}.other"), "only an enum may have `other`"));
+        }
+        if closed {
+            out.closed.insert(name.clone());
+        }
+        if other {
+            out.other.insert(name.clone());
+        }
         out.types.insert(name.clone(), user);
     }
     Ok(Box::leak(Box::new(out)))
@@ -95,16 +126,41 @@ fn fields(v: &Json, at: &str) -> Result<Vec<UserField>, SchemaError> {
             Some(Json::Bool(b)) => b,
             Some(_) => return Err(invalid(format!("{at}.optional"), "expected true or false")),
         };
+        let aliases = match f.get("aliases") {
+            None => Vec::new(),
+            Some(Json::Array(names)) => names
+                .iter()
+                .map(|n| match n.as_str() {
+                    Some(n) if !n.is_empty() => Ok(n.to_string()),
+                    _ => Err(invalid(
+                        format!("{at}.aliases"),
+                        "expected an array of names",
+                    )),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => {
+                return Err(invalid(
+                    format!("{at}.aliases"),
+                    "expected an array of names",
+                ))
+            }
+        };
         out.push(UserField {
             name,
             type_name,
             optional,
+            aliases,
         });
     }
     Ok(out)
 }
 
-fn variants(v: &Json, at: &str) -> Result<Vec<UserVariant>, SchemaError> {
+fn variants(
+    v: &Json,
+    at: &str,
+    owner: &str,
+    types: &mut UserTypes,
+) -> Result<Vec<UserVariant>, SchemaError> {
     let given = v
         .as_array()
         .ok_or_else(|| invalid(at, "expected an array of variants"))?;
@@ -139,6 +195,24 @@ fn variants(v: &Json, at: &str) -> Result<Vec<UserVariant>, SchemaError> {
                 ))
             }
         };
+        let is_struct = matches!(form, VariantForm::Struct(_));
+        match variant.get("closed") {
+            None => {}
+            Some(Json::Bool(_)) if !is_struct => {
+                return Err(invalid(
+                    format!("{at}.closed"),
+                    "only a struct with `fields` may be closed",
+                ))
+            }
+            Some(Json::Bool(true)) => {
+                types.closed.insert(format!("{owner}::{name}"));
+            }
+            Some(Json::Bool(false)) => {}
+            Some(_) => return Err(invalid(format!("{at}.closed"), "expected true or false")),
+        }
+        if variant.get("other").is_some() {
+            return Err(invalid(format!("{at}.other"), "only an enum may have `other`"));
+        }
         out.push(UserVariant { name, form });
     }
     Ok(out)

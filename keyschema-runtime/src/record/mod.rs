@@ -50,6 +50,7 @@ pub(crate) use some::read_some;
 #[doc(hidden)]
 pub use some::{read_stored, StoredValues};
 pub use trace::traced;
+pub(crate) use user_types::shape_text;
 pub use user_types::{
     no_user_types, UserField, UserType, UserTypes, UserTypesOf, UserVariant, VariantForm,
 };

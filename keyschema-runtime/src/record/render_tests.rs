@@ -13,7 +13,7 @@ fn field(name: &'static str, type_name: &'static str) -> ValueField {
         required: !type_name.starts_with("Option"),
         self_describing: no,
         reads_nil: no,
-        user_types: crate::record::UserTypesOf::Read(crate::record::no_user_types()),
+        user_types: crate::record::UserTypesOf::Read(crate::record::no_user_types(), None),
     }
 }
 

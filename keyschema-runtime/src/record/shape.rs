@@ -98,7 +98,10 @@ impl Shape {
             shapes
                 .borrow_mut()
                 .entry(key)
-                .or_insert_with(|| std::rc::Rc::new(Shape::of_in(field.type_name, users)))
+                .or_insert_with(|| {
+                    let text = field.user_types.reading_text(field.type_name);
+                    std::rc::Rc::new(Shape::of_in(&text, users))
+                })
                 .clone()
         })
     }

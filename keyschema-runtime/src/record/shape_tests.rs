@@ -47,7 +47,7 @@ fn field(name: &'static str, type_name: &'static str) -> crate::record::ValueFie
         required: true,
         self_describing: no,
         reads_nil: no,
-        user_types: crate::record::UserTypesOf::Read(crate::record::no_user_types()),
+        user_types: crate::record::UserTypesOf::Read(crate::record::no_user_types(), None),
     }
 }
 

@@ -37,6 +37,8 @@ enum UserShape {
     Enum {
         names: &'static [&'static str],
         variants: Vec<VariantShape>,
+        /// Whether a tag none of the variants has reads (`#[serde(other)]`).
+        other: bool,
     },
 }
 
@@ -54,13 +56,32 @@ struct Fields {
     names: &'static [&'static str],
     shapes: Vec<Shape>,
     optional: Vec<bool>,
+    /// Every name a member may have, each with its field's index: each
+    /// field's own name and its aliases, sorted together (serde's list).
+    keys: &'static [&'static str],
+    key_field: Vec<usize>,
+    /// Whether a member no field names is refused (`deny_unknown_fields`).
+    closed: bool,
 }
 
 fn leak(names: Vec<&'static str>) -> &'static [&'static str] {
     Box::leak(names.into_boxed_slice())
 }
 
-fn fields(list: &[UserField], users: &UserTypes) -> Fields {
+fn fields(list: &[UserField], users: &UserTypes, owner: &str) -> Fields {
+    let mut keys = Vec::new();
+    let mut key_field = Vec::new();
+    for (i, f) in list.iter().enumerate() {
+        let mut names: Vec<&str> = std::iter::once(f.name.as_str())
+            .chain(f.aliases.iter().map(String::as_str))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        for n in names {
+            keys.push(crate::dynamic::intern(n));
+            key_field.push(i);
+        }
+    }
     Fields {
         names: leak(
             list.iter()
@@ -72,6 +93,9 @@ fn fields(list: &[UserField], users: &UserTypes) -> Fields {
             .map(|f| Shape::of_in(&f.type_name, users))
             .collect(),
         optional: list.iter().map(|f| f.optional).collect(),
+        keys: leak(keys),
+        key_field,
+        closed: users.is_closed(owner),
     }
 }
 
@@ -88,11 +112,12 @@ pub(crate) fn user_shapes(users: &'static UserTypes) -> &'static UserShapes {
     let mut types = HashMap::new();
     for (name, t) in users.iter() {
         let shape = match t {
-            UserType::Struct(list) => UserShape::Struct(fields(list, users)),
+            UserType::Struct(list) => UserShape::Struct(fields(list, users, name)),
             UserType::Tuple(items) => UserShape::Tuple(texts(items)),
             UserType::Newtype(inner) => UserShape::Newtype(Shape::of_in(inner, users)),
             UserType::Unit => UserShape::Unit,
             UserType::Enum(variants) => UserShape::Enum {
+                other: users.has_other(name),
                 names: leak(
                     variants
                         .iter()
@@ -107,7 +132,11 @@ pub(crate) fn user_shapes(users: &'static UserTypes) -> &'static UserShapes {
                             VariantShape::Newtype(Shape::of_in(inner, users))
                         }
                         VariantForm::Tuple(items) => VariantShape::Tuple(texts(items)),
-                        VariantForm::Struct(list) => VariantShape::Struct(fields(list, users)),
+                        VariantForm::Struct(list) => VariantShape::Struct(fields(
+                            list,
+                            users,
+                            &format!("{name}::{}", v.name),
+                        )),
                     })
                     .collect(),
             },
@@ -154,7 +183,11 @@ pub(crate) fn read<'de, D: Deserializer<'de>>(
             de.deserialize_newtype_struct(name, NewtypeText { seed, inner, name })
         }
         UserShape::Unit => de.deserialize_unit_struct(name, UnitText { seed, name }),
-        UserShape::Enum { names, variants } => de.deserialize_enum(
+        UserShape::Enum {
+            names,
+            variants,
+            other,
+        } => de.deserialize_enum(
             name,
             names,
             EnumText {
@@ -162,6 +195,7 @@ pub(crate) fn read<'de, D: Deserializer<'de>>(
                 name,
                 names,
                 variants,
+                other: *other,
             },
         ),
     }
@@ -209,9 +243,20 @@ struct StructText<'s, 'c, 'f> {
     what: What,
 }
 
-/// A map key naming a field: its index, or `None` for one the struct
-/// does not name (skipped, as the derive skips it).
-struct FieldKey<'f>(&'f [&'static str]);
+/// A map key naming a field (by its own name or an alias): the field's
+/// index, or `None` for a member the struct does not name (skipped, as
+/// the derive skips it; refused by a closed struct, in serde's words).
+struct FieldKey<'f>(&'f Fields);
+
+impl FieldKey<'_> {
+    fn found<E: de::Error>(&self, key: Option<usize>, shown: &str) -> Result<Option<usize>, E> {
+        match key {
+            Some(k) => Ok(self.0.key_field.get(k).copied()),
+            None if self.0.closed => Err(E::unknown_field(shown, self.0.keys)),
+            None => Ok(None),
+        }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for FieldKey<'_> {
     type Value = Option<usize>;
@@ -229,15 +274,16 @@ impl<'de> Visitor<'de> for FieldKey<'_> {
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<usize>, E> {
-        Ok(usize::try_from(v).ok().filter(|&i| i < self.0.len()))
+        Ok(usize::try_from(v).ok().filter(|&i| i < self.0.names.len()))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|n| *n == v))
+        self.found(self.0.keys.iter().position(|n| *n == v), v)
     }
 
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|n| n.as_bytes() == v))
+        let key = self.0.keys.iter().position(|n| n.as_bytes() == v);
+        self.found(key, &String::from_utf8_lossy(v))
     }
 }
 
@@ -254,7 +300,7 @@ impl<'de> Visitor<'de> for StructText<'_, '_, '_> {
         // order the store keeps them in (a DynamoDB `M` sorts them).
         let mut texts: Vec<Option<String>> = vec![None; names.len()];
         let start = self.seed.out.len();
-        while let Some(key) = map.next_key_seed(FieldKey(names))? {
+        while let Some(key) = map.next_key_seed(FieldKey(self.fields))? {
             let Some(i) = key else {
                 map.next_value::<de::IgnoredAny>()?;
                 continue;
@@ -392,29 +438,52 @@ struct EnumText<'s, 'c, 'f> {
     name: &'static str,
     names: &'static [&'static str],
     variants: &'f [VariantShape],
+    /// Whether a tag none of the variants has reads, as the unit variant
+    /// marked `#[serde(other)]`.
+    other: bool,
 }
 
-/// An enum's tag: its variant's index; one not among them refused.
-struct VariantKey(&'static [&'static str]);
+/// An enum's tag: its variant's index; one not among them refused, or
+/// (an enum with an `other` variant) `Err(tag)` to read as that.
+struct VariantKey(&'static [&'static str], bool);
+
+/// A tag read: a variant's index, or a tag none has (an enum with an
+/// `other` variant reads it as that).
+enum Tag {
+    Known(usize),
+    Other(String),
+}
+
+impl VariantKey {
+    fn unknown<E: de::Error>(&self, tag: &str) -> Result<Tag, E> {
+        match self.1 {
+            true => Ok(Tag::Other(tag.to_string())),
+            false => Err(E::unknown_variant(tag, self.0)),
+        }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for VariantKey {
-    type Value = usize;
+    type Value = Tag;
 
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<usize, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Tag, D::Error> {
         de.deserialize_identifier(self)
     }
 }
 
 impl<'de> Visitor<'de> for VariantKey {
-    type Value = usize;
+    type Value = Tag;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("variant identifier")
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<usize, E> {
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Tag, E> {
         match usize::try_from(v).ok().filter(|&i| i < self.0.len()) {
-            Some(i) => Ok(i),
+            Some(i) => Ok(Tag::Known(i)),
+            // An index past the last variant reads as `other`, as serde's
+            // derive reads it.
+            None if self.1 => Ok(Tag::Other(v.to_string())),
             None => Err(E::invalid_value(
                 de::Unexpected::Unsigned(v),
                 &format!("variant index 0 <= i < {}", self.0.len()).as_str(),
@@ -422,17 +491,17 @@ impl<'de> Visitor<'de> for VariantKey {
         }
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
-        self.0
-            .iter()
-            .position(|n| *n == v)
-            .ok_or_else(|| E::unknown_variant(v, self.0))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Tag, E> {
+        match self.0.iter().position(|n| *n == v) {
+            Some(i) => Ok(Tag::Known(i)),
+            None => self.unknown(v),
+        }
     }
 
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<usize, E> {
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Tag, E> {
         match self.0.iter().position(|n| n.as_bytes() == v) {
-            Some(i) => Ok(i),
-            None => Err(E::unknown_variant(&String::from_utf8_lossy(v), self.0)),
+            Some(i) => Ok(Tag::Known(i)),
+            None => self.unknown(&String::from_utf8_lossy(v)),
         }
     }
 }
@@ -445,7 +514,16 @@ impl<'de> Visitor<'de> for EnumText<'_, '_, '_> {
     }
 
     fn visit_enum<A: EnumAccess<'de>>(mut self, data: A) -> Result<(), A::Error> {
-        let (i, variant) = data.variant_seed(VariantKey(self.names))?;
+        let (i, variant) = match data.variant_seed(VariantKey(self.names, self.other))? {
+            (Tag::Known(i), variant) => (i, variant),
+            // A tag the enum has no variant for, read as its `other`
+            // (unit) variant: printed as stored.
+            (Tag::Other(tag), variant) => {
+                variant.unit_variant()?;
+                self.seed.out.push_str(&quoted(&tag));
+                return Ok(());
+            }
+        };
         let (Some(tag), Some(shape)) = (self.names.get(i), self.variants.get(i)) else {
             return Err(de::Error::custom("variant index out of range"));
         };

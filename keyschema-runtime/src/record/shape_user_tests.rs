@@ -181,3 +181,80 @@ fn bad_values_are_refused_with_the_typed_reads_words() {
         assert!(said.contains(detail), "{said} (typed: {typed})");
     }
 }
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Strict {
+    #[serde(alias = "a")]
+    b: u8,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+enum Kind {
+    A,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(transparent)]
+struct Wrapped {
+    inner: u16,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(rename = "Addr")]
+struct Address {
+    city: String,
+}
+
+/// What the tool's read and the typed read say of `value` as `T`: both
+/// read it (the tool's text), or both refuse it with the same words.
+fn alike<T: serde::de::DeserializeOwned + std::fmt::Debug + 'static>(
+    value: &[u8],
+    type_name: &'static str,
+) -> Result<String, String> {
+    let said = said::<T>(value, type_name);
+    let typed = typed::<T>(value);
+    match (&said, &typed) {
+        (Ok(_), Ok(())) => {}
+        (Err(s), Err(t)) => {
+            let detail = t.rsplit(": ").next().unwrap_or(t);
+            assert!(s.contains(detail), "{s} (typed: {t})");
+        }
+        _ => panic!("the tool says {said:?}, the typed read {typed:?}"),
+    }
+    said
+}
+
+#[test]
+fn serde_attributes_read_as_the_typed_read_reads_them() {
+    // An alias reads as the field; a member the struct does not name is
+    // refused by a closed struct.
+    let aliased = map(&BTreeMap::from([("a", 5u8)]));
+    assert_eq!(
+        alike::<Strict>(&aliased, "Strict").as_deref(),
+        Ok("{\"b\": 5}")
+    );
+    let extra = map(&BTreeMap::from([("b", 5u8), ("x", 1)]));
+    let refused = alike::<Strict>(&extra, "Strict").expect_err("refused");
+    assert!(
+        refused.contains("unknown field `x`, expected `a` or `b`"),
+        "{refused}"
+    );
+    // A tag the enum lacks reads as its `other` variant.
+    assert_eq!(
+        alike::<Kind>(&map(&"Zed"), "Kind").as_deref(),
+        Ok("\"Zed\"")
+    );
+    // A transparent struct reads as its field: 70000 is no u16.
+    assert_eq!(alike::<Wrapped>(&map(&7u32), "Wrapped").as_deref(), Ok("7"));
+    alike::<Wrapped>(&map(&70_000u32), "Wrapped").expect_err("refused");
+    // A renamed struct is read by the name serde gives it.
+    let no_city = map(&BTreeMap::from([("town", "x")]));
+    let refused =
+        alike::<Vec<Address>>(&map(&vec![BTreeMap::from([("town", "x")])]), "Vec<Address>")
+            .expect_err("refused");
+    assert!(refused.contains("missing field `city`"), "{refused}");
+    alike::<Address>(&no_city, "Address").expect_err("refused");
+}

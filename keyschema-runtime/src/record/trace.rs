@@ -72,8 +72,26 @@ pub(super) struct State {
     /// Whether this run left its field out.
     pub(super) omitted: bool,
     /// The variants chosen in the run that first traced each struct (or
-    /// `Enum::Variant`): a run leaving one of its fields out takes them.
+    /// `Enum::Variant`) and enum: a run asking about it takes them.
     pub(super) reached: HashMap<&'static str, HashMap<&'static str, usize>>,
+    /// `(owner, name, first)`: a struct's field's other name, found when
+    /// serde said the field was given twice; `first` is the name fed before
+    /// it (the field's first name in serde's list).
+    pub(super) aliases: Vec<(&'static str, &'static str, &'static str)>,
+    /// `(owner, first, name)`: the field's own name, as serde's message
+    /// said it.
+    pub(super) primaries: Vec<(&'static str, &'static str, String)>,
+    /// Whether this run found a field's other name (the next run leaves it
+    /// out).
+    pub(super) retry: bool,
+    /// The struct this run feeds a member it does not name.
+    pub(super) extra: Option<&'static str>,
+    /// Whether it was fed.
+    pub(super) extra_fed: bool,
+    /// The enum this run feeds a tag none of its variants has.
+    pub(super) foreign: Option<&'static str>,
+    /// Whether it was fed.
+    pub(super) foreign_fed: bool,
 }
 
 impl State {
@@ -83,32 +101,66 @@ impl State {
     }
 }
 
+/// A run that asks the type one question once every variant is seen.
+#[derive(Clone, Copy)]
+enum Probe {
+    /// Whether a struct reads without this field (`Option`, `default`).
+    Omit(&'static str, &'static str),
+    /// Whether a struct refuses a member it does not name
+    /// (`deny_unknown_fields`).
+    Extra(&'static str),
+    /// Whether an enum reads a tag none of its variants has (`other`).
+    Foreign(&'static str),
+}
+
+/// What the probes found.
+#[derive(Default)]
+struct Found {
+    optional: Vec<(&'static str, &'static str)>,
+    closed: Vec<&'static str>,
+    other: Vec<&'static str>,
+}
+
 /// Traces `T`; no user types if it cannot be.
 fn trace<T: DeserializeOwned>() -> UserTypes {
     let mut state = State::default();
-    let mut probes: Option<Vec<(&'static str, &'static str)>> = None;
-    let mut optional: Vec<(&'static str, &'static str)> = Vec::new();
+    let mut probes: Option<Vec<Probe>> = None;
+    let mut asked: Option<Probe> = None;
+    let mut found = Found::default();
+    let mut root: Option<String> = None;
     for _ in 0..MAX_RUNS {
         state.stack.clear();
         state.path.clear();
         state.refused_at = None;
         state.recursed_at = false;
         state.omitted = false;
+        state.retry = false;
+        state.extra_fed = false;
+        state.foreign_fed = false;
         let run = T::deserialize(Tracer::new(&mut state));
-        if let Some(left_out) = state.omit {
-            // A run leaving a field out: whether the type read without it.
-            if run.is_ok() && state.omitted {
-                optional.push(left_out);
+        if let Some(question) = asked.take() {
+            match question {
+                Probe::Omit(owner, field) if run.is_ok() && state.omitted => {
+                    found.optional.push((owner, field))
+                }
+                Probe::Extra(owner) if run.is_err() && state.extra_fed => found.closed.push(owner),
+                Probe::Foreign(name) if run.is_ok() && state.foreign_fed => found.other.push(name),
+                _ => {}
             }
+            state.omit = None;
+            state.extra = None;
+            state.foreign = None;
             match probes.as_mut().and_then(Vec::pop) {
-                Some(next) => probe(&mut state, next),
-                None => return finish(state, &optional),
+                Some(next) => asked = Some(probe(&mut state, next)),
+                None => return finish(state, &found, root),
             }
             continue;
         }
         match run {
             Ok(_) => {}
-            Err(Traced::Refused) => match state.refused_at.take() {
+            // A field's other name found: the next run leaves it out.
+            Err(_) if state.retry => continue,
+            Err(Traced::Refused(_)) => match state.refused_at.take() {
                 // Another sample where the type refused one.
                 Some(site) => {
                     *state.sample.entry(site).or_default() += 1;
@@ -130,28 +182,37 @@ fn trace<T: DeserializeOwned>() -> UserTypes {
             }
             Err(_) => return UserTypes::default(),
         }
+        root.get_or_insert_with(|| state.last.clone());
         // Every variant of every enum, each in a run of its own.
         if let Some((name, next)) = next_variant(&state) {
             state.choice.insert(name, next);
             continue;
         }
-        // Then every struct field left out once.
-        let list = probes.get_or_insert_with(|| fields_of(&state));
+        // Then the questions, one run each.
+        let list = probes.get_or_insert_with(|| questions(&state));
         match list.pop() {
-            Some(first) => probe(&mut state, first),
-            None => return finish(state, &optional),
+            Some(first) => asked = Some(probe(&mut state, first)),
+            None => return finish(state, &found, root),
         }
     }
     UserTypes::default()
 }
 
-/// Sets the next run to leave `field` out, taking the variants of the run
-/// that reached its owner.
-fn probe(state: &mut State, field: (&'static str, &'static str)) {
-    if let Some(choice) = state.reached.get(field.0) {
+/// Sets the next run to ask `question`, taking the variants of the run
+/// that reached what it asks about.
+fn probe(state: &mut State, question: Probe) -> Probe {
+    let owner = match question {
+        Probe::Omit(owner, _) | Probe::Extra(owner) | Probe::Foreign(owner) => owner,
+    };
+    if let Some(choice) = state.reached.get(owner) {
         state.choice = choice.clone();
     }
-    state.omit = Some(field);
+    match question {
+        Probe::Omit(owner, field) => state.omit = Some((owner, field)),
+        Probe::Extra(owner) => state.extra = Some(owner),
+        Probe::Foreign(name) => state.foreign = Some(name),
+    }
+    question
 }
 
 /// The first enum with a variant no run has seen, and that variant.
@@ -162,19 +223,28 @@ fn next_variant(state: &State) -> Option<(&'static str, usize)> {
     })
 }
 
-/// Every field of every struct and struct variant, to leave out in turn.
-fn fields_of(state: &State) -> Vec<(&'static str, &'static str)> {
+/// Every field of every struct and struct variant to leave out in turn,
+/// every struct to give a member it does not name, every enum to give a
+/// tag it does not have.
+fn questions(state: &State) -> Vec<Probe> {
     let mut out = Vec::new();
     for (name, t) in &state.containers {
         if let UserType::Struct(fields) = t {
-            out.extend(fields.iter().map(|f| (*name, leak_name(&f.name))));
+            out.extend(fields.iter().map(|f| Probe::Omit(name, leak_name(&f.name))));
+            out.push(Probe::Extra(name));
         }
     }
     for (name, (variants, forms)) in &state.enums {
+        out.push(Probe::Foreign(name));
         for (variant, form) in variants.iter().zip(forms) {
             if let Some(VariantForm::Struct(fields)) = form {
                 let owner = leak_name(&format!("{name}::{variant}"));
-                out.extend(fields.iter().map(|f| (owner, leak_name(&f.name))));
+                out.extend(
+                    fields
+                        .iter()
+                        .map(|f| Probe::Omit(owner, leak_name(&f.name))),
+                );
+                out.push(Probe::Extra(owner));
             }
         }
     }
@@ -188,26 +258,52 @@ fn leak_name(name: &str) -> &'static str {
     crate::dynamic::intern(name)
 }
 
-/// The traced types, with the fields found optional marked.
-fn finish(state: State, optional: &[(&'static str, &'static str)]) -> UserTypes {
+/// The traced types, with what the probes found marked: optional fields,
+/// each field's other names, closed structs, enums with an `other`.
+fn finish(state: State, found: &Found, root: Option<String>) -> UserTypes {
     let mark = |owner: &str, fields: &[UserField]| -> Vec<UserField> {
         fields
             .iter()
-            .map(|f| UserField {
-                optional: optional.iter().any(|(o, n)| *o == owner && *n == f.name),
-                ..f.clone()
+            .map(|f| {
+                // A field fed first under one of its other names takes its
+                // own; every name but its own is an alias.
+                let primary = state
+                    .primaries
+                    .iter()
+                    .find(|(o, first, _)| *o == owner && *first == f.name)
+                    .map(|(_, _, p)| p.clone());
+                let name = primary.clone().unwrap_or_else(|| f.name.clone());
+                let mut aliases: Vec<String> = state
+                    .aliases
+                    .iter()
+                    .filter(|(o, _, first)| *o == owner && *first == f.name)
+                    .map(|(_, alias, _)| alias.to_string())
+                    .chain(primary.map(|_| f.name.clone()))
+                    .filter(|a| *a != name)
+                    .collect();
+                aliases.sort();
+                aliases.dedup();
+                UserField {
+                    optional: found
+                        .optional
+                        .iter()
+                        .any(|(o, n)| *o == owner && *n == f.name),
+                    name,
+                    aliases,
+                    ..f.clone()
+                }
             })
             .collect()
     };
     let mut types = BTreeMap::new();
-    for (name, t) in state.containers {
+    for (name, t) in &state.containers {
         let t = match t {
-            UserType::Struct(fields) => UserType::Struct(mark(name, &fields)),
-            other => other,
+            UserType::Struct(fields) => UserType::Struct(mark(name, fields)),
+            other => other.clone(),
         };
         types.insert(name.to_string(), t);
     }
-    for (name, (variants, forms)) in state.enums {
+    for (name, (variants, forms)) in &state.enums {
         let mut out = Vec::with_capacity(variants.len());
         for (variant, form) in variants.iter().zip(forms) {
             let Some(form) = form else {
@@ -215,9 +311,9 @@ fn finish(state: State, optional: &[(&'static str, &'static str)]) -> UserTypes 
             };
             let form = match form {
                 VariantForm::Struct(fields) => {
-                    VariantForm::Struct(mark(&format!("{name}::{variant}"), &fields))
+                    VariantForm::Struct(mark(&format!("{name}::{variant}"), fields))
                 }
-                other => other,
+                other => other.clone(),
             };
             out.push(UserVariant {
                 name: variant.to_string(),
@@ -226,5 +322,10 @@ fn finish(state: State, optional: &[(&'static str, &'static str)]) -> UserTypes 
         }
         types.insert(name.to_string(), UserType::Enum(out));
     }
-    UserTypes { types }
+    UserTypes {
+        types,
+        closed: found.closed.iter().map(|c| c.to_string()).collect(),
+        other: found.other.iter().map(|c| c.to_string()).collect(),
+        root,
+    }
 }

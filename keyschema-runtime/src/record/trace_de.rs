@@ -15,8 +15,9 @@ use std::fmt;
 pub(super) enum Traced {
     /// A struct met inside itself, at this depth of the stack.
     Recursion { name: &'static str, depth: usize },
-    /// The type refused a sample (its `Deserialize` validates).
-    Refused,
+    /// The type refused a sample (its `Deserialize` validates), in its
+    /// words.
+    Refused(String),
     /// The type asked for whatever the format holds, or something the
     /// trace does not follow.
     Untraceable,
@@ -31,8 +32,8 @@ impl fmt::Display for Traced {
 impl std::error::Error for Traced {}
 
 impl de::Error for Traced {
-    fn custom<T: fmt::Display>(_: T) -> Self {
-        Traced::Refused
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        Traced::Refused(message.to_string())
     }
 }
 
@@ -69,7 +70,7 @@ impl<'s> Tracer<'s> {
 
     /// `visited`, noting a refusal at this site.
     fn refused<V>(&mut self, visited: Result<V, Traced>) -> Result<V, Traced> {
-        if let Err(Traced::Refused) = visited {
+        if let Err(Traced::Refused(_)) = visited {
             self.s
                 .refused_at
                 .get_or_insert_with(|| self.s.path.join("/"));
@@ -339,6 +340,11 @@ impl<'de> Deserializer<'de> for Tracer<'_> {
             false => self.s.choice.get(name).copied().unwrap_or(0),
         };
         let variant = *variants.get(index).ok_or(Traced::Untraceable)?;
+        self.s
+            .reached
+            .entry(name)
+            .or_insert_with(|| self.s.choice.clone());
+        let foreign = self.s.foreign == Some(name);
         self.s.stack.push(name);
         self.s.path.push(format!("{name}::{variant}"));
         let visited = visitor.visit_enum(OneVariant {
@@ -346,6 +352,7 @@ impl<'de> Deserializer<'de> for Tracer<'_> {
             name,
             variant,
             index,
+            foreign,
         });
         self.s.path.pop();
         self.s.stack.pop();
@@ -413,10 +420,26 @@ fn fields_map<'de, V: Visitor<'de>>(
         owner,
         fields,
         at: 0,
+        fed: Vec::new(),
+        extra: false,
         traced: Vec::new(),
     };
-    let value = visitor.visit_map(&mut map)?;
-    Ok((value, map.traced))
+    match visitor.visit_map(&mut map) {
+        Ok(value) => Ok((value, map.traced)),
+        Err(Traced::Refused(message)) => {
+            // `duplicate field `P``: the name fed last and the one fed
+            // before it are names of one field, `P` (serde lists each
+            // field's names together); the next run leaves the last out.
+            if let (Some(primary), [.., first, last]) = (duplicate(&message), map.fed.as_slice()) {
+                let (first, last) = (*first, *last);
+                map.s.aliases.push((owner, last, first));
+                map.s.primaries.push((owner, first, primary));
+                map.s.retry = true;
+            }
+            Err(Traced::Refused(message))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// A sequence of one element (none where its element is a struct met
@@ -533,13 +556,48 @@ impl<'de> MapAccess<'de> for OneMap<'_> {
     }
 }
 
-/// A struct's fields as a map, each key its name.
+/// A struct's fields as a map, each key its name: a name found to be
+/// another name of a field fed before it (`#[serde(alias)]`, which serde
+/// lists among the fields) left out, and the key no field has fed last in
+/// a run that asks whether the struct refuses one.
 struct Fields<'a> {
     s: &'a mut State,
     owner: &'static str,
     fields: &'static [&'static str],
     at: usize,
+    /// The names fed, in order.
+    fed: Vec<&'static str>,
+    /// Whether the extra key was fed.
+    extra: bool,
     traced: Vec<UserField>,
+}
+
+/// The key a run feeds a struct that names no such field, and the tag it
+/// feeds an enum that has no such variant.
+pub(super) const FOREIGN: &str = "\u{1}keyschema-probe";
+
+impl Fields<'_> {
+    /// The next name to feed, past the names left out.
+    fn next_name(&mut self) -> Option<&'static str> {
+        loop {
+            let name = self.fields.get(self.at).copied()?;
+            let alias = self
+                .s
+                .aliases
+                .iter()
+                .any(|(o, n, _)| *o == self.owner && *n == name);
+            if alias {
+                self.at += 1;
+                continue;
+            }
+            if self.s.omit == Some((self.owner, name)) {
+                self.s.omitted = true;
+                self.at += 1;
+                continue;
+            }
+            return Some(name);
+        }
+    }
 }
 
 impl<'de> MapAccess<'de> for Fields<'_> {
@@ -549,21 +607,22 @@ impl<'de> MapAccess<'de> for Fields<'_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Traced> {
-        let Some(mut name) = self.fields.get(self.at).copied() else {
+        let Some(name) = self.next_name() else {
+            if self.s.extra == Some(self.owner) && !self.extra {
+                self.extra = true;
+                self.s.extra_fed = true;
+                return seed.deserialize(FOREIGN.into_deserializer()).map(Some);
+            }
             return Ok(None);
         };
-        if self.s.omit == Some((self.owner, name)) {
-            self.s.omitted = true;
-            self.at += 1;
-            match self.fields.get(self.at).copied() {
-                Some(next) => name = next,
-                None => return Ok(None),
-            }
-        }
+        self.fed.push(name);
         seed.deserialize(name.into_deserializer()).map(Some)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Traced> {
+        if self.extra {
+            return seed.deserialize(Tracer::new(&mut *self.s));
+        }
         let name = self
             .fields
             .get(self.at)
@@ -575,9 +634,16 @@ impl<'de> MapAccess<'de> for Fields<'_> {
             name: name.to_string(),
             type_name: std::mem::take(&mut self.s.last),
             optional: false,
+            aliases: Vec::new(),
         });
         Ok(value)
     }
+}
+
+/// The field a serde `duplicate field `P`` message names.
+fn duplicate(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("duplicate field `")?;
+    rest.strip_suffix('`').map(str::to_string)
 }
 
 /// The variant a run takes of an enum.
@@ -586,6 +652,8 @@ struct OneVariant<'a> {
     name: &'static str,
     variant: &'static str,
     index: usize,
+    /// Whether this run feeds the enum a tag it has no variant for.
+    foreign: bool,
 }
 
 impl<'de, 'a> EnumAccess<'de> for OneVariant<'a> {
@@ -593,14 +661,22 @@ impl<'de, 'a> EnumAccess<'de> for OneVariant<'a> {
     type Variant = Self;
 
     fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self), Traced> {
+        if self.foreign {
+            self.s.foreign_fed = true;
+            let tag = seed.deserialize(FOREIGN.into_deserializer())?;
+            return Ok((tag, self));
+        }
         let tag = seed.deserialize(self.variant.into_deserializer())?;
         Ok((tag, self))
     }
 }
 
 impl OneVariant<'_> {
-    /// Notes the variant's form.
+    /// Notes the variant's form (not of the tag it has no variant for).
     fn seen(&mut self, form: VariantForm) {
+        if self.foreign {
+            return;
+        }
         if let Some(slot) = self
             .s
             .enums

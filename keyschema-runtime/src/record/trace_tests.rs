@@ -1,7 +1,7 @@
 //! Tracing user types from their `Deserialize` ([`super::traced`]).
 
+use super::traced;
 use super::user_types::{UserField, UserType, UserVariant, VariantForm};
-use super::{traced, UserTypes};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -34,6 +34,7 @@ fn field(name: &str, type_name: &str, optional: bool) -> UserField {
         name: name.into(),
         type_name: type_name.into(),
         optional,
+        aliases: vec![],
     }
 }
 
@@ -76,7 +77,8 @@ fn a_struct_its_enum_and_newtype() {
         ]),
     );
     want.insert("Meters".to_string(), UserType::Newtype("f64".into()));
-    assert_eq!(*types, UserTypes { types: want });
+    assert_eq!(types.types, want);
+    assert_eq!(types.root(), Some("Vec<Point>"));
 }
 
 #[derive(Deserialize)]
@@ -166,4 +168,66 @@ fn self_describing_types_trace_to_none() {
     assert!(traced::<serde_json::Value>().is_empty());
     assert!(traced::<HoldsLoose>().is_empty());
     assert!(traced::<Vec<i64>>().is_empty());
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(deny_unknown_fields)]
+struct Strict {
+    #[serde(alias = "a", alias = "zz")]
+    b: u8,
+    c: Option<u8>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+enum Kind {
+    A,
+    B(u8),
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(transparent)]
+struct Wrapped {
+    inner: u16,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(rename = "Addr")]
+struct Address {
+    city: String,
+}
+
+#[test]
+fn aliases_closed_structs_other_variants_and_the_root() {
+    let types = traced::<Strict>();
+    let mut b = field("b", "u8", false);
+    b.aliases = vec!["a".into(), "zz".into()];
+    assert_eq!(
+        types.get("Strict"),
+        Some(&UserType::Struct(vec![b, field("c", "Option<u8>", true)]))
+    );
+    assert!(types.is_closed("Strict"));
+    let types = traced::<Kind>();
+    assert!(types.has_other("Kind"));
+    assert!(!traced::<Color>().has_other("Color"));
+    assert!(!traced::<Point>().is_closed("Point"));
+    // A transparent struct reads as its field; a renamed one by its name.
+    assert_eq!(traced::<Wrapped>().root(), Some("u16"));
+    assert_eq!(
+        super::shape_text("Wrapped", traced::<Wrapped>()).as_deref(),
+        Some("u16")
+    );
+    assert_eq!(
+        super::shape_text("Vec<Address>", traced::<Vec<Address>>()).as_deref(),
+        Some("Vec<Addr>")
+    );
+    assert_eq!(
+        super::shape_text("Vec<Point>", traced::<Vec<Point>>()),
+        None
+    );
 }

@@ -10,12 +10,23 @@
 //! A derived key type's are traced from each value field's `Deserialize`
 //! ([`super::trace`]); a document's are read from it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The user types of a key type's value fields, by serde name.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct UserTypes {
     pub(crate) types: BTreeMap<String, UserType>,
+    /// The structs (by name) and struct variants (`Enum::Variant`) that
+    /// refuse a member they do not name (`#[serde(deny_unknown_fields)]`).
+    pub(crate) closed: BTreeSet<String>,
+    /// The enums that read a tag none of their variants has as their
+    /// `#[serde(other)]` unit variant.
+    pub(crate) other: BTreeSet<String>,
+    /// The traced type itself, as a type text in these names (`u16` for a
+    /// `#[serde(transparent)]` struct of one `u16`, `Vec<Addr>` for a
+    /// `Vec<Address>` whose struct serde names `Addr`); `None` when read
+    /// from a document or merged.
+    pub(crate) root: Option<String>,
 }
 
 /// One user type.
@@ -44,6 +55,9 @@ pub struct UserField {
     /// Whether a stored value without it reads (as `None`, or the field's
     /// `#[serde(default)]`); else one without it is refused.
     pub optional: bool,
+    /// Its other names (`#[serde(alias = "...")]`), under which a stored
+    /// member reads as it.
+    pub aliases: Vec<String>,
 }
 
 /// An enum's variant.
@@ -84,6 +98,24 @@ impl UserTypes {
         self.types.is_empty()
     }
 
+    /// Whether the struct `owner` (or struct variant `Enum::Variant`)
+    /// refuses a member it does not name (`deny_unknown_fields`).
+    pub fn is_closed(&self, owner: &str) -> bool {
+        self.closed.contains(owner)
+    }
+
+    /// Whether the enum `name` reads an unknown tag as its
+    /// `#[serde(other)]` variant.
+    pub fn has_other(&self, name: &str) -> bool {
+        self.other.contains(name)
+    }
+
+    /// The traced type as a type text in these types' names, when traced
+    /// ([`traced`](super::traced)).
+    pub fn root(&self) -> Option<&str> {
+        self.root.as_deref()
+    }
+
     /// `other`'s types added; a name both hold with different shapes (two
     /// types of one name in different modules) is dropped, so that a
     /// reader reads it as stored rather than by the wrong shape.
@@ -103,6 +135,8 @@ impl UserTypes {
                 }
             }
         }
+        self.closed.extend(other.closed.iter().cloned());
+        self.other.extend(other.other.iter().cloned());
     }
 }
 
@@ -112,8 +146,9 @@ pub enum UserTypesOf {
     /// Traced from the field's Rust type on first use
     /// ([`traced`](super::traced)).
     Traced(fn() -> &'static UserTypes),
-    /// Read from a schema document: every field of it shares them.
-    Read(&'static UserTypes),
+    /// Read from a schema document: every field of it shares them; with
+    /// the field's `shape`, when the document gives one.
+    Read(&'static UserTypes, Option<&'static str>),
 }
 
 impl UserTypesOf {
@@ -121,8 +156,64 @@ impl UserTypesOf {
     pub fn get(self) -> &'static UserTypes {
         match self {
             UserTypesOf::Traced(trace) => trace(),
-            UserTypesOf::Read(types) => types,
+            UserTypesOf::Read(types, _) => types,
         }
+    }
+
+    /// The type text a field of type `type_name` is read by: its `shape`
+    /// (the traced type in the names of `types`, where it differs from the
+    /// Rust text: a `#[serde(transparent)]` struct, a renamed type), else
+    /// `type_name`.
+    pub fn reading_text(self, type_name: &'static str) -> std::borrow::Cow<'static, str> {
+        match self {
+            UserTypesOf::Read(_, Some(shape)) => shape.into(),
+            UserTypesOf::Read(_, None) => type_name.into(),
+            UserTypesOf::Traced(trace) => match shape_text(type_name, trace()) {
+                Some(shape) => shape.into(),
+                None => type_name.into(),
+            },
+        }
+    }
+}
+
+/// Types the readers know by name (their stored forms are the spec's):
+/// never read by a traced shape.
+const KNOWN: [&str; 9] = [
+    "Uuid",
+    "DateTime",
+    "NaiveDate",
+    "NaiveDateTime",
+    "OffsetDateTime",
+    "Date",
+    "PrimitiveDateTime",
+    "Value",
+    "Decimal",
+];
+
+/// The `shape` a document writes for a field of type `type_name` whose
+/// type traced to `types`: the traced text, where it differs from the Rust
+/// text and the Rust text does not say it (a type of the user's that
+/// `types` lists under another name, or that reads as another type).
+pub(crate) fn shape_text(type_name: &str, types: &UserTypes) -> Option<String> {
+    let root = types.root()?;
+    let text: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
+    if root
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        == text
+    {
+        return None;
+    }
+    if !types.is_empty() {
+        return Some(root.to_string());
+    }
+    let head = text.split('<').next().unwrap_or(&text);
+    let name = head.rsplit("::").next().unwrap_or(head);
+    let (kind, _) = super::kind::kind_of(&text);
+    match kind == super::kind::Kind::Auto && !KNOWN.contains(&name) {
+        true => Some(root.to_string()),
+        false => None,
     }
 }
 
@@ -130,6 +221,9 @@ impl UserTypesOf {
 pub fn no_user_types() -> &'static UserTypes {
     static NONE: UserTypes = UserTypes {
         types: BTreeMap::new(),
+        closed: BTreeSet::new(),
+        other: BTreeSet::new(),
+        root: None,
     };
     &NONE
 }

@@ -138,6 +138,17 @@ impl Schema {
                 string(&mut out, v.name);
                 out.push_str(",\"type\":");
                 string(&mut out, v.type_name);
+                // The type text to read it by, where the Rust text does
+                // not say it (a transparent or renamed type of the user's).
+                if let crate::record::UserTypesOf::Traced(trace) = v.user_types {
+                    if let Some(shape) = crate::record::shape_text(v.type_name, trace()) {
+                        out.push_str(",\"shape\":");
+                        string(&mut out, &shape);
+                    }
+                } else if let crate::record::UserTypesOf::Read(_, Some(shape)) = v.user_types {
+                    out.push_str(",\"shape\":");
+                    string(&mut out, shape);
+                }
                 // A field whose type reads nil need not be stored: its
                 // nil has no cell (Bigtable) or attribute (DynamoDB).
                 let _ = write!(out, ",\"required\":{}", v.refused_if_missing());

@@ -31,6 +31,9 @@ pub(crate) fn write_types(out: &mut String, types: &UserTypes) {
             UserType::Struct(fields) => {
                 out.push_str("{\"fields\":");
                 write_fields(out, fields);
+                if types.is_closed(name) {
+                    out.push_str(",\"closed\":true");
+                }
                 out.push('}');
             }
             UserType::Tuple(items) => {
@@ -65,11 +68,18 @@ pub(crate) fn write_types(out: &mut String, types: &UserTypes) {
                         VariantForm::Struct(fields) => {
                             out.push_str(",\"fields\":");
                             write_fields(out, fields);
+                            if types.is_closed(&format!("{name}::{}", v.name)) {
+                                out.push_str(",\"closed\":true");
+                            }
                         }
                     }
                     out.push('}');
                 }
-                out.push_str("]}");
+                out.push(']');
+                if types.has_other(name) {
+                    out.push_str(",\"other\":true");
+                }
+                out.push('}');
             }
         }
     }
@@ -99,6 +109,10 @@ fn write_fields(out: &mut String, fields: &[UserField]) {
         string(out, &f.type_name);
         if f.optional {
             let _ = write!(out, ",\"optional\":true");
+        }
+        if !f.aliases.is_empty() {
+            out.push_str(",\"aliases\":");
+            write_list(out, &f.aliases);
         }
         out.push('}');
     }
