@@ -8,15 +8,26 @@ missing field that is not ``optional`` refused (``missing field `zip```),
 one named twice refused; a tuple struct exactly its length; a newtype as
 its one value; a unit struct as nil; an enum externally tagged, an unknown
 variant refused (``unknown variant `Purple`, expected one of ...``).
+The serde attributes the document states are honoured as the derive
+honours them: a field's ``aliases`` (``#[serde(alias)]``: a member under
+one reads as the field), a struct's ``closed``
+(``#[serde(deny_unknown_fields)]``: a member it does not name refused,
+``unknown field `b`, expected `a```) and an enum's ``other``
+(``#[serde(other)]``: a tag none of its variants has reads, as a unit
+variant, as the stored tag).
 
 A type the document does not list is read as stored, as before ``types``."""
 
 from ._document import invalid
 from ._msgpack import entries
 from . import _nested
-from ._nested import Misfit, T, dynamo_found, dynamo_kind, found, push_key
+from ._nested import Misfit, T, dynamo_found, dynamo_kind, found, number_shown, push_key
 
 _ONE_OF = "expected exactly one of `fields`, `tuple`, `newtype`, `unit` (true) or `enum`"
+# Members beside a type entry's one form: a struct's `closed`, an enum's `other`.
+_BESIDE = ("closed", "other")
+_NOT_CLOSED = "only a struct with `fields` may be closed"
+_NOT_OTHER = "only an enum may have `other`"
 
 
 def read_types(types):
@@ -35,9 +46,10 @@ def read_types(types):
             raise invalid("types", "a user type's name is empty")
         if not isinstance(t, dict):
             raise invalid(at, "expected an object with one of `fields`, `tuple`, `newtype`, `unit` or `enum`")
-        if len(t) != 1:
+        forms = [(k, v) for k, v in t.items() if k not in _BESIDE]
+        if len(forms) != 1:
             raise invalid(at, "expected exactly one of `fields`, `tuple`, `newtype`, `unit` or `enum`")
-        [(k, v)] = t.items()
+        [(k, v)] = forms
         if k == "fields":
             out[name] = ("struct", _fields(v, at + ".fields"))
         elif k == "tuple":
@@ -50,7 +62,26 @@ def read_types(types):
             out[name] = ("enum", _variants(v, at + ".enum"))
         else:
             raise invalid(at, _ONE_OF)
+        closed = _flag(t, "closed", at, k == "fields", _NOT_CLOSED)
+        other = _flag(t, "other", at, k == "enum", _NOT_OTHER)
+        if k in ("fields", "enum"):              # (fields, closed), (variants, other)
+            out[name] = (out[name][0], (out[name][1], closed or other))
     return UserTypes(out)
+
+
+def _flag(obj, member, at, allowed, elsewhere):
+    """``obj[member]`` (``closed``, ``other``): true or false, absent
+    false; refused when not a boolean, or present where not ``allowed``
+    (in the words ``elsewhere``)."""
+    if member not in obj:
+        return False
+    v = obj[member]
+    here = "%s.%s" % (at, member)
+    if not isinstance(v, bool):
+        raise invalid(here, "expected true or false")
+    if not allowed:
+        raise invalid(here, elsewhere)
+    return v
 
 
 def _text(v, at):
@@ -75,7 +106,7 @@ def _name(obj, at, seen):
 
 
 def _fields(v, at):
-    """``[(name, type text, optional)]``."""
+    """``[(name, type text, optional, aliases)]``."""
     if not isinstance(v, list):
         raise invalid(at, "expected an array of fields")
     out = []
@@ -86,13 +117,17 @@ def _fields(v, at):
         optional = f.get("optional", False)
         if not isinstance(optional, bool):
             raise invalid(here + ".optional", "expected true or false")
-        out.append((name, text, optional))
+        aliases = f.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
+            raise invalid(here + ".aliases", "expected an array of names")
+        out.append((name, text, optional, aliases))
     return out
 
 
 def _variants(v, at):
     """``[(name, form, what)]``: form ``unit`` (what None), ``newtype`` (a
-    type text), ``tuple`` (type texts) or ``struct`` (fields)."""
+    type text), ``tuple`` (type texts) or ``struct`` (``(fields,
+    closed)``)."""
     if not isinstance(v, list):
         raise invalid(at, "expected an array of variants")
     out = []
@@ -110,6 +145,10 @@ def _variants(v, at):
             out.append((name, "struct", _fields(variant["fields"], here + ".fields")))
         else:
             raise invalid(here, "expected at most one of `newtype`, `tuple` or `fields`")
+        closed = _flag(variant, "closed", here, forms == ["fields"], _NOT_CLOSED)
+        _flag(variant, "other", here, False, _NOT_OTHER)  # the enum's, beside `enum`
+        if forms == ["fields"]:
+            out[-1] = (name, "struct", (out[-1][2], closed))
     return out
 
 
@@ -133,11 +172,29 @@ def unknown_variant(tag, names):
 
 
 class _Field:
-    __slots__ = ("name", "t", "optional", "option")
+    __slots__ = ("name", "t", "optional", "option", "names")
 
-    def __init__(self, name, t, optional):
+    def __init__(self, name, t, optional, aliases):
         self.name, self.t, self.optional = name, t, optional
         self.option = t.kind == "option"      # missing, it reads as None
+        self.names = sorted({name, *aliases})  # serde's: its name and aliases, sorted
+
+
+class _Fields(list):
+    """A struct's (or struct variant's) ``_Field``s: ``closed`` (it
+    refuses a member it does not name), ``by_name`` (each field by each of
+    its names, the first field to claim a name keeping it, as the derive's
+    match) and ``expected`` (serde's ``FIELDS``: each field's names in
+    field order)."""
+
+    def __init__(self, fields, closed):
+        list.__init__(self, fields)
+        self.closed = closed
+        self.by_name = {}
+        for f in fields:
+            for n in f.names:
+                self.by_name.setdefault(n, f)
+        self.expected = [n for f in fields for n in f.names]
 
 
 class UserTypes:
@@ -157,17 +214,18 @@ class UserTypes:
     def _parse(self, text):
         return _nested.parse(text, self)
 
-    def _struct_fields(self, fields):
-        return [_Field(n, self._parse(t), o) for n, t, o in fields]
+    def _struct_fields(self, fields, closed):
+        return _Fields([_Field(n, self._parse(t), o, a) for n, t, o, a in fields], closed)
 
     def shape(self, name):
-        """``(kind, what)`` of the type ``name``: ``struct`` (fields),
-        ``tuple`` (a tuple ``T``), ``newtype`` (its ``T``), ``unit``
-        (``T("unit")``) or ``enum`` (``[(name, form, what)]``)."""
+        """``(kind, what)`` of the type ``name``: ``struct``
+        (``_Fields``), ``tuple`` (a tuple ``T``), ``newtype`` (its ``T``),
+        ``unit`` (``T("unit")``) or ``enum`` (``([(name, form, what)],
+        other)``)."""
         if name not in self.parsed:
             kind, what = self.raw[name]
             if kind == "struct":
-                what = self._struct_fields(what)
+                what = self._struct_fields(*what)
             elif kind == "tuple":
                 what = T("tuple", items=[self._parse(t) for t in what],
                          what="tuple struct %s with %s" % (name, _elements(len(what))))
@@ -179,6 +237,7 @@ class UserTypes:
                 what = T("unit")
             else:
                 variants = []
+                what, other = what
                 for vname, form, inner in what:
                     if form == "newtype":
                         inner = self._parse(inner)
@@ -186,9 +245,9 @@ class UserTypes:
                         inner = T("tuple", items=[self._parse(t) for t in inner],
                                   what="tuple variant %s::%s with %s" % (name, vname, _elements(len(inner))))
                     elif form == "struct":
-                        inner = ("struct variant %s::%s" % (name, vname), self._struct_fields(inner))
+                        inner = ("struct variant %s::%s" % (name, vname), self._struct_fields(*inner))
                     variants.append((vname, form, inner))
-                what = variants
+                what = (variants, other)
             self.parsed[name] = (kind, what)
         return self.parsed[name]
 
@@ -211,7 +270,7 @@ class UserTypes:
         if kind == "struct":
             return _struct(reader, "struct %s" % name, what, v, path)
         if kind == "enum":
-            return _enum(reader, what, v, path)
+            return _enum(reader, what[0], what[1], v, path)
         if kind == "unit" and isinstance(v, list) and not reader.dynamodb:
             raise reader._fallback(path, v, "invalid type: sequence, expected unit struct %s" % name)
         if kind == "unit" and reader.dynamodb and isinstance(v, list) and not v:
@@ -254,11 +313,13 @@ def _struct(r, expecting, fields, v, path):
         if len(v) > len(fields):
             raise refused("array had incorrect length, expected %d" % len(fields))
     else:
-        by_name = {f.name: f for f in fields}
         for key, x in entries(v):
-            f = by_name.get(key)
-            if f is None and isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(fields):
+            f = fields.by_name.get(key.decode("utf-8", "replace") if isinstance(key, bytes) else key)
+            index = isinstance(key, int) and not isinstance(key, bool) and key >= 0
+            if f is None and index and key < len(fields):
                 f = fields[key]                   # serde's field index
+            if f is None and fields.closed:
+                raise refused(_unknown_field(r, key, fields))
             if f is None:
                 continue                          # a member it does not name
             if f.name in read:
@@ -273,12 +334,34 @@ def _struct(r, expecting, fields, v, path):
     return {f.name: read[f.name] for f in fields if f.name in read}
 
 
+def _unknown_field(r, key, fields):
+    """serde's refusal of a member a closed struct does not name (a key
+    that is no name nor index, as the derive's field visitor refuses it)."""
+    if isinstance(key, bool):
+        return "invalid type: boolean `%s`, expected field identifier" % ("true" if key else "false")
+    if isinstance(key, int):
+        if key < 0:
+            return "invalid type: integer `%d`, expected field identifier" % key
+        return "invalid value: integer `%d`, expected field index 0 <= i < %d" % (key, len(fields))
+    if isinstance(key, float):
+        return "invalid type: floating point `%s`, expected field identifier" % number_shown(key)
+    if key is None:
+        return "invalid type: unit value, expected field identifier"
+    if not isinstance(key, (str, bytes)):
+        return r._inner(key)
+    name = key.decode("utf-8", "replace") if isinstance(key, bytes) else key
+    if not fields.expected:
+        return "unknown field `%s`, there are no fields" % name
+    return "unknown field `%s`, expected %s" % (name, one_of(fields.expected))
+
+
 _FORM_WORDS = {"newtype": "newtype variant", "tuple": "tuple variant", "struct": "struct variant"}
 
 
-def _enum(r, variants, v, path):
+def _enum(r, variants, other, v, path):
     """An enum externally tagged: a unit variant's name, or a map of one
-    entry from a variant's name to its content."""
+    entry from a variant's name to its content; with ``other``, a tag none
+    of its variants has is a unit variant, read as the stored tag."""
     names = [n for n, _, _ in variants]
     if r.dynamodb:
         if dynamo_kind(v)[0] not in ("S", "M"):
@@ -286,7 +369,7 @@ def _enum(r, variants, v, path):
     elif not isinstance(v, (str, dict)):
         raise Misfit(path, "expected an enum variant (its name, or a map of one entry), found %s" % found(v))
     if isinstance(v, str):
-        variant = next((x for x in variants if x[0] == v), None)
+        variant = next((x for x in variants if x[0] == v), (v, "unit", None) if other else None)
         if variant is None:
             raise r._fallback(path, v, unknown_variant(v, names))
         if variant[1] != "unit":
@@ -295,13 +378,15 @@ def _enum(r, variants, v, path):
     if len(v) != 1:
         raise r._fallback(path, v, "array had incorrect length, expected %d" % len(v))
     [(tag, content)] = v.items()
-    if isinstance(tag, int) and not isinstance(tag, bool):
-        if not 0 <= tag < len(variants):
-            raise r._fallback(path, v, "invalid value: integer `%d`, expected variant index 0 <= i < %d" % (tag, len(variants)))
+    if isinstance(tag, int) and not isinstance(tag, bool) and 0 <= tag < len(variants):
         variant = variants[tag]
+    elif isinstance(tag, int) and not isinstance(tag, bool) and tag >= 0 and other:
+        variant = (tag, "unit", None)            # serde's `other` takes an index beyond too
+    elif isinstance(tag, int) and not isinstance(tag, bool):
+        raise r._fallback(path, v, "invalid value: integer `%d`, expected variant index 0 <= i < %d" % (tag, len(variants)))
     else:
         name = tag.decode("utf-8", "replace") if isinstance(tag, bytes) else tag
-        variant = next((x for x in variants if x[0] == name), None)
+        variant = next((x for x in variants if x[0] == name), (name, "unit", None) if other and isinstance(name, str) else None)
         if variant is None:
             raise r._fallback(path, v, unknown_variant(name, names) if isinstance(name, str) else r._inner(tag))
     vname, form, inner = variant
@@ -315,10 +400,11 @@ def _enum(r, variants, v, path):
     return {vname: r.read(inner, content, at)}
 
 
-def cell_enum(cell, variants, wrong, found_of):
+def cell_enum(cell, enum, wrong, found_of):
     """A Bigtable cell of an enum that is not a MessagePack map of one
-    entry: a unit variant's name as UTF-8 text, refused in the cell
-    reader's words. ``wrong(what)``: the refusal of the cell (``expected
+    entry: a unit variant's name as UTF-8 text (with ``other``, any text),
+    refused in the cell reader's words; ``enum``: its ``(variants,
+    other)``. ``wrong(what)``: the refusal of the cell (``expected
     WHAT, found a cell of ...``); ``found_of``: what the cell is as
     MessagePack when it is a whole array or map (the Rust reader then says
     it as the map's), else None. Returns the message, or None."""
@@ -332,7 +418,8 @@ def cell_enum(cell, variants, wrong, found_of):
         if isinstance(found_of, list):
             return "expected an enum variant (its name, or a map of one entry), found %s" % found(found_of)
         return "found %s: %s" % (found(found_of), why)
-    variant = next((x for x in variants if x[0] == text), None)
+    variants, other = enum
+    variant = next((x for x in variants if x[0] == text), (text, "unit", None) if other else None)
     if variant is None:
         return unknown_variant(text, [n for n, _, _ in variants])
     if variant[1] != "unit":

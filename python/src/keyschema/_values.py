@@ -77,20 +77,25 @@ class ValueField:
     ``None``), ``optional`` (an ``Option`` or ``nil``: its ``None`` is a
     value), ``self_describing`` (the document's ``self_describing``: its
     type reads whatever the format holds, so a Bigtable cell keeps its
-    non-string values as ``c1`` and MessagePack) and ``kind`` (``auto`` for
-    a self-describing field)."""
+    non-string values as ``c1`` and MessagePack), ``kind`` (``auto`` for
+    a self-describing field) and ``shape`` (the document's ``shape``: the
+    type text the field reads by, in the names of ``types``, where it
+    differs from ``type_name``: a ``#[serde(transparent)]`` struct's inner
+    type, a renamed struct's serde name; else ``type_name``). ``kind``,
+    ``optional`` and each value read or checked follow ``shape``."""
 
-    __slots__ = ("name", "type_name", "required", "nil", "optional", "kind", "self_describing")
+    __slots__ = ("name", "type_name", "required", "nil", "optional", "kind", "self_describing", "shape")
 
-    def __init__(self, name, type_name, required, nil=False, self_describing=False):
+    def __init__(self, name, type_name, required, nil=False, self_describing=False, shape=None):
         self.name, self.type_name, self.required, self.nil = name, type_name, required, nil
         self.self_describing = self_describing
-        self.optional = _unwrap(type_name)[1] or nil
-        self.kind = "auto" if self_describing else value_kind(type_name)
+        self.shape = type_name if shape is None else shape
+        self.optional = _unwrap(self.shape)[1] or nil
+        self.kind = "auto" if self_describing else value_kind(self.shape)
 
     def __repr__(self):
-        return "ValueField(%r, %r, required=%r, nil=%r, self_describing=%r, kind=%r)" % (
-            self.name, self.type_name, self.required, self.nil, self.self_describing, self.kind)
+        return "ValueField(%r, %r, required=%r, nil=%r, self_describing=%r, kind=%r, shape=%r)" % (
+            self.name, self.type_name, self.required, self.nil, self.self_describing, self.kind, self.shape)
 
 
 ROW_FORMAT = 1
@@ -131,6 +136,9 @@ def read_document(schema, doc):
             raise SchemaError(at % ("name", "`%s` is a key field" % name))
         if not isinstance(v.get("type"), str):
             raise SchemaError(at % ("type", "expected a string"))
+        shape = v.get("shape")
+        if "shape" in v and (not isinstance(shape, str) or not shape):
+            raise SchemaError(at % ("shape", "expected a type text (a non-empty string)"))
         if not isinstance(v.get("required"), bool):
             raise SchemaError(at % ("required", "expected true or false"))
         nil = v.get("nil", False)
@@ -144,7 +152,7 @@ def read_document(schema, doc):
             self_describing = row_format is None and v["type"].rsplit("::", 1)[-1] == "Value"
         # A field whose type reads nil is never refused when missing (its
         # nil has no cell or attribute), whatever `required` says.
-        schema.values.append(ValueField(name, v["type"], v["required"] and not nil, nil, self_describing))
+        schema.values.append(ValueField(name, v["type"], v["required"] and not nil, nil, self_describing, shape))
     family = doc.get("family")
     if family is None:
         family = DEFAULT_FAMILY
@@ -170,10 +178,10 @@ def _type_of(kind, types):
 
 
 def field_type(schema, f):
-    """The type the value field ``f`` is read as at every depth: its type
-    text's, by the document's user types (``ANY`` for a self-describing
-    field)."""
-    return _nested.ANY if f.self_describing else _nested.parse(f.type_name, getattr(schema, "types", None))
+    """The type the value field ``f`` is read as at every depth: its
+    ``shape``'s (its type text's, when the document gives no ``shape``),
+    by the document's user types (``ANY`` for a self-describing field)."""
+    return _nested.ANY if f.self_describing else _nested.parse(f.shape, getattr(schema, "types", None))
 
 
 def kinds_for(schema, kinds):
@@ -495,9 +503,9 @@ def _enum_cell(name, cell, t):
             return decode_msgpack(cell)
         except DecodeError as e:
             raise wrong(name, "the cell's MessagePack does not read: %s" % e) from None
-    variants = t.what.shape(t.name)[1]
+    enum = t.what.shape(t.name)[1]
     whole = decode_msgpack(cell) if _is_nested(cell) else None
-    why = _usertypes.cell_enum(cell, variants, lambda what: _cell_words(cell, what), whole)
+    why = _usertypes.cell_enum(cell, enum, lambda what: _cell_words(cell, what), whole)
     if why is not None:
         raise wrong(name, why)
     return cell.decode("utf-8")

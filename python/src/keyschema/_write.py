@@ -146,7 +146,9 @@ def _check_shape(schema, f, value):
     document's ``types`` (a struct, an enum...) that the Rust typed read
     would refuse, in its words (ENCODING.md, "User types"): a struct's
     ``dict`` without a field that is not optional, of a field of the wrong
-    kind, an unknown variant, a tuple struct's list of another length."""
+    kind, an unknown variant, a tuple struct's list of another length, a
+    member a closed struct does not name; the field read by its ``shape``
+    when the document gives one."""
     from ._values import PREFIX, field_type
     from . import _nested
     t = field_type(schema, f)
