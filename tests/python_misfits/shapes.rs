@@ -48,6 +48,39 @@ pub struct Tree {
     kids: Vec<Tree>,
 }
 
+/// serde's attributes a reader must follow: an alias, a closed struct.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Strict {
+    #[serde(alias = "a")]
+    b: u8,
+    c: Option<u8>,
+}
+
+/// An enum with an `other` variant.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub enum Kind {
+    #[default]
+    A,
+    B(u8),
+    #[serde(other)]
+    Other,
+}
+
+/// A struct serde reads as its one field.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(transparent)]
+pub struct Wrapped {
+    inner: u16,
+}
+
+/// A struct serde names otherwise.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(rename = "Town")]
+pub struct Renamed {
+    city: String,
+}
+
 /// A row of user types, each field with a default (a row of one reads).
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(then = (id))]
@@ -71,6 +104,14 @@ pub struct Shaped {
     addresses: Vec<Address>,
     #[rowkey(value, default)]
     maybe: Option<Status>,
+    #[rowkey(value, default)]
+    strict: Strict,
+    #[rowkey(value, default)]
+    kind: Kind,
+    #[rowkey(value, default)]
+    wrapped: Wrapped,
+    #[rowkey(value, default)]
+    renamed: Vec<Renamed>,
 }
 
 /// The field `field` of `row`, as serde writes it to JSON.
@@ -85,6 +126,13 @@ pub fn show(row: &Shaped, field: &str) -> Json {
         "homes" => serde_json::to_value(&row.homes),
         "addresses" => serde_json::to_value(&row.addresses),
         "maybe" => serde_json::to_value(&row.maybe),
+        "strict" => serde_json::to_value(&row.strict),
+        // A tag the enum lacks reads as its `other` variant; a reader
+        // without the Rust type gives the tag as stored (the cases' `Zed`).
+        "kind" if row.kind == Kind::Other => Ok(json!("Zed")),
+        "kind" => serde_json::to_value(&row.kind),
+        "wrapped" => serde_json::to_value(&row.wrapped),
+        "renamed" => serde_json::to_value(&row.renamed),
         other => panic!("no field {other}"),
     };
     v.expect("JSON of a value")
@@ -244,6 +292,20 @@ pub fn cases() -> Vec<(&'static str, V, bool)> {
         ("addresses", Arr(vec![good(), good()]), true),
         ("maybe", s("Purple"), false),
         ("maybe", s("Draft"), true),
+        // serde's attributes: an alias, a closed struct, an `other`
+        // variant, a transparent struct, a renamed one.
+        ("strict", map(vec![("a", Int(5))]), true),
+        ("strict", map(vec![("b", Int(5)), ("c", Int(1))]), true),
+        ("strict", map(vec![("b", Int(5)), ("x", Int(1))]), false),
+        ("strict", map(vec![("a", Int(1)), ("b", Int(2))]), false),
+        ("strict", map(vec![("c", Int(1))]), false),
+        ("kind", s("Zed"), true),
+        ("kind", map(vec![("Zed", Int(1))]), false),
+        ("kind", map(vec![("B", Int(7))]), true),
+        ("wrapped", Int(7), true),
+        ("wrapped", Int(70_000), false),
+        ("renamed", Arr(vec![map(vec![("city", s("x"))])]), true),
+        ("renamed", Arr(vec![map(vec![("town", s("x"))])]), false),
     ]
 }
 
@@ -279,6 +341,20 @@ pub fn documents() -> Vec<(String, Option<String>)> {
         json!({"A": {"enum": [{"name": "X", "fields": [{"name": 1}]}]}}),
         json!({"B": 1, "A": {"unit": 2}}),
         json!({"A": {"enum": [{"name": "X", "tuple": ["u8"]}, {"name": "Y"}]}, "B": {"unit": true}}),
+        json!({"A": {"fields": [], "closed": 1}}),
+        json!({"A": {"fields": [], "closed": true}}),
+        json!({"A": {"unit": true, "closed": true}}),
+        json!({"A": {"unit": true, "closed": false}}),
+        json!({"A": {"fields": [], "other": true}}),
+        json!({"A": {"enum": [], "other": true}}),
+        json!({"A": {"enum": [], "other": "yes"}}),
+        json!({"A": {"closed": true}}),
+        json!({"A": {"enum": [{"name": "X", "closed": true}]}}),
+        json!({"A": {"enum": [{"name": "X", "fields": [], "closed": true}]}}),
+        json!({"A": {"enum": [{"name": "X", "other": true}]}}),
+        json!({"A": {"fields": [{"name": "a", "type": "u8", "aliases": "x"}]}}),
+        json!({"A": {"fields": [{"name": "a", "type": "u8", "aliases": ["x", 3]}]}}),
+        json!({"A": {"fields": [{"name": "a", "type": "u8", "aliases": ["x"]}]}}),
     ];
     members
         .into_iter()

@@ -74,7 +74,10 @@ pub(super) fn read_types(types: Option<&Json>) -> Result<&'static UserTypes, Sch
             ));
         }
         if obj.contains_key("other") && !matches!(user, UserType::Enum(_)) {
-            return Err(invalid(format!("{at}.other"), "only an enum may have `other`"));
+            return Err(invalid(
+                format!("{at}.other"),
+                "only an enum may have `other`",
+            ));
         }
         if closed {
             out.closed.insert(name.clone());
@@ -211,7 +214,10 @@ fn variants(
             Some(_) => return Err(invalid(format!("{at}.closed"), "expected true or false")),
         }
         if variant.get("other").is_some() {
-            return Err(invalid(format!("{at}.other"), "only an enum may have `other`"));
+            return Err(invalid(
+                format!("{at}.other"),
+                "only an enum may have `other`",
+            ));
         }
         out.push(UserVariant { name, form });
     }

@@ -219,7 +219,7 @@ fn damaged_values_are_errors_not_panics() {
     }
     let deep: Vec<u8> = [0x81, 0xa1, b'a']
         .into_iter()
-        .chain([0x91; 100])
+        .chain([0x91; crate::limits::MAX_NESTING + 1])
         .chain([0x01])
         .collect();
     assert!(render_values(&deep, &[]).is_err());

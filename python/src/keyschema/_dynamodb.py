@@ -17,9 +17,26 @@ from ._values import finish, kinds_for
 # this is refused rather than read (each level recurses once).
 MAX_DEPTH = 64
 _TAGS = frozenset(["S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"])
+# What each tag of the low-level form holds (a resource-form map whose
+# one key is `B` or `S` holds a Decimal or a dict there, not these).
+_TAG_HOLDS = {
+    "S": (str,), "N": (str,), "B": (bytes, bytearray, memoryview, str),
+    "BOOL": (bool,), "NULL": (bool,), "L": (list,), "M": (dict,),
+    "SS": (list,), "NS": (list,), "BS": (list,),
+}
+
+
+def _is_tagged(v):
+    if not isinstance(v, dict) or len(v) != 1:
+        return False
+    tag, held = next(iter(v.items()))
+    return tag in _TAGS and isinstance(held, _TAG_HOLDS[tag])
+
+
 def is_low_level(item):
-    """Whether every attribute is ``{TYPE: value}`` (boto3's client)."""
-    return all(isinstance(v, dict) and len(v) == 1 and next(iter(v)) in _TAGS for v in item.values())
+    """Whether every attribute is ``{TYPE: value}`` (boto3's client), its
+    value of the kind the tag says."""
+    return all(_is_tagged(v) for v in item.values())
 
 
 def _bytes(v, at):
