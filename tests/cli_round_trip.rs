@@ -174,7 +174,8 @@ fn round_trip<K: RowKey>(doc: &str, row: &K) -> Result<(), TestCaseError> {
     // ... and as arguments by `render`: one line per key, the derived
     // code's own rendering, or, when that holds a control character (a text
     // key's line break), its escaped form, which reads back to it.
-    let mut args = vec!["render"];
+    // After `--`: a key may begin with `-` (a text key's `-` field).
+    let mut args = vec!["render", "--"];
     args.extend(all_printed.iter().map(String::as_str));
     let (code, rendered, err) = tool(&args, b"");
     prop_assert_eq!(code, 0, "render {:?}: {}", all_printed, err);

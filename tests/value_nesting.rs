@@ -45,6 +45,40 @@ fn a_value_of_max_nesting_levels_round_trips() {
     assert_eq!(got.map(|d| d.body), Some(nested(MAX_NESTING)));
 }
 
+/// `levels` arrays, the innermost empty: `levels` levels too.
+fn nested_empty(levels: usize) -> Value {
+    (1..levels).fold(json!([]), |v, _| json!([v]))
+}
+
+#[test]
+fn the_limit_counts_arrays_and_maps_however_the_innermost_ends() {
+    let store = MemoryStore::new();
+    let row = |id, body| Doc { id, body };
+    store
+        .put_record(&row(1, nested_empty(MAX_NESTING)))
+        .expect("128 levels are written");
+    assert_eq!(
+        store.get_record::<Doc>(&Doc::get_key(1)).expect("read"),
+        Some(row(1, nested_empty(MAX_NESTING)))
+    );
+    let err = store
+        .put_record(&row(2, nested_empty(MAX_NESTING + 1)))
+        .expect_err("129 levels are refused")
+        .to_string();
+    assert!(err.contains("nests deeper than 128 levels"), "{err}");
+    // Stored by another program: refused when read.
+    let mut value = vec![0x81, 0xa4];
+    value.extend(b"body");
+    value.extend(std::iter::repeat_n(0x91, MAX_NESTING));
+    value.push(0x90);
+    store.put(&Doc::get_key(3), &value).expect("a raw put");
+    let err = store
+        .get_record::<Doc>(&Doc::get_key(3))
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("nested deeper than 128 levels"), "{err}");
+}
+
 #[test]
 fn a_deeper_value_is_refused_when_written_and_nothing_is_stored() {
     let store = MemoryStore::new();

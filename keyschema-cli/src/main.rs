@@ -52,7 +52,8 @@ enum Command {
     /// A DynamoDB item's key as the console and `aws dynamodb scan` show
     /// it: `decode --input dynamodb 'PK_BASE64 SK_BASE64'`, or its JSON.
     Decode {
-        /// Keys; one per line on standard input when none are given.
+        /// Keys; one per line on standard input when none are given (after
+        /// `--` when one begins with `-`).
         keys: Vec<String>,
         /// The form the keys are written in.
         #[arg(long, value_enum, default_value = "auto")]
@@ -66,7 +67,8 @@ enum Command {
     /// line break in a text key) in the escaped form (`\xNN` for it and for
     /// `\`), which `--input escaped` reads back.
     Render {
-        /// Keys; one per line on standard input when none are given.
+        /// Keys; one per line on standard input when none are given (after
+        /// `--` when one begins with `-`).
         keys: Vec<String>,
         /// The form the keys are written in.
         #[arg(long, value_enum, default_value = "auto")]

@@ -52,3 +52,16 @@ class Nesting(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ShapeWrites(unittest.TestCase):
+    def test_a_transparent_field_is_checked_by_its_shape_when_written(self):
+        base = load_vectors()["value_refusals"][0]["schema"]
+        doc = dict(base)
+        doc["values"] = [{"name": "wrapped", "type": "Wrapped", "shape": "Vec<i64>", "required": True}]
+        doc.pop("types", None)
+        schema = Schema.from_json(json.dumps(doc))
+        schema.encode_values({"wrapped": [1, -2]})
+        for bad in ([2 ** 63], ["x"], [1.5], "str"):
+            with self.assertRaises(ValueError_):
+                schema.encode_values({"wrapped": bad})

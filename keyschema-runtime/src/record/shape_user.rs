@@ -335,12 +335,19 @@ impl<'de> Visitor<'de> for StructText<'_, '_, '_> {
         let names = self.fields.names;
         self.seed.out.push('{');
         for (i, shape) in self.fields.shapes.iter().enumerate() {
+            let mark = self.seed.out.len();
             if i > 0 {
                 self.seed.out.push_str(", ");
             }
             self.seed.out.push_str(&quoted(names[i]));
             self.seed.out.push_str(": ");
             if seq.next_element_seed(self.seed.child(shape))?.is_none() {
+                // A struct read with its defaults (`#[serde(default)]`)
+                // takes a short sequence.
+                if self.fields.optional[i..].iter().all(|o| *o) {
+                    self.seed.out.truncate(mark);
+                    break;
+                }
                 return Err(de::Error::invalid_length(
                     i,
                     &WithLen(self.what, names.len()),

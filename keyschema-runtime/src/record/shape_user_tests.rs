@@ -258,3 +258,17 @@ fn serde_attributes_read_as_the_typed_read_reads_them() {
     assert!(refused.contains("missing field `city`"), "{refused}");
     alike::<Address>(&no_city, "Address").expect_err("refused");
 }
+
+#[derive(Serialize, Deserialize, Debug, Default)]
+#[serde(default)]
+struct Opts {
+    a: u32,
+    b: String,
+}
+
+#[test]
+fn a_struct_with_defaults_reads_a_short_sequence() {
+    let short = map(&vec![1u32]);
+    assert_eq!(alike::<Opts>(&short, "Opts").as_deref(), Ok("{\"a\": 1}"));
+    alike::<Tree>(&map(&Vec::<u8>::new()), "Tree").expect_err("refused");
+}

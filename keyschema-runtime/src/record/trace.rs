@@ -65,6 +65,8 @@ pub(super) struct State {
     pub(super) sample: HashMap<String, usize>,
     /// A site whose sample was refused in this run.
     pub(super) refused_at: Option<String>,
+    /// The site of the last sample fed in this run.
+    pub(super) last_site: Option<String>,
     /// A site found recursive in this run.
     pub(super) recursed_at: bool,
     /// The struct field this run leaves out.
@@ -132,6 +134,7 @@ fn trace<T: DeserializeOwned>() -> UserTypes {
         state.stack.clear();
         state.path.clear();
         state.refused_at = None;
+        state.last_site = None;
         state.recursed_at = false;
         state.omitted = false;
         state.retry = false;
@@ -160,7 +163,10 @@ fn trace<T: DeserializeOwned>() -> UserTypes {
             Ok(_) => {}
             // A field's other name found: the next run leaves it out.
             Err(_) if state.retry => continue,
-            Err(Traced::Refused(_)) => match state.refused_at.take() {
+            // A refusal where a sample was refused, or else (a `with`
+            // function that parses what it read) after the last sample
+            // read: another sample there.
+            Err(Traced::Refused(_)) => match state.refused_at.take().or(state.last_site.take()) {
                 // Another sample where the type refused one.
                 Some(site) => {
                     *state.sample.entry(site).or_default() += 1;

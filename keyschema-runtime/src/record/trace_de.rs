@@ -63,8 +63,10 @@ impl<'s> Tracer<'s> {
     /// The sample for this site out of `samples`; a refusal of it moves
     /// the next run to the next one, and a site out of samples fails the
     /// trace.
-    fn sample<T: Copy>(&self, samples: &[T]) -> Result<T, Traced> {
-        let i = self.s.sample.get(&self.s.site()).copied().unwrap_or(0);
+    fn sample<T: Copy>(&mut self, samples: &[T]) -> Result<T, Traced> {
+        let site = self.s.site();
+        let i = self.s.sample.get(&site).copied().unwrap_or(0);
+        self.s.last_site = Some(site);
         samples.get(i).copied().ok_or(Traced::Untraceable)
     }
 

@@ -231,3 +231,32 @@ fn aliases_closed_structs_other_variants_and_the_root() {
         None
     );
 }
+
+mod as_text {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(de: D) -> Result<u64, D::Error> {
+        let text = String::deserialize(de)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Parsed {
+    #[serde(deserialize_with = "as_text::deserialize")]
+    count: u64,
+    city: String,
+}
+
+#[test]
+fn a_field_read_through_a_function_that_parses_its_sample_is_traced() {
+    let types = traced::<Parsed>();
+    assert_eq!(
+        types.get("Parsed"),
+        Some(&UserType::Struct(vec![
+            field("count", "String", false),
+            field("city", "String", false),
+        ]))
+    );
+}

@@ -280,11 +280,12 @@ impl<'a> Walker<'a> {
 
     /// Steps over one whole value.
     fn skip(&mut self, depth: usize) -> Result<(), ValueError> {
-        if depth > MAX_DEPTH {
-            return Err(bad(format_args!("nested deeper than {MAX_DEPTH} levels")));
-        }
         let at = self.pos;
         let marker = self.take(1)?[0];
+        // An array or a map at `depth` is level `depth + 1`.
+        if depth >= MAX_DEPTH && matches!(marker, 0x80..=0x9f | 0xdc..=0xdf) {
+            return Err(bad(format_args!("nested deeper than {MAX_DEPTH} levels")));
+        }
         let (items, bytes) = match marker {
             0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => (0, 0),
             0xa0..=0xbf => (0, usize::from(marker & 0x1f)),

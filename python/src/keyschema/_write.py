@@ -152,7 +152,9 @@ def _check_shape(schema, f, value):
     from ._values import PREFIX, field_type
     from . import _nested
     t = field_type(schema, f)
-    if value is None or not _holds_user_type(t):
+    # A field read by a `shape` other than its type (a transparent or
+    # renamed type of the user's) is checked by it, whatever it holds.
+    if value is None or not (_holds_user_type(t) or f.shape != f.type_name):
         return
     try:
         _nested.read_deep(_nested.Reader(False), t, _as_stored(value))
