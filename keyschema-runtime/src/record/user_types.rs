@@ -208,7 +208,15 @@ pub(crate) fn shape_text(type_name: &str, types: &UserTypes) -> Option<String> {
     if !types.is_empty() {
         return Some(root.to_string());
     }
-    let head = text.split('<').next().unwrap_or(&text);
+    // The type an `Option` (of an `Option`) holds decides.
+    let mut inner = text.as_str();
+    while let Some(held) = inner
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+    {
+        inner = held;
+    }
+    let head = inner.split('<').next().unwrap_or(inner);
     let name = head.rsplit("::").next().unwrap_or(head);
     let (kind, _) = super::kind::kind_of(&text);
     match kind == super::kind::Kind::Auto && !KNOWN.contains(&name) {
