@@ -151,6 +151,7 @@ impl DynamoStore {
             key_fields: None,
             gsis: std::sync::Arc::new([]),
             learned: std::sync::Arc::default(),
+            assume_declared: false,
         };
         store.check_indexes()?;
         store.with_shape(shape)
