@@ -138,8 +138,10 @@ async fn a_native_gsi_with_other_sort_attributes_is_refused_before_a_read_or_wri
             .stream_rows(&other),
     )
     .await;
-    assert!(reason.contains("`Visit` has the index `ByN`"), "{reason}");
-    assert!(reason.contains("a GSI `ByN` over ["), "{reason}");
+    assert!(
+        reason.contains("its GSI `ByN` is over [site HASH S, ByN_n_rev RANGE N, user RANGE S, ts RANGE N], and `Visit`'s index `ByN` is declared `dynamodb = native`, so it needs a GSI over [site HASH S, ByN_n_rev RANGE N, ts RANGE N, user RANGE S]: "),
+        "{reason}"
+    );
     assert!(
         reason.contains("a GSI's key attributes cannot change"),
         "{reason}"
@@ -147,7 +149,7 @@ async fn a_native_gsi_with_other_sort_attributes_is_refused_before_a_read_or_wri
     // The put is refused before anything is sent, and again on a retry.
     for _ in 0..2 {
         let reason = mismatch(other.put_record(&visit_of!(reordered, "u3", 3)).await);
-        assert!(reason.contains("a GSI `ByN` over ["), "{reason}");
+        assert!(reason.contains("its GSI `ByN` is over ["), "{reason}");
     }
     assert!(!u3_stored(&store).await);
     // The declaration the table was made with reads both rows, in order.
@@ -160,16 +162,21 @@ async fn an_encoded_declaration_on_a_native_gsi_is_refused_before_a_write() {
     let (table, store) = native_table("native-unchecked-encoded").await;
     let old = DynamoStore::connect_local::<encoded::Visit>(&endpoint(), &table).expect("a store");
     let reason = mismatch(old.put_record(&visit_of!(encoded, "u3", 3)).await);
-    assert!(reason.contains("which is not the encoded form"), "{reason}");
     assert!(
-        reason.contains("declare the index `dynamodb = native`"),
+        reason.contains("its GSI `ByN` is the index's native form, over ["),
         "{reason}"
     );
+    assert!(
+        reason.contains("declare it `dynamodb = native`"),
+        "{reason}"
+    );
+    // One sentence: the declaration is named once.
+    assert_eq!(reason.matches("dynamodb = encoded").count(), 1, "{reason}");
     assert!(!u3_stored(&store).await);
     // A read through the index is refused too, on a fresh store.
     let old = DynamoStore::connect_local::<encoded::Visit>(&endpoint(), &table).expect("a store");
     let reason = first_mismatch(encoded::ByN::scan().site("a").request().stream_rows(&old)).await;
-    assert!(reason.contains("which is not the encoded form"), "{reason}");
+    assert!(reason.contains("the index's native form"), "{reason}");
     // Both rows are still in the GSI.
     assert_eq!(by_n(&store).await, ["u1", "u2"]);
 }

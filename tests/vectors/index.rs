@@ -60,8 +60,12 @@ fn rows() -> Vec<(&'static str, Visit)> {
 }
 
 /// A store that builds items and writes none.
+/// A store with no table behind it: the items a put writes on a table
+/// `create_table` makes (each index in its declared form).
 fn dynamodb() -> DynamoStore {
-    DynamoStore::connect_local::<Visit>("http://127.0.0.1:1", "visits").expect("a store")
+    DynamoStore::connect_local::<Visit>("http://127.0.0.1:1", "visits")
+        .expect("a store")
+        .with_declared_forms()
 }
 
 /// Each index's name, DynamoDB form, entry key (if any) and its rendering.

@@ -60,7 +60,11 @@ impl Schema {
             Some(Json::String(f)) if !f.is_empty() => super::json::intern(f),
             Some(_) => return Err(invalid("family", "expected a non-empty string")),
         };
-        Ok(Box::leak(Box::new(layout.as_schema(values, family))))
+        let unkept: Vec<&'static str> = layout.indexes.iter().map(|i| i.name).collect();
+        let schema = layout
+            .as_schema(values, family)
+            .with_unkept_indexes(Box::leak(unkept.into_boxed_slice()));
+        Ok(Box::leak(Box::new(schema)))
     }
 }
 

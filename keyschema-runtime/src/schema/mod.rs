@@ -124,6 +124,9 @@ pub struct Schema {
     building: bool,
     /// An index's declared form on DynamoDB (`dynamodb = ...`).
     dynamodb: DynamoForm,
+    /// The indexes a schema document lists that a schema read from it
+    /// does not keep (their entries need the key type's code).
+    unkept_indexes: &'static [&'static str],
     /// The length of the prefix and the salt ([`header_len`](Self::header_len)),
     /// computed once: every decode reads it.
     header_len: usize,
@@ -165,6 +168,7 @@ impl Schema {
             entries: None,
             building: false,
             dynamodb: DynamoForm::Undeclared,
+            unkept_indexes: &[],
             header_len: 0,
         };
         schema.header_len = schema.head().len();
@@ -174,6 +178,23 @@ impl Schema {
     /// Marks an index's entry layout as declared `building`.
     pub(crate) const fn building(mut self) -> Self {
         self.building = true;
+        self
+    }
+
+    /// The indexes the schema document this schema was read from lists
+    /// ([`Schema::from_document`]), which it does not keep: a row's index
+    /// entries need the key type's code, so [`indexes`](Self::indexes) is
+    /// empty and a store of this schema cannot keep them in step (the
+    /// stores read through it, and a DynamoDB store refuses its puts).
+    /// Empty for a key type's own schema.
+    pub fn unkept_indexes(&self) -> &'static [&'static str] {
+        self.unkept_indexes
+    }
+
+    /// Sets the indexes a schema document lists that this schema, read
+    /// from it, does not keep.
+    pub(crate) fn with_unkept_indexes(mut self, names: &'static [&'static str]) -> Self {
+        self.unkept_indexes = names;
         self
     }
 

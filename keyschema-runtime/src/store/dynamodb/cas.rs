@@ -24,7 +24,7 @@ impl DynamoStore {
                 chunk
                     .iter()
                     .enumerate()
-                    .map(|(i, cas)| self.conditional(n * IN_FLIGHT + i, cas)),
+                    .map(|(i, cas)| self.conditional_reading_again(n * IN_FLIGHT + i, cas)),
             )
             .await;
             for answer in answers {
@@ -32,6 +32,22 @@ impl DynamoStore {
             }
         }
         Ok(applied)
+    }
+
+    /// [`conditional`](Self::conditional), once more after the store reads
+    /// the table again when the server refuses it for a GSI's key schema.
+    async fn conditional_reading_again(
+        &self,
+        index: usize,
+        cas: &Cas,
+    ) -> Result<bool, DynamoError> {
+        match self.conditional(index, cas).await {
+            Err(e) if self.refused_for_key_schema(&e) => {
+                self.read_forms().await?;
+                self.conditional(index, cas).await
+            }
+            answer => answer,
+        }
     }
 
     async fn conditional(&self, index: usize, cas: &Cas) -> Result<bool, DynamoError> {

@@ -119,7 +119,11 @@ impl DynamoStore {
 
     /// A store for the rows of `schema` on `client`: for a tool reading a
     /// table from its schema document ([`Schema::from_document`]). A key
-    /// type's store is [`from_client`](Self::from_client)'s.
+    /// type's store is [`from_client`](Self::from_client)'s. A schema read
+    /// from a document that lists indexes cannot compute their entries
+    /// ([`Schema::unkept_indexes`]): such a store reads, and refuses puts
+    /// ([`DynamoError::Unsupported`]), which would leave the rows out of
+    /// the GSIs.
     pub fn for_schema(
         client: Client,
         table: &str,
@@ -151,6 +155,7 @@ impl DynamoStore {
             key_fields: None,
             gsis: std::sync::Arc::new([]),
             learned: std::sync::Arc::default(),
+            assume_declared: false,
         };
         store.check_indexes()?;
         store.with_shape(shape)

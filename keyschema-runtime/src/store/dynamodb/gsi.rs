@@ -154,8 +154,9 @@ impl Gsi {
 impl DynamoStore {
     /// The key type's indexes as GSIs, each in the form the table decides
     /// once the store has read it (`forms.rs`), the declared one before.
-    pub(super) fn gsis(&self) -> &[Gsi] {
-        self.learned.get().map_or(&self.gsis, |known| known)
+    pub(super) fn gsis(&self) -> Arc<[Gsi]> {
+        self.reading()
+            .map_or_else(|| self.gsis.clone(), |reading| reading.forms)
     }
 
     /// The GSI of the index whose entries `schema` lays out, when it is
@@ -235,7 +236,7 @@ impl DynamoStore {
             return Ok(out);
         }
         let entries = self.schema.stored_entries(key, value);
-        for gsi in self.gsis() {
+        for gsi in self.gsis().iter() {
             let Some(entry) = entries.iter().find(|e| gsi.schema.bucket_of(e).is_ok()) else {
                 continue;
             };

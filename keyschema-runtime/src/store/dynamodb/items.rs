@@ -14,6 +14,16 @@ impl DynamoStore {
     /// nothing sent: `value` is what `put_row` takes (for a key type with
     /// value fields, the ordered stores' map, `keyschema::record::encode_values`).
     ///
+    /// The item depends on the form of each index, and the table decides
+    /// the form of an index native by default (encoded where the table's
+    /// GSI is): until the store has read the table (call
+    /// [`check_table`](Self::check_table) first, or open it with
+    /// [`connect`](Self::connect)), such a store refuses
+    /// ([`DynamoError::TableUnread`]). A program without a table takes
+    /// the declared forms with [`with_declared_forms`](Self::with_declared_forms).
+    /// A store of a schema document that lists indexes refuses, as its
+    /// puts do ([`DynamoError::Unsupported`]).
+    ///
     /// ```
     /// use keyschema::store::dynamodb::{sdk::types::AttributeValue, DynamoStore};
     /// use keyschema::{record::encode_values, RowKey};
@@ -34,6 +44,7 @@ impl DynamoStore {
         key: &[u8],
         value: &[u8],
     ) -> Result<HashMap<String, AttributeValue>, DynamoError> {
+        self.forms_decided()?;
         self.put_item(0, key, value)
     }
 

@@ -480,7 +480,7 @@ impl TablePass for DynamoStore {
         after: Option<Vec<u8>>,
         page: usize,
     ) -> BoxTableStream<DynamoError> {
-        if !self.forms_known() {
+        if self.needs_reading() {
             // The table decides the index's form: read it first.
             let store = self.clone();
             return stream::once(async move { store.learn_forms().await.map(|()| store) })

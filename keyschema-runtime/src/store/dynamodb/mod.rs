@@ -41,6 +41,7 @@ mod shape;
 mod table;
 mod write;
 
+pub use forms::REREAD;
 pub use item::MAX_DEPTH;
 pub use native::{index_form, IndexForm, KeyKind, KeySource, NativeAttribute, MAX_KEY_ATTRIBUTES};
 use requests::Counters;
@@ -243,6 +244,16 @@ pub enum DynamoError {
         /// What the value is not.
         message: String,
     },
+    /// The item of a row was asked for before the store read the table,
+    /// and the table decides an index's form (an index native by default
+    /// is encoded on a table whose GSI is): the item would be a guess.
+    #[error("the item of a row of table {table} depends on the form of its GSI `{index}` (native by default, encoded where the table's GSI is), and this store has not read the table yet: call `check_table` first, or open the store with `connect` (which reads it); a program without a table can take the declared forms (`with_declared_forms`)")]
+    TableUnread {
+        /// The table.
+        table: String,
+        /// The first index whose form the table decides.
+        index: &'static str,
+    },
     /// A request this store does not make for this key type.
     #[error("{operation} is not supported here: {reason}")]
     Unsupported {
@@ -317,7 +328,11 @@ pub struct DynamoStore {
     /// The key type's indexes as GSIs, in their declared forms.
     gsis: std::sync::Arc<[gsi::Gsi]>,
     /// The forms the table decides, once read (`forms.rs`).
-    learned: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<[gsi::Gsi]>>>,
+    learned: forms::Learned,
+    /// Whether [`item_for`](Self::item_for) takes the declared forms
+    /// before the store has read the table
+    /// ([`with_declared_forms`](Self::with_declared_forms)).
+    assume_declared: bool,
 }
 
 impl DynamoStore {
@@ -339,6 +354,17 @@ impl DynamoStore {
         };
         self.shape = shape;
         Ok(self)
+    }
+
+    /// The same store, whose [`item_for`](Self::item_for) takes each
+    /// index in its declared form (an index native by default native, as
+    /// on a table [`create_table`](Self::create_table) makes) before the
+    /// store has read the table: for a program that makes items without a
+    /// server. Its index writes and reads still read the table first, and
+    /// take the forms the table has.
+    pub fn with_declared_forms(mut self) -> Self {
+        self.assume_declared = true;
+        self
     }
 
     /// The shape of this store's items.

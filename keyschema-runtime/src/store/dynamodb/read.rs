@@ -285,19 +285,15 @@ impl AsyncStore for DynamoStore {
         direction: Direction,
         limit: Option<usize>,
     ) -> BoxRowStream<DynamoError> {
-        if self.gsi_of(schema).is_some() && !self.forms_known() {
-            // The table decides the index's form: read it first.
-            let (store, range) = (self.clone(), range.clone());
-            return stream::once(async move { store.learn_forms().await.map(|()| store) })
-                .flat_map(move |learned| match learned {
-                    Ok(store) => {
-                        let gsi = store.gsi_of(schema);
-                        let projection = store.projection_of(schema);
-                        store.scan_reading(gsi, projection, &range, direction, limit)
-                    }
-                    Err(e) => stream::once(async move { Err(e) }).boxed(),
-                })
-                .boxed();
+        if self.gsi_of(schema).is_some() {
+            // The table decides the index's form: read it first (and
+            // again if the server refuses the Query for its key schema).
+            let range = range.clone();
+            return self.reading_again(move |store| {
+                let gsi = store.gsi_of(schema);
+                let projection = store.projection_of(schema);
+                store.scan_reading(gsi, projection, &range, direction, limit)
+            });
         }
         let gsi = self.gsi_of(schema);
         self.scan_reading(gsi, self.projection_of(schema), range, direction, limit)

@@ -48,7 +48,7 @@ impl DynamoStore {
         }
         // An attribute two GSIs are keyed on is defined once.
         let mut defined: Vec<String> = attributes.iter().map(|(n, _)| n.to_string()).collect();
-        for gsi in self.gsis() {
+        for gsi in self.gsis().iter() {
             let mut index = aws_sdk_dynamodb::types::GlobalSecondaryIndex::builder()
                 .index_name(gsi.name)
                 .projection(projection(gsi));
@@ -86,7 +86,8 @@ impl DynamoStore {
         let DynamoError::Request { message, .. } = &error else {
             return error;
         };
-        let multi = self.gsis().iter().find(|g| {
+        let gsis = self.gsis();
+        let multi = gsis.iter().find(|g| {
             g.native
                 .as_ref()
                 .is_some_and(|n| n.hash.len() > 1 || n.range.len() > 1)
@@ -190,63 +191,99 @@ impl DynamoStore {
             if found.is_none() && (gsi.schema.is_building() || missing == Missing::Allowed) {
                 continue;
             }
-            let mismatch = |reason: String| DynamoError::TableMismatch {
-                table: self.table.clone(),
-                reason,
-            };
-            let form = match gsi.table_encoded {
-                true => super::IndexForm::Encoded {
-                    why: super::forms::table_encoded(gsi.name),
-                },
-                false => super::index_form(gsi.schema, self.schema, &self.shape),
-            };
             // Each key attribute as `name KEYTYPE TYPE` (`site HASH S`).
-            let keys: Vec<String> = found
-                .map(|g| {
-                    g.key_schema()
-                        .iter()
-                        .map(|k| {
-                            let name = k.attribute_name();
-                            format!("{name} {} {}", k.key_type().as_str(), typed(name))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let keys: Option<Vec<String>> = found.map(|g| {
+                g.key_schema()
+                    .iter()
+                    .map(|k| {
+                        let name = k.attribute_name();
+                        format!("{name} {} {}", k.key_type().as_str(), typed(name))
+                    })
+                    .collect()
+            });
             let wanted = gsi_wanted(gsi, self.text());
-            if keys == wanted {
-                if let Some(missing) = found.and_then(|g| unprojected(gsi, g)) {
-                    return Err(mismatch(format!(
+            let reason = match keys {
+                Some(keys) if keys == wanted => match found.and_then(|g| unprojected(gsi, g)) {
+                    None => continue,
+                    Some(missing) => format!(
                         "its GSI `{}` does not project `{missing}`, which a read of the native index `{}` rebuilds its entries from: recreate the GSI with `add_indexes` (DeleteTable's GSI first, UpdateTable), or project ALL",
                         gsi.name, gsi.name
-                    )));
-                }
-                continue;
-            }
-            let other = Gsi {
+                    ),
+                },
+                keys => self.gsi_mismatch(gsi, keys.as_deref(), &wanted),
+            };
+            self.keep_forms(None, table);
+            return Err(DynamoError::TableMismatch {
+                table: self.table.clone(),
+                reason,
+            });
+        }
+        self.keep_forms(Some(forms), table);
+        Ok(())
+    }
+
+    /// Why the table's GSI for `gsi` (its key attributes `keys`, or none)
+    /// is not the one `wanted`: one sentence of what the table has, what
+    /// the declaration needs, and what to do.
+    fn gsi_mismatch(&self, gsi: &Gsi, keys: Option<&[String]>, wanted: &[String]) -> String {
+        let (name, row) = (gsi.name, self.schema.name());
+        let needs = format!(
+            "`{row}`'s index `{name}` is {}, so it needs a GSI over [{}]",
+            self.declaration(gsi),
+            wanted.join(", ")
+        );
+        let Some(keys) = keys else {
+            return format!("it has no GSI `{name}`, and {needs}: add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (docs/guide/indexes.md, \"An index added to a live table\")");
+        };
+        let has = keys.join(", ");
+        let encoded = gsi_wanted(
+            &Gsi {
                 native: None,
                 ..gsi.clone()
-            };
-            let encoded_keys = gsi_wanted(&other, self.text());
-            let what = match (&gsi.native, found) {
-                (_, None) => format!("no GSI `{}`", gsi.name),
-                (Some(_), Some(_)) if keys == encoded_keys => format!("a GSI `{}` of the encoded form, over [{}], and the index is declared `dynamodb = native`: keep it `dynamodb = encoded` on this table, or declare the native index under a new name and create its GSI with `add_indexes` (docs/guide/indexes.md, \"The table decides\"), then drop the encoded one", gsi.name, keys.join(", ")),
-                (None, Some(_)) if keys.iter().all(|k| !k.starts_with(&format!("{}_pk ", gsi.name))) => format!("a GSI `{}` over [{}], which is not the encoded form ({form}): declare the index `dynamodb = native` if the GSI is its native form", gsi.name, keys.join(", ")),
-                (_, Some(_)) => format!("a GSI `{}` over [{}]", gsi.name, keys.join(", ")),
-            };
-            let todo = match found {
-                None => "add it with `add_indexes` (UpdateTable), then give the items written before it their index attributes with `IndexBackfill::build_async`, the index declared `building` meanwhile (docs/guide/indexes.md, \"An index added to a live table\")",
-                Some(_) => "a GSI's key attributes cannot change, so declare the index as the table has it, or declare the new one under a new name, add its GSI with `add_indexes` and fill it with `IndexBackfill::build_async`, then drop the old GSI (docs/guide/indexes.md, \"An index added to a live table\")",
-            };
-            return Err(mismatch(format!(
-                "`{}` has the index `{}` ({form}), and the table has {what}, where it needs a GSI `{}` over [{}]: {todo}",
-                self.schema.name(),
-                gsi.name,
-                gsi.name,
-                wanted.join(", "),
-            )));
+            },
+            self.text(),
+        );
+        // The index's native form's key attributes, with key-field
+        // attributes on (whether this store has them or not).
+        let native = crate::schema::native::native_parts(gsi.schema, self.schema, true)
+            .ok()
+            .map(|(hash, range)| {
+                let list = |a: &[super::NativeAttribute], t: &str| -> Vec<String> {
+                    a.iter()
+                        .map(|a| format!("{} {t} {}", a.name, a.kind.as_str()))
+                        .collect()
+                };
+                [list(&hash, "HASH"), list(&range, "RANGE")].concat()
+            });
+        if gsi.native.is_some() && keys == encoded.as_slice() {
+            return format!("its GSI `{name}` is in the encoded form, over [{has}], and {needs}: leave `dynamodb` out of the index's declaration (the table then decides: encoded here) or declare it `dynamodb = encoded`; to move it to the native form, declare the native index under a new name, add its GSI with `add_indexes`, then drop the encoded one (docs/guide/indexes.md, \"The table decides\")");
         }
-        self.keep_forms(forms);
-        Ok(())
+        if gsi.native.is_none() && native.as_deref() == Some(keys) {
+            return match self.shape.key_fields {
+                true => format!("its GSI `{name}` is the index's native form, over [{has}], and {needs}: leave `dynamodb` out of the index's declaration (the table then decides: native here) or declare it `dynamodb = native`, to read and write through this GSI"),
+                false => format!("its GSI `{name}` is the index's native form, over [{has}], keyed on the row's key-field attributes, and {needs}: open the store with key-field attributes on (`ItemShape::key_fields(true)`, the default) to read and write through this GSI"),
+            };
+        }
+        format!("its GSI `{name}` is over [{has}], and {needs}: a GSI's key attributes cannot change, so declare the index as the table has it, or declare the new one under a new name, add its GSI with `add_indexes` and fill it with `IndexBackfill::build_async`, then drop the old GSI (docs/guide/indexes.md, \"An index added to a live table\")")
+    }
+
+    /// How the index of `gsi` came to its form on this store, in the
+    /// user's terms: its declaration, the default, or the table.
+    fn declaration(&self, gsi: &Gsi) -> String {
+        use crate::schema::DynamoForm;
+        match (&gsi.native, gsi.schema.dynamodb_form()) {
+            (Some(_), DynamoForm::Native) => "declared `dynamodb = native`".to_string(),
+            (Some(_), _) => "native by default".to_string(),
+            (None, DynamoForm::Encoded) => "declared `dynamodb = encoded`".to_string(),
+            (None, _) if gsi.table_encoded => {
+                "encoded, as the table's GSI was when this store read it".to_string()
+            }
+            (None, _) if !self.shape.key_fields => "encoded on this store, whose items have no key-field attributes (`ItemShape::key_fields(false)`)".to_string(),
+            (None, _) => match super::native::native_parts(gsi.schema, self.schema, &self.shape) {
+                Err(why) => format!("encoded, as it cannot be native ({why})"),
+                Ok(_) => "encoded".to_string(),
+            },
+        }
     }
 
     /// Polls DescribeTable until the table and its GSIs are ACTIVE (a new table is

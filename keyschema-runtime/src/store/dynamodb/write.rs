@@ -19,8 +19,24 @@ impl DynamoStore {
     /// and the items of requests not sent after a failed one, are reported
     /// in [`DynamoError::PartialBatch`] by index. Puts and deletes are
     /// idempotent, so writing the reported items again is safe.
+    ///
+    /// A batch the server refuses for a GSI's key schema (the table's GSI
+    /// changed since the store read it) is written once more after the
+    /// store reads the table again, or refused as a
+    /// [`DynamoError::TableMismatch`].
     pub async fn write_batch(&self, batch: &[Mutation]) -> Result<(), DynamoError> {
         self.learn_forms().await?;
+        match self.write_batch_once(batch).await {
+            Err(e) if self.refused_for_key_schema(&e) => {
+                self.read_forms().await?;
+                self.write_batch_once(batch).await
+            }
+            answer => answer,
+        }
+    }
+
+    /// [`write_batch`](Self::write_batch) in the forms the store has.
+    async fn write_batch_once(&self, batch: &[Mutation]) -> Result<(), DynamoError> {
         let requests = batch
             .iter()
             .enumerate()
@@ -50,6 +66,25 @@ impl DynamoStore {
         Err(DynamoError::PartialBatch {
             failed,
             total: batch.len(),
+        })
+    }
+
+    /// Refuses a put through a store of a schema document that lists
+    /// indexes: their entries need the key type's code, so the item would
+    /// lack its index attributes and the row its GSI entries.
+    fn check_writable(&self) -> Result<(), DynamoError> {
+        let unkept = self.schema.unkept_indexes();
+        if unkept.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = unkept.iter().map(|n| format!("`{n}`")).collect();
+        Err(DynamoError::Unsupported {
+            operation: "a put through a store of a schema document",
+            reason: format!(
+                "the document of `{}` lists the indexes {}, whose entries a schema read from a document cannot compute (they need the key type's code), so the row would be missing from their GSIs: write through a store of the key type (`DynamoStore::connect::<K>`), and use this one to read",
+                self.schema.name(),
+                names.join(", ")
+            ),
         })
     }
 
@@ -85,6 +120,7 @@ impl DynamoStore {
         key: &[u8],
         value: &[u8],
     ) -> Result<HashMap<String, AttributeValue>, DynamoError> {
+        self.check_writable()?;
         let mut item = self.key_item(index, key)?;
         let cut = || key[..key.len().min(64)].to_vec();
         if let Some(layout) = &self.key_fields {
