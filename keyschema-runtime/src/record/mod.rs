@@ -28,7 +28,9 @@ mod shape;
 mod shape_user;
 mod some;
 mod trace;
+mod trace_access;
 mod trace_de;
+mod trace_state;
 #[cfg(test)]
 mod trace_tests;
 mod track;

@@ -1,6 +1,7 @@
 //! The schema as a versioned JSON document, for tools and other languages
 //! (see "The schema as JSON" in `docs/ENCODING.md`).
 
+use super::json_text::string;
 use super::{Cut, Format, Order, Salt, Schema};
 use std::fmt::Write as _;
 
@@ -248,18 +249,3 @@ fn salt(out: &mut String, salt: Option<Salt>) {
     }
 }
 
-/// Appends `s` as a JSON string literal.
-pub(crate) fn string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}

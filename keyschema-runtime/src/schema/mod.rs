@@ -4,6 +4,7 @@
 mod header;
 mod history;
 mod json;
+mod json_text;
 #[cfg_attr(not(feature = "dynamodb"), allow(dead_code))]
 pub(crate) mod native;
 mod parts;
@@ -13,7 +14,7 @@ mod value_field;
 
 pub(crate) use header::Header;
 pub use history::{Cut, History};
-pub(crate) use json::string as json_string;
+pub(crate) use json_text::string as json_string;
 pub(crate) use json::ROW_FORMAT;
 pub use parts::{Component, Salt};
 pub(crate) use render::{rendered, rendered_prefix, try_render, Attempt, RenderPart};

@@ -3,7 +3,7 @@
 //! (docs/ENCODING.md, "User types"). Read back by
 //! `dynamic::types::read_types`.
 
-use super::json::string;
+use super::json_text::string;
 use crate::record::{UserField, UserType, UserTypes, VariantForm};
 use std::fmt::Write;
 

@@ -37,3 +37,10 @@ def need_bytes(data, what):
         shown = data if len(data) <= 40 else data[:40] + "..."
         raise BytesExpected("%s: bytes expected, got the str %r (a hex string? bytes.fromhex(...) gives its bytes)" % (what, shown))
     raise BytesExpected("%s: bytes expected, got %s" % (what, type(data).__name__))
+
+
+def utf8_error(cell, e):
+    """A UTF-8 error in Rust's words (``Utf8Error``'s ``Display``)."""
+    if e.reason == "unexpected end of data":
+        return "incomplete utf-8 byte sequence from index %d" % e.start
+    return "invalid utf-8 sequence of %d bytes from index %d" % (e.end - e.start, e.start)

@@ -411,8 +411,8 @@ def cell_enum(cell, enum, wrong, found_of):
     try:
         text = cell.decode("utf-8")
     except UnicodeDecodeError as e:
-        from ._values import _utf8_error
-        why = wrong("UTF-8 text (%s)" % _utf8_error(cell, e))
+        from ._errors import utf8_error
+        why = wrong("UTF-8 text (%s)" % utf8_error(cell, e))
         if found_of is None:
             return why
         if isinstance(found_of, list):

@@ -15,7 +15,7 @@ text; a caller names the kind of a newtype (``Cents(i64)``) itself."""
 import re
 import struct
 
-from ._errors import DecodeError, SchemaError, ValueError_, need_bytes
+from ._errors import DecodeError, SchemaError, ValueError_, need_bytes, utf8_error as _utf8_error
 from ._limits import MAX_NESTING
 from ._msgpack import decode_msgpack
 from . import _nested, _usertypes
@@ -509,13 +509,6 @@ def _enum_cell(name, cell, t):
     if why is not None:
         raise wrong(name, why)
     return cell.decode("utf-8")
-
-
-def _utf8_error(cell, e):
-    """A UTF-8 error in Rust's words (``Utf8Error``'s ``Display``)."""
-    if e.reason == "unexpected end of data":
-        return "incomplete utf-8 byte sequence from index %d" % e.start
-    return "invalid utf-8 sequence of %d bytes from index %d" % (e.end - e.start, e.start)
 
 
 def _is_nested(cell):
