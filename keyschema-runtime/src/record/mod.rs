@@ -25,6 +25,8 @@ mod probe;
 pub(crate) mod projection;
 mod render;
 mod shape;
+mod shape_seed;
+mod shape_text;
 mod shape_user;
 mod some;
 mod trace;

@@ -8,7 +8,8 @@
 //! `"Draft"`, `{"Paid": {"on": 7}}`).
 
 use super::kind::quoted;
-use super::shape::{Loose, Shape, ShapeSeed};
+use super::shape_seed::ShapeSeed;
+use super::shape_text::Shape;
 use super::user_types::{UserField, UserType, UserTypes, VariantForm};
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
@@ -20,6 +21,9 @@ use std::sync::{Mutex, OnceLock};
 /// A shape the struct and tuple readers are handed in place of their own
 /// (they read by their fields).
 static UNIT: Shape = Shape::Unit;
+
+/// The shape of a value read as stored.
+static ANY: Shape = Shape::Any;
 
 /// The user types of one document (or one traced type), their type texts
 /// parsed.
@@ -152,13 +156,13 @@ pub(crate) fn user_shapes(users: &'static UserTypes) -> &'static UserShapes {
 
 /// Reads the user type `name` from `de` as serde's derive would.
 pub(crate) fn read<'de, D: Deserializer<'de>>(
-    seed: ShapeSeed<'_, '_>,
+    mut seed: ShapeSeed<'_, '_>,
     name: &'static str,
     de: D,
 ) -> Result<(), D::Error> {
-    let users = seed.context.users;
+    let users = user_shapes(seed.context.users);
     let Some(shape) = users.types.get(name) else {
-        return de.deserialize_any(Loose(seed));
+        return seed.child(&ANY).deserialize(de);
     };
     match shape {
         UserShape::Struct(fields) => de.deserialize_struct(

@@ -257,7 +257,6 @@ pub(super) struct Fields<'a> {
     traced: Vec<UserField>,
 }
 
-
 impl Fields<'_> {
     /// The next name to feed, past the names left out.
     fn next_name(&mut self) -> Option<&'static str> {

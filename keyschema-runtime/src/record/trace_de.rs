@@ -295,4 +295,3 @@ impl<'de> Deserializer<'de> for Tracer<'_> {
         false
     }
 }
-

@@ -100,4 +100,3 @@ impl State {
         self.path.join("/")
     }
 }
-

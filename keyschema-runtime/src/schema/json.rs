@@ -248,4 +248,3 @@ fn salt(out: &mut String, salt: Option<Salt>) {
         }
     }
 }
-

@@ -14,8 +14,8 @@ mod value_field;
 
 pub(crate) use header::Header;
 pub use history::{Cut, History};
-pub(crate) use json_text::string as json_string;
 pub(crate) use json::ROW_FORMAT;
+pub(crate) use json_text::string as json_string;
 pub use parts::{Component, Salt};
 pub(crate) use render::{rendered, rendered_prefix, try_render, Attempt, RenderPart};
 pub use value_field::ValueField;
