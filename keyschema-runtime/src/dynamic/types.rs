@@ -106,6 +106,26 @@ fn list(v: &Json, at: &str) -> Result<Vec<String>, SchemaError> {
         .collect()
 }
 
+/// A field's or variant's `name` at `at`: a non-empty string none of
+/// `named` holds.
+fn member_name<'a>(
+    member: &Json,
+    at: &str,
+    mut named: impl Iterator<Item = &'a str>,
+) -> Result<String, SchemaError> {
+    let name = match member.get("name").and_then(Json::as_str) {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => return Err(invalid(format!("{at}.name"), "expected a non-empty string")),
+    };
+    if named.any(|n| n == name) {
+        return Err(invalid(
+            format!("{at}.name"),
+            format!("`{name}` is named twice"),
+        ));
+    }
+    Ok(name)
+}
+
 fn fields(v: &Json, at: &str) -> Result<Vec<UserField>, SchemaError> {
     let list = v
         .as_array()
@@ -113,16 +133,7 @@ fn fields(v: &Json, at: &str) -> Result<Vec<UserField>, SchemaError> {
     let mut out: Vec<UserField> = Vec::with_capacity(list.len());
     for (i, f) in list.iter().enumerate() {
         let at = format!("{at}[{i}]");
-        let name = match f.get("name").and_then(Json::as_str) {
-            Some(n) if !n.is_empty() => n.to_string(),
-            _ => return Err(invalid(format!("{at}.name"), "expected a non-empty string")),
-        };
-        if out.iter().any(|o| o.name == name) {
-            return Err(invalid(
-                format!("{at}.name"),
-                format!("`{name}` is named twice"),
-            ));
-        }
+        let name = member_name(f, &at, out.iter().map(|o| o.name.as_str()))?;
         let type_name = text(f.get("type").unwrap_or(&Json::Null), &format!("{at}.type"))?;
         let optional = match f.get("optional").cloned() {
             None => false,
@@ -170,16 +181,7 @@ fn variants(
     let mut out: Vec<UserVariant> = Vec::with_capacity(given.len());
     for (i, variant) in given.iter().enumerate() {
         let at = format!("{at}[{i}]");
-        let name = match variant.get("name").and_then(Json::as_str) {
-            Some(n) if !n.is_empty() => n.to_string(),
-            _ => return Err(invalid(format!("{at}.name"), "expected a non-empty string")),
-        };
-        if out.iter().any(|o| o.name == name) {
-            return Err(invalid(
-                format!("{at}.name"),
-                format!("`{name}` is named twice"),
-            ));
-        }
+        let name = member_name(variant, &at, out.iter().map(|o| o.name.as_str()))?;
         let forms: Vec<&str> = ["newtype", "tuple", "fields"]
             .into_iter()
             .filter(|k| variant.get(*k).is_some())

@@ -28,6 +28,7 @@ mod shape;
 mod shape_seed;
 mod shape_text;
 mod shape_user;
+mod shape_users;
 mod some;
 mod trace;
 mod trace_access;

@@ -158,11 +158,11 @@ fn checked_cell(field: &ValueField, cell: &[u8]) -> Result<String, ValueError> {
     }
     // A type of the user's that the document's `types` describe reads by
     // its shape, as a nested value does.
-    let user = kind == Kind::Auto && Shape::of_field(field).is_known();
+    let shape = Shape::of_field(field);
+    let user = kind == Kind::Auto && shape.is_known();
     match kind {
         Kind::Bytes => Ok(hex(cell)),
         Kind::Nested | Kind::Auto if kind == Kind::Nested || user => {
-            let shape = Shape::of_field(field);
             if shape.is_known() {
                 let trail = Trail::default();
                 return shaped(field, &shape, &trail, cell, None, |seed| {
@@ -225,7 +225,8 @@ fn checked_item(
     // A type of the user's that the document's `types` describe reads by
     // its shape, as a nested value does (nil too: a unit struct reads it,
     // a struct does not).
-    let (kind, user) = match kind == Kind::Auto && Shape::of_field(field).is_known() {
+    let shape = Shape::of_field(field);
+    let (kind, user) = match kind == Kind::Auto && shape.is_known() {
         true => (Kind::Nested, true),
         false => (kind, false),
     };
@@ -251,13 +252,12 @@ fn checked_item(
         (Kind::Bytes, Item::Bin(b)) => Ok(hex(b)),
         // A `Vec<u8>` marked `#[serde(with = "serde_bytes")]` is a bin,
         // and its type text is the same.
-        (Kind::Nested, Item::Bin(b)) if Shape::of_field(field).is_bytes_like() => Ok(hex(b)),
+        (Kind::Nested, Item::Bin(b)) if shape.is_bytes_like() => Ok(hex(b)),
         (Kind::Bytes, _) => Err(wrong(
             field,
             format_args!("expected bytes; it holds {}", shown(raw)),
         )),
         (Kind::Nested, _) => {
-            let shape = Shape::of_field(field);
             if !shape.is_known() {
                 return loose_item(raw);
             }

@@ -305,7 +305,7 @@ pub(crate) fn shaped(
         trail,
         raw,
         notes,
-        users: field.user_types.get(),
+        users: super::shape_users::user_shapes(field.user_types.get()),
     };
     let seed = ShapeSeed {
         shape,

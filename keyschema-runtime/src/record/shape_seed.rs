@@ -4,8 +4,8 @@
 use super::dynamo_words::nested_note;
 use super::misfit::locate;
 use super::shape_text::Shape;
+use super::shape_users::UserShapes;
 use super::track::Trail;
-use super::UserTypes;
 
 /// What every level of one field's read shares: the trail the typed read
 /// leaves (for the path of a DynamoDB number's note), the field's stored
@@ -15,8 +15,8 @@ pub(crate) struct Context<'c> {
     pub(crate) trail: &'c Trail,
     pub(crate) raw: &'c [u8],
     pub(crate) notes: Option<&'c [u8]>,
-    /// The document's user types.
-    pub(crate) users: &'static UserTypes,
+    /// The shapes of the document's user types.
+    pub(crate) users: &'static UserShapes,
 }
 
 impl Context<'_> {
